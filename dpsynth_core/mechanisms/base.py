@@ -1,0 +1,277 @@
+"""Releases, mechanism specifications and the registry.
+
+Every mechanism is a function ``name(X, domain, *, epsilon, ..., neighbours=..., rng=None) -> Release``
+registered with :func:`register`, which records a parameter schema the dashboard and the CLI build
+their controls from.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..domain import Domain
+from ..privacy import Ledger, check_neighbours
+from ..validation import check_float, check_rng, param_error
+
+__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "run", "prepare", "Prepared",
+           "to_jsonable"]
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays, tuples and dataclass-like values to JSON-serialisable ones."""
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else str(x)
+    if isinstance(obj, Domain):
+        return obj.to_dict()
+    if hasattr(obj, "to_dict"):
+        return to_jsonable(obj.to_dict())
+    return obj
+
+
+@dataclass
+class Release:
+    """The output of a mechanism.
+
+    Attributes
+    ----------
+    synthetic : ndarray (m, d)
+        Synthetic data in the domain's units (differentially private).
+    epsilon, delta : float
+        What the release actually guarantees, under ``neighbours``. Equal to the ledger's totals.
+    neighbours : str
+        ``"add_remove"`` or ``"replace"``.
+    mechanism : str
+    domain : Domain
+    ledger : Ledger
+        (step, ε, δ) entries adding up to (epsilon, delta).
+    params : dict
+        Every resolved parameter (depth, noise scales, grid, ...). Only public or DP values.
+    bound : float or None
+        The paper's expected-W1 bound for this run, unit-cube l_inf units (or the mechanism's
+        certificate, see ``bound_kind``).
+    bound_kind : str
+        What ``bound`` is ("Theorem 11 (expected W1)", "certificate", ...).
+    trace : dict
+        Mechanism-specific intermediates for the pictures. Everything under ``trace["owner"]`` is
+        computed from the private data without noise: owner-side, NOT differentially private.
+    is_dp : bool
+        False only for teaching runs that read the private data (e.g. a non-private start).
+    notes : list of str
+        Plain-language caveats shown with the release.
+    """
+
+    synthetic: np.ndarray
+    epsilon: float
+    delta: float
+    neighbours: str
+    mechanism: str
+    domain: Domain
+    ledger: Ledger
+    params: dict = field(default_factory=dict)
+    bound: float | None = None
+    bound_kind: str = ""
+    trace: dict = field(default_factory=dict)
+    is_dp: bool = True
+    notes: list = field(default_factory=list)
+    seconds: float = float("nan")
+
+    def __post_init__(self) -> None:
+        led_e, led_d = self.ledger.epsilon, self.ledger.delta
+        if not math.isclose(led_e, self.epsilon, rel_tol=1e-9, abs_tol=1e-12) or not math.isclose(
+            led_d, self.delta, rel_tol=1e-9, abs_tol=1e-15
+        ):
+            raise AssertionError(
+                f"{self.mechanism}: the ledger sums to (ε={led_e}, δ={led_d}) but the release states "
+                f"(ε={self.epsilon}, δ={self.delta})"
+            )
+        self.trace.setdefault("owner", {})
+
+    @property
+    def privacy(self) -> str:
+        """One line: what the release guarantees."""
+        if not self.is_dp:
+            return "NOT differentially private (teaching run that reads the private data)"
+        kind = "pure" if self.delta == 0 else "approximate"
+        return f"({self.epsilon:.4g}, {self.delta:.3g})-DP ({kind}), {self.neighbours.replace('_', '/')} neighbours"
+
+    def synthetic_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.synthetic, columns=list(self.domain.names))
+
+    def public(self, *, include_synthetic: bool = True) -> dict:
+        """Only what is differentially private: synthetic data, (ε, δ), relation, ledger, parameters,
+        bound. Owner-side diagnostics (``trace``) are excluded."""
+        out = {
+            "mechanism": self.mechanism,
+            "is_dp": self.is_dp,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "neighbours": self.neighbours,
+            "privacy": self.privacy,
+            "ledger": self.ledger.to_list(),
+            "params": to_jsonable(self.params),
+            "bound": self.bound,
+            "bound_kind": self.bound_kind,
+            "domain": self.domain.to_dict(),
+            "n_synthetic": int(self.synthetic.shape[0]),
+            "notes": list(self.notes),
+        }
+        if include_synthetic:
+            out["synthetic"] = self.synthetic.tolist()
+        return out
+
+    def public_json(self, *, include_synthetic: bool = False, extra: Mapping | None = None) -> str:
+        data = self.public(include_synthetic=include_synthetic)
+        if extra:
+            data.update(to_jsonable(dict(extra)))
+        return json.dumps(to_jsonable(data), indent=2)
+
+
+# ------------------------------------------------------------------------------------ schema
+@dataclass(frozen=True)
+class ParamSpec:
+    """One mechanism parameter, as the dashboard and the CLI see it.
+
+    ``kind`` is one of "float", "int", "choice", "bool". ``low``/``high`` bound numeric values,
+    ``choices`` lists the options; ``log`` asks for a log-scale control; ``default=None`` means
+    "resolved by the mechanism from the paper's rule" (``help`` says which).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    log: bool = False
+    advanced: bool = False
+
+    def parse(self, text: str, owner: str) -> Any:
+        """Parse a CLI ``key=value`` string into this parameter's type."""
+        if text.lower() in ("none", "auto", "") and self.default is None:
+            return None
+        try:
+            if self.kind == "float":
+                return float(text)
+            if self.kind == "int":
+                f = float(text)
+                return int(f) if f.is_integer() else f
+            if self.kind == "bool":
+                if text.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if text.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError
+        except ValueError:
+            raise param_error(owner, self.name, f"a {self.kind}", text) from None
+        return text
+
+
+@dataclass(frozen=True)
+class MechanismSpec:
+    name: str
+    func: Callable[..., Release]
+    title: str
+    paper: str  # e.g. "seed 000 (He, Vershynin, Zhu 2023)"
+    algorithm: str  # e.g. "Algorithms 3-4, Theorem 11"
+    dp: str  # "pure" or "approximate"
+    neighbours: tuple[str, ...]
+    params: tuple[ParamSpec, ...]
+    summary: str
+    default_neighbours: str = "add_remove"
+    needs_delta: bool = False
+    max_dim: int | None = None
+
+    def param(self, name: str) -> ParamSpec:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+MECHANISMS: dict[str, MechanismSpec] = {}
+
+
+def register(spec_kwargs: dict) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
+    """Decorator: ``@register(dict(name=..., title=..., params=(...), ...))``."""
+
+    def deco(func: Callable[..., Release]) -> Callable[..., Release]:
+        spec = MechanismSpec(func=func, **spec_kwargs)
+        MECHANISMS[spec.name] = spec
+        return func
+
+    return deco
+
+
+def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
+    """Run a registered mechanism by name: ``run("pmm", X, dom, epsilon=1.0, rng=0)``."""
+    from . import load_all
+
+    load_all()
+    if not isinstance(name, str):
+        raise param_error("run", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name,
+                          kind=TypeError)
+    if name not in MECHANISMS:
+        raise param_error("run", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name)
+    t0 = time.perf_counter()
+    rel = MECHANISMS[name].func(X, domain, **kwargs)
+    rel.seconds = time.perf_counter() - t0
+    return rel
+
+
+# ------------------------------------------------------------------- common mechanism set-up
+@dataclass(frozen=True)
+class Prepared:
+    U: np.ndarray  # (n, d) in the unit cube
+    n: int  # true size: owner-side, never a release parameter under add_remove
+    n_clamped: int  # owner-side
+    epsilon: float
+    neighbours: str
+    rng: np.random.Generator
+
+
+def prepare(
+    X: Any,
+    domain: Any,
+    *,
+    owner: str,
+    epsilon: Any,
+    neighbours: Any,
+    rng: Any,
+    supported: tuple[str, ...] = ("add_remove", "replace"),
+    min_rows: int = 1,
+    max_dim: int | None = None,
+) -> Prepared:
+    """Validate the arguments every mechanism shares and map X into the unit cube."""
+    if not isinstance(domain, Domain):
+        raise param_error(owner, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    rel = check_neighbours(neighbours, owner, supported)
+    gen = check_rng(rng, owner)
+    if max_dim is not None and domain.d > max_dim:
+        raise param_error(owner, "domain", f"of dimension at most {max_dim}", f"d={domain.d}")
+    from ..validation import check_points
+
+    arr = check_points(X, "X", owner, d=domain.d, min_rows=min_rows, columns=domain._cols(X))
+    U, n_clamped = domain.to_unit(arr, return_clamped=True, owner=owner)
+    return Prepared(U=U, n=int(U.shape[0]), n_clamped=n_clamped, epsilon=eps, neighbours=rel, rng=gen)

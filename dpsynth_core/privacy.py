@@ -1,0 +1,222 @@
+"""Privacy model: neighbouring relations, the budget ledger, sensitivities, Gaussian-DP accounting.
+
+Neighbouring relations (DESIGN.md)
+----------------------------------
+``"add_remove"``: datasets differ by adding or removing one record (n is private).
+``"replace"``: datasets of the same public size n differ in one record.
+
+Counts of a partition level move by 1 in one cell under add/remove and by 1 in two cells under
+replace (seed 000, proof of Theorem 9), so the l1 sensitivity of a count vector is 1 or 2.
+
+Gaussian differential privacy (Dong, Roth, Su 2022)
+---------------------------------------------------
+A Gaussian mechanism with l2 sensitivity Δ and noise σ is μ-GDP with μ = Δ/σ; T of them compose
+to μ = √T · Δ/σ exactly. μ-GDP implies (ε, δ(ε))-DP for every ε ≥ 0 with
+
+.. math:: \\delta(\\varepsilon) = \\Phi(-\\varepsilon/\\mu + \\mu/2) - e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu - \\mu/2).
+
+The second term is evaluated in log space (``scipy.special.log_ndtr``): the plain formula is
+``inf · 0 = nan`` at large ε.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import optimize, special
+
+from .validation import check_choice, check_float, check_int, param_error
+
+__all__ = [
+    "NEIGHBOURS",
+    "SIZE_SHARE",
+    "LedgerEntry",
+    "Ledger",
+    "check_neighbours",
+    "count_sensitivity",
+    "gaussian_delta",
+    "gaussian_mu",
+    "gaussian_sigma",
+    "gaussian_epsilon",
+    "resolve_size",
+    "SizeEstimate",
+]
+
+NEIGHBOURS: tuple[str, ...] = ("add_remove", "replace")
+
+#: Share of ε a mechanism spends on a noisy dataset size when a parameter depends on n, the
+#: relation is add/remove and the caller did not declare ``n_public``.
+SIZE_SHARE = 0.05
+
+
+def check_neighbours(neighbours: Any, owner: str, supported: tuple[str, ...] = NEIGHBOURS) -> str:
+    """Validate a neighbouring relation against those the mechanism supports."""
+    value = check_choice(neighbours, "neighbours", owner, NEIGHBOURS)
+    if value not in supported:
+        raise param_error(owner, "neighbours", "one of " + ", ".join(repr(s) for s in supported)
+                          + f" (this mechanism does not support {value!r})", value)
+    return value
+
+
+def count_sensitivity(neighbours: str) -> int:
+    """l1 sensitivity of one level of partition counts: 1 (add/remove), 2 (replace)."""
+    return 1 if check_neighbours(neighbours, "count_sensitivity") == "add_remove" else 2
+
+
+# ---------------------------------------------------------------------------------------- ledger
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One privacy-consuming step: (step, ε, δ)."""
+
+    step: str
+    epsilon: float
+    delta: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"step": self.step, "epsilon": self.epsilon, "delta": self.delta}
+
+
+@dataclass
+class Ledger:
+    """Basic-composition ledger of (step, ε, δ) entries.
+
+    The release's (ε, δ) is the sum of the entries, except when a step records an exact composition
+    already (Private Evolution's μ-GDP composition appears as per-iteration entries whose ε, δ are
+    the iteration's share of the exactly composed total; see ``note``).
+    """
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+    note: str = ""
+
+    def add(self, step: str, epsilon: float, delta: float = 0.0) -> Ledger:
+        eps = check_float(epsilon, "epsilon", "Ledger.add", low=0.0)
+        dlt = check_float(delta, "delta", "Ledger.add", low=0.0, high=1.0)
+        self.entries.append(LedgerEntry(str(step), eps, dlt))
+        return self
+
+    @property
+    def epsilon(self) -> float:
+        return float(math.fsum(e.epsilon for e in self.entries))
+
+    @property
+    def delta(self) -> float:
+        return float(math.fsum(e.delta for e in self.entries))
+
+    def to_list(self) -> list[dict]:
+        return [e.to_dict() for e in self.entries]
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.to_list(), columns=["step", "epsilon", "delta"])
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+# ------------------------------------------------------------------------------ Gaussian DP
+def gaussian_delta(epsilon: float, mu: float) -> float:
+    """δ(ε) of μ-GDP (Dong–Roth–Su Corollary 2.13), stable for large ε.
+
+    .. math:: \\delta = \\Phi(-\\varepsilon/\\mu + \\mu/2) - e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu - \\mu/2)
+    """
+    eps = check_float(epsilon, "epsilon", "gaussian_delta", low=0.0)
+    m = check_float(mu, "mu", "gaussian_delta", low=0.0, low_open=True)
+    a = special.log_ndtr(-eps / m + m / 2.0)
+    b = eps + special.log_ndtr(-eps / m - m / 2.0)
+    if b >= a:  # only by rounding; δ is non-negative
+        return 0.0
+    # δ = e^a (1 - e^{b-a})
+    return float(math.exp(a) * -math.expm1(b - a))
+
+
+def gaussian_mu(epsilon: float, delta: float) -> float:
+    """The largest μ such that μ-GDP implies (ε, δ)-DP (δ(ε) is increasing in μ)."""
+    eps = check_float(epsilon, "epsilon", "gaussian_mu", low=0.0, low_open=True)
+    dlt = check_float(delta, "delta", "gaussian_mu", low=0.0, high=1.0, low_open=True, high_open=True)
+
+    def f(log_mu: float) -> float:
+        return math.log(max(gaussian_delta(eps, math.exp(log_mu)), 1e-320)) - math.log(dlt)
+
+    lo, hi = -20.0, 5.0
+    while f(hi) < 0:
+        hi += 5.0
+        if hi > 60:  # pragma: no cover - δ close to 1
+            raise ValueError(f"The 'delta' parameter of gaussian_mu is too large for epsilon={eps:g}. Got {dlt!r}.")
+    while f(lo) > 0:
+        lo -= 20.0
+    return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-13)))
+
+
+def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, compositions: int = 1) -> float:
+    """Noise σ for ``compositions`` Gaussian mechanisms of l2 ``sensitivity`` to be (ε, δ)-DP in total.
+
+    Exact μ-GDP composition: μ = √T Δ / σ, so σ = √T Δ / μ(ε, δ).
+    """
+    owner = "gaussian_sigma"
+    check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    check_float(delta, "delta", owner, low=0.0, high=1.0, low_open=True, high_open=True)
+    sens = check_float(sensitivity, "sensitivity", owner, low=0.0, low_open=True)
+    t = check_int(compositions, "compositions", owner, low=1)
+    return math.sqrt(t) * sens / gaussian_mu(epsilon, delta)
+
+
+def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0, compositions: int = 1) -> float:
+    """Inverse of :func:`gaussian_sigma`: the ε at which T compositions of N(0, σ²) with l2
+    sensitivity Δ are (ε, δ)-DP (μ = √T Δ/σ)."""
+    owner = "gaussian_epsilon"
+    s = check_float(sigma, "sigma", owner, low=0.0, low_open=True)
+    dlt = check_float(delta, "delta", owner, low=0.0, high=1.0, low_open=True, high_open=True)
+    sens = check_float(sensitivity, "sensitivity", owner, low=0.0, low_open=True)
+    t = check_int(compositions, "compositions", owner, low=1)
+    mu = math.sqrt(t) * sens / s
+    if gaussian_delta(0.0, mu) <= dlt:
+        return 0.0
+    hi = 1.0
+    while gaussian_delta(hi, mu) > dlt:
+        hi *= 2.0
+    return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - dlt, 0.0, hi, xtol=1e-13, rtol=1e-13))
+
+
+# -------------------------------------------------------------------------------- noisy size
+@dataclass(frozen=True)
+class SizeEstimate:
+    """A dataset size a mechanism may use publicly, and what it cost."""
+
+    n: int  # the value parameters may depend on (public, noisy, or exact under replace)
+    source: str  # "n_public", "replace" (n is public under replace), "noisy"
+    epsilon_spent: float
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "source": self.source, "epsilon_spent": self.epsilon_spent}
+
+
+def resolve_size(
+    n_true: int,
+    *,
+    epsilon: float,
+    neighbours: str,
+    n_public: int | None,
+    rng: np.random.Generator,
+    owner: str,
+    share: float = SIZE_SHARE,
+) -> SizeEstimate:
+    """The dataset size a mechanism may base parameters (depth, grid, cells) on.
+
+    * ``n_public`` declared by the caller: used as is, no cost.
+    * ``"replace"``: n is public under this relation, no cost.
+    * ``"add_remove"`` without ``n_public``: ``max(1, n + Lap_Z(1/(share·ε)))`` (counting query of
+      sensitivity 1), which spends ``share · ε``; the mechanism must record that on its ledger.
+    """
+    from .noise import discrete_laplace
+
+    if n_public is not None:
+        return SizeEstimate(check_int(n_public, "n_public", owner, low=1), "n_public", 0.0)
+    if neighbours == "replace":
+        return SizeEstimate(int(n_true), "replace", 0.0)
+    eps_size = share * epsilon
+    noisy = int(n_true) + int(discrete_laplace(1.0 / eps_size, None, rng))
+    return SizeEstimate(max(1, noisy), "noisy", eps_size)
