@@ -1,0 +1,946 @@
+"""Data for the mechanisms: synthetic generators, bundled real data, CSV loading and export.
+
+Every dataset comes with its PUBLIC domain (DESIGN.md, privacy model): for a generator the domain
+is known by construction and every point is drawn inside it (or clipped into it, when the
+generator says so); for a bundled real dataset the bounds are hard-coded from the dataset's
+documentation, never computed from the sample. Mechanisms clamp points outside the declared box,
+so a domain that lied about the data would silently change the data; the tests check every
+generator and real dataset against its domain.
+
+Generators
+    :func:`uniform_cube`, :func:`gaussian_mixture`, :func:`ring`, :func:`corner`,
+    :func:`clustered_ball` (seed 003, Section 6 / Figure 4), :func:`affine_plane` (seed 004,
+    Theorem 1.2 regime), :func:`mixture_1d`. :data:`GENERATORS` maps each name to
+    ``(function, parameter schema)`` for the dashboard and the CLI.
+Real data
+    :func:`digits` (seed 004, Section 5), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
+    :func:`default_dataset` is the dashboard's embedded default.
+CSV
+    :func:`load_csv` reads a user's file (path, bytes or binary file-like) in memory with strict,
+    spreadsheet-friendly error messages; :func:`csv_bytes` exports synthetic data.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .domain import Domain
+from .validation import check_bool, check_choice, check_float, check_int, check_points, check_rng, param_error
+
+__all__ = [
+    "Dataset",
+    "uniform_cube",
+    "gaussian_mixture",
+    "ring",
+    "corner",
+    "clustered_ball",
+    "affine_plane",
+    "mixture_1d",
+    "GENERATORS",
+    "digits",
+    "iris",
+    "wine",
+    "REAL_DATASETS",
+    "default_dataset",
+    "load_csv",
+    "csv_bytes",
+    "MAX_N",
+    "MAX_D",
+]
+
+#: Largest sample size a generator accepts (a guard against accidental huge allocations).
+MAX_N = 10_000_000
+#: Largest dimension a generator accepts.
+MAX_D = 1_000
+
+
+# ------------------------------------------------------------------------------------ Dataset
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset with its public domain.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The points, in the domain's units. Stored read-only (the object is a frozen value).
+    domain : Domain
+        The PUBLIC bounds of the data, known without looking at ``X``.
+    name : str
+        Short identifier (a generator name, ``"digits"``, ...).
+    description : str
+        One or two sentences for people: what the data is, its parameters, where the bounds come from.
+    labels : ndarray of shape (n,), optional
+        Class or component labels (for colouring and per-class experiments), or None.
+    """
+
+    X: np.ndarray
+    domain: Domain
+    name: str
+    description: str = ""
+    labels: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.domain, Domain):
+            raise param_error("Dataset", "domain", "a Domain", self.domain, kind=TypeError)
+        X = np.array(check_points(self.X, "X", "Dataset", d=self.domain.d, min_rows=0), dtype=np.float64)
+        X.flags.writeable = False
+        object.__setattr__(self, "X", X)
+        if self.labels is not None:
+            labels = np.array(self.labels)
+            if labels.shape != (X.shape[0],):
+                raise param_error("Dataset", "labels", f"an array of shape ({X.shape[0]},)", labels)
+            labels.flags.writeable = False
+            object.__setattr__(self, "labels", labels)
+
+    @property
+    def n(self) -> int:
+        """Number of points."""
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return int(self.X.shape[1])
+
+    def to_frame(self):
+        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy)."""
+        import pandas as pd
+
+        return pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
+
+
+# ----------------------------------------------------------------------------- shared checks
+def _check_n(n: Any, owner: str) -> int:
+    return check_int(n, "n", owner, low=1, high=MAX_N)
+
+
+def _check_d(d: Any, owner: str, name: str = "d") -> int:
+    return check_int(d, name, owner, low=1, high=MAX_D)
+
+
+def _check_weights(weights: Any, k: int, owner: str) -> np.ndarray:
+    """``None`` (equal weights) or k non-negative finite numbers with a positive sum, normalised."""
+    if weights is None:
+        return np.full(k, 1.0 / k)
+    expected = f"None or {k} non-negative finite numbers with a positive sum"
+    if isinstance(weights, (str, bytes)) or np.isscalar(weights):
+        raise param_error(owner, "weights", expected, weights, kind=TypeError)
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise param_error(owner, "weights", expected, weights, kind=TypeError) from exc
+    if w.shape != (k,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise param_error(owner, "weights", expected, weights)
+    return w / w.sum()
+
+
+def _check_unit_points(value: Any, name: str, owner: str, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of the given shape with every entry in [0, 1]."""
+    expected = f"an array of shape {shape} with entries in [0, 1]"
+    if isinstance(value, (str, bytes)):
+        raise param_error(owner, name, expected, value, kind=TypeError)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise param_error(owner, name, expected, value, kind=TypeError) from exc
+    if arr.shape != shape or not np.isfinite(arr).all() or (arr < 0).any() or (arr > 1).any():
+        raise param_error(owner, name, expected, value)
+    return arr
+
+
+def _names(d: int) -> tuple[str, ...]:
+    return tuple(f"x{i}" for i in range(d))
+
+
+def _param(name: str, type_: str, default: Any, help_: str, low: Any = None, high: Any = None,
+           choices: Sequence[str] | None = None) -> dict:
+    entry = {"name": name, "type": type_, "default": default, "low": low, "high": high, "help": help_}
+    if choices is not None:
+        entry["choices"] = tuple(choices)
+    return entry
+
+
+# Schema highs are the dashboard's limits (a browser demo); the functions accept up to MAX_N / MAX_D.
+_N_PARAM = _param("n", "int", 2000, "Number of points.", 1, 200_000)
+_RNG_PARAM = _param("rng", "int", 0, "Random seed: the same seed gives the same data.", 0, 2**31 - 1)
+
+
+# --------------------------------------------------------------------------------- generators
+def uniform_cube(n: int, d: int = 2, *, rng: Any = None) -> Dataset:
+    """Points drawn uniformly from the unit cube.
+
+    .. math:: X_i \\overset{iid}{\\sim} \\mathrm{Unif}([0, 1]^d)
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    d : int in [1, MAX_D]
+        Dimension.
+    rng : numpy.random.Generator, int or None
+        Randomness (normalised once with :func:`numpy.random.default_rng`).
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, d), public domain ``[0, 1]^d`` (exact: no point is clipped). The
+        unstructured case of the papers' worst-case rates (seed 000, Theorems 10-11).
+    """
+    owner = "uniform_cube"
+    n, d = _check_n(n, owner), _check_d(d, owner)
+    gen = check_rng(rng, owner)
+    X = gen.random((n, d))
+    return Dataset(X, Domain.unit(d, _names(d)), "uniform_cube",
+                   f"{n} points uniform in the unit cube [0, 1]^{d} (public domain [0, 1]^{d}).")
+
+
+def _mixture_centres(centers: Any, k: int, d: int, owner: str, gen: np.random.Generator) -> np.ndarray:
+    if isinstance(centers, str):
+        check_choice(centers, "centers", owner, ("diagonal", "random"))
+        if centers == "random":
+            return 0.15 + 0.7 * gen.random((k, d))
+        if k == 1:
+            return np.full((1, d), 0.5)
+        t = 0.2 + 0.6 * np.arange(k) / (k - 1)
+        return np.repeat(t[:, None], d, axis=1)
+    return _check_unit_points(centers, "centers", owner, (k, d))
+
+
+def gaussian_mixture(
+    n: int,
+    d: int = 2,
+    k: int = 2,
+    spread: float = 0.05,
+    *,
+    centers: Any = "diagonal",
+    weights: Any = None,
+    rng: Any = None,
+) -> Dataset:
+    """A mixture of k isotropic Gaussian clusters, clipped into the unit cube.
+
+    .. math:: X_i = \\mathrm{clip}_{[0,1]^d}\\big(c_{L_i} + \\mathrm{spread}\\cdot Z_i\\big),
+              \\quad L_i \\sim \\mathrm{Cat}(w),\\ Z_i \\sim N(0, I_d)
+
+    With the defaults this is the "two-cluster mixture" of the benchmarks: centres
+    ``(0.2, ..., 0.2)`` and ``(0.8, ..., 0.8)``, standard deviation 0.05 (12 standard deviations
+    apart along each axis), equal weights.
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    d : int in [1, MAX_D]
+        Dimension.
+    k : int in [1, 100]
+        Number of clusters.
+    spread : float in [0, 1]
+        Standard deviation of every cluster, per coordinate (0 gives k point masses).
+    centers : {"diagonal", "random"}, None or array of shape (k, d) with entries in [0, 1]
+        ``"diagonal"`` (default, also None): evenly spaced on the main diagonal,
+        :math:`c_j = 0.2 + 0.6\\, j/(k-1)` in every coordinate (the centre 0.5 when k = 1);
+        ``"random"``: uniform in :math:`[0.15, 0.85]^d`, drawn from ``rng``; or explicit centres.
+    weights : None or array of shape (k,)
+        Non-negative mixture weights (normalised); None means equal weights.
+    rng : numpy.random.Generator, int or None
+        Randomness.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, d), public domain ``[0, 1]^d``: points falling outside are clipped into
+        the cube (so the domain is honest), ``labels`` the cluster index of each point.
+    """
+    owner = "gaussian_mixture"
+    n, d = _check_n(n, owner), _check_d(d, owner)
+    k = check_int(k, "k", owner, low=1, high=100)
+    spread = check_float(spread, "spread", owner, low=0.0, high=1.0)
+    gen = check_rng(rng, owner)
+    if centers is None:
+        centers = "diagonal"
+    C = _mixture_centres(centers, k, d, owner, gen)
+    w = _check_weights(weights, k, owner)
+    labels = gen.choice(k, size=n, p=w)
+    X = np.clip(C[labels] + spread * gen.standard_normal((n, d)), 0.0, 1.0)
+    layout = centers if isinstance(centers, str) else "given"
+    return Dataset(X, Domain.unit(d, _names(d)), "gaussian_mixture",
+                   f"{n} points from a mixture of {k} Gaussian clusters ({layout} centres, sd {spread:g}) "
+                   f"clipped into the public domain [0, 1]^{d}.", labels.astype(np.int64))
+
+
+def ring(n: int, radius: float = 0.35, width: float = 0.03, *, rng: Any = None) -> Dataset:
+    """Points uniform on an annulus centred at (0.5, 0.5).
+
+    .. math:: X_i = (0.5, 0.5) + R_i(\\cos\\Theta_i, \\sin\\Theta_i),\\quad
+              \\Theta_i \\sim \\mathrm{Unif}[0, 2\\pi),\\ R_i^2 \\sim \\mathrm{Unif}[r_-^2, r_+^2]
+
+    with :math:`r_\\pm = \\mathrm{radius} \\pm \\mathrm{width}/2` (uniform with respect to area).
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    radius : float in (0, 0.5)
+        Mid radius of the annulus.
+    width : float in [0, 2 min(radius, 0.5 - radius)]
+        Radial thickness (0 gives the circle itself). The bound keeps the annulus inside the
+        unit square and off the centre.
+    rng : numpy.random.Generator, int or None
+        Randomness.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2), public domain ``[0, 1]^2``; every point lies inside it by
+        construction (no clipping). A one-dimensional structure in the plane.
+    """
+    owner = "ring"
+    n = _check_n(n, owner)
+    radius = check_float(radius, "radius", owner, low=0.0, high=0.5, low_open=True, high_open=True)
+    width = check_float(width, "width", owner, low=0.0)
+    wmax = 2.0 * min(radius, 0.5 - radius)
+    if width > wmax + 1e-12:
+        raise param_error(owner, "width", f"a float in [0, 2 min(radius, 0.5 - radius)] = [0, {wmax:.6g}] so the "
+                                          f"annulus fits in the unit square", width)
+    width = min(width, wmax)
+    gen = check_rng(rng, owner)
+    r_lo, r_hi = max(radius - width / 2.0, 0.0), min(radius + width / 2.0, 0.5)
+    theta = gen.uniform(0.0, 2.0 * math.pi, size=n)
+    r = np.sqrt(gen.uniform(r_lo**2, r_hi**2, size=n))
+    X = np.clip(0.5 + r[:, None] * np.column_stack([np.cos(theta), np.sin(theta)]), 0.0, 1.0)  # rounding only
+    return Dataset(X, Domain.unit(2, _names(2)), "ring",
+                   f"{n} points uniform on the annulus of radius {radius:g} ± {width / 2:g} centred at "
+                   f"(0.5, 0.5) (public domain [0, 1]^2).")
+
+
+def corner(n: int, d: int = 2, size: float = 0.05, *, rng: Any = None) -> Dataset:
+    """All points in one corner of the unit cube: uniform in ``[0, size]^d``.
+
+    .. math:: X_i \\overset{iid}{\\sim} \\mathrm{Unif}([0, \\mathrm{size}]^d)
+
+    The adversarial case for hierarchical mechanisms (seed 000's PMM): all the mass sits in one
+    small cell of the public domain, so most of the partition is empty and the noise in the empty
+    cells is what the synthetic data spreads around.
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    d : int in [1, MAX_D]
+        Dimension.
+    size : float in [0, 1]
+        Side of the occupied corner cube (0 puts every point at the origin).
+    rng : numpy.random.Generator, int or None
+        Randomness.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, d), public domain ``[0, 1]^d`` (the data do NOT fill it, on purpose).
+    """
+    owner = "corner"
+    n, d = _check_n(n, owner), _check_d(d, owner)
+    size = check_float(size, "size", owner, low=0.0, high=1.0)
+    gen = check_rng(rng, owner)
+    X = size * gen.random((n, d))
+    return Dataset(X, Domain.unit(d, _names(d)), "corner",
+                   f"{n} points uniform in the corner cube [0, {size:g}]^{d} of the public domain [0, 1]^{d}.")
+
+
+def clustered_ball(
+    n: int,
+    radius: float = 0.02,
+    center: Any = (0.0, 0.0),
+    *,
+    positive: bool = True,
+    rng: Any = None,
+) -> Dataset:
+    """Points uniform in a small l2 ball inside the unit disc (seed 003, Section 6 / Figure 4).
+
+    .. math:: X_i \\overset{iid}{\\sim} \\mathrm{Unif}\\big(B_2(c, r) \\cap \\Omega'\\big),\\quad
+              \\Omega' = \\mathbb{R}^2_+ \\text{ if positive else } \\mathbb{R}^2
+
+    Seed 003 (Gonzalez, Fanti, Ramdas, *Private Evolution Converges*) runs its simulations on the
+    sample space :math:`\\Omega` = the unit l2 ball of :math:`\\mathbb{R}^2`, with the sensitive
+    data in :math:`\\Omega \\cap \\mathbb{R}^2_+` (Section 6); Figure 4 (Appendix E) contrasts a
+    heavily clustered dataset, uniform in the ball of radius 0.02 around the origin (the default
+    here), with an unclustered one of radius 0.5 (``radius=0.5``). ``radius=1`` with the default
+    centre gives the Section 6 dataset itself (uniform on the positive quarter disc).
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    radius : float in (0, 1]
+        Radius r of the ball.
+    center : pair of floats
+        Centre c, with :math:`\\|c\\|_2 + r \\le 1` (the ball lies in the unit disc) and, when
+        ``positive``, :math:`c \\ge 0` coordinate-wise.
+    positive : bool
+        Keep only the part of the ball in the positive quadrant, as in Section 6 (rejection
+        sampling; the acceptance rate is at least 1/4 because c >= 0).
+    rng : numpy.random.Generator, int or None
+        Randomness.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 2). Public domain ``[-1, 1]^2``: the smallest box around the unit disc
+        :math:`\\Omega`, which is the paper's public sample space. (Mechanisms work in the box, so
+        its corners outside the disc are part of their domain.)
+    """
+    owner = "clustered_ball"
+    n = _check_n(n, owner)
+    radius = check_float(radius, "radius", owner, low=0.0, high=1.0, low_open=True)
+    positive = check_bool(positive, "positive", owner)
+    if isinstance(center, (str, bytes)) or center is None or np.isscalar(center):
+        raise param_error(owner, "center", "a pair of finite floats", center, kind=TypeError)
+    try:
+        c = np.asarray(center, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise param_error(owner, "center", "a pair of finite floats", center, kind=TypeError) from exc
+    if c.shape != (2,) or not np.isfinite(c).all():
+        raise param_error(owner, "center", "a pair of finite floats", center)
+    if float(np.hypot(c[0], c[1])) + radius > 1.0 + 1e-12:
+        raise param_error(owner, "center", f"a point with ||center||_2 + radius <= 1 so the ball lies in the "
+                                           f"unit disc (radius = {radius:g})", center)
+    if positive and (c < 0).any():
+        raise param_error(owner, "center", "a point with non-negative coordinates when positive=True", center)
+    gen = check_rng(rng, owner)
+    out = np.empty((0, 2))
+    while out.shape[0] < n:
+        m = 2 * (n - out.shape[0]) + 16
+        theta = gen.uniform(0.0, 2.0 * math.pi, size=m)
+        r = radius * np.sqrt(gen.random(m))
+        P = c + r[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
+        if positive:
+            P = P[(P >= 0).all(axis=1)]
+        out = np.vstack([out, P])
+    X = np.clip(out[:n], -1.0, 1.0)  # rounding only: the ball lies in the unit disc
+    where = "in the positive quadrant, " if positive else ""
+    return Dataset(X, Domain([-1.0, -1.0], [1.0, 1.0], names=_names(2)), "clustered_ball",
+                   f"{n} points uniform in the l2 ball of radius {radius:g} around ({c[0]:g}, {c[1]:g}), "
+                   f"{where}inside the unit disc (seed 003, Section 6 / Figure 4). Public domain [-1, 1]^2, "
+                   f"the box around the unit disc.")
+
+
+def affine_plane(
+    n: int,
+    D: int = 10,
+    d_prime: int = 2,
+    noise: float = 0.01,
+    *,
+    rng: Any = None,
+) -> Dataset:
+    """Points near a random d'-dimensional affine plane in ``[0, 1]^D`` (seed 004's setting).
+
+    .. math:: X_i = \\mathrm{clip}_{[0,1]^D}\\big(\\tfrac12\\mathbf 1 + s\\,V Z_i + \\mathrm{noise}\\cdot G_i\\big),
+              \\quad Z_i \\sim \\mathrm{Unif}[-1, 1]^{d'},\\ G_i \\sim N(0, I_D)
+
+    V (D x d') has orthonormal columns, drawn from ``rng`` (QR of a Gaussian matrix). The scale
+    :math:`s = (0.5 - 3\\,\\mathrm{noise}) / \\max_j \\|V_{j\\cdot}\\|_1` is the largest for which
+    the noiseless plane patch stays at least 3 noise standard deviations inside the cube, so the
+    final clip touches few points. The plane passes through the cube's centre, not the origin:
+    an affine, not linear, subspace. Seed 004 (Theorem 1.2 and the remark "Improved accuracy if X
+    is low-dimensional") shows its Algorithm 1 attains the rate :math:`(\\varepsilon n)^{-1/d'}`
+    instead of :math:`(\\varepsilon n)^{-1/D}` on such data: the centred covariance has rank d'
+    (plus noise). The paper's own experiment (Section 5) uses the digits, see :func:`digits`.
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    D : int in [1, MAX_D]
+        Ambient dimension.
+    d_prime : int in [1, D]
+        Dimension of the plane.
+    noise : float in [0, 0.1]
+        Standard deviation of the isotropic Gaussian noise around the plane (0: exactly on it).
+    rng : numpy.random.Generator, int or None
+        Randomness (draws both the plane and the points).
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, D), public domain ``[0, 1]^D`` (points clipped into it).
+    """
+    owner = "affine_plane"
+    n = _check_n(n, owner)
+    D = _check_d(D, owner, "D")
+    d_prime = check_int(d_prime, "d_prime", owner, low=1, high=D)
+    noise = check_float(noise, "noise", owner, low=0.0, high=0.1)
+    gen = check_rng(rng, owner)
+    Q, R = np.linalg.qr(gen.standard_normal((D, d_prime)))
+    V = Q * np.where(np.diag(R) < 0, -1.0, 1.0)  # sign-fixed: a Haar-distributed orthonormal frame
+    s = (0.5 - 3.0 * noise) / float(np.abs(V).sum(axis=1).max())
+    Z = gen.uniform(-1.0, 1.0, size=(n, d_prime))
+    X = np.clip(0.5 + s * Z @ V.T + noise * gen.standard_normal((n, D)), 0.0, 1.0)
+    return Dataset(X, Domain.unit(D, _names(D)), "affine_plane",
+                   f"{n} points within noise sd {noise:g} of a random {d_prime}-dimensional affine plane "
+                   f"through the centre of [0, 1]^{D}, clipped into that public domain (seed 004's setting).")
+
+
+def mixture_1d(
+    n: int,
+    k: int = 3,
+    spread: float = 0.03,
+    *,
+    centers: Any = None,
+    weights: Any = None,
+    rng: Any = None,
+) -> Dataset:
+    """A one-dimensional Gaussian mixture clipped into [0, 1].
+
+    .. math:: X_i = \\mathrm{clip}_{[0,1]}(c_{L_i} + \\mathrm{spread}\\cdot Z_i),\\quad
+              L_i \\sim \\mathrm{Cat}(w),\\ Z_i \\sim N(0, 1)
+
+    In one dimension W1 is the L1 distance between CDFs, so these data make the line mechanisms
+    (seed 001's private measure on the line, the Haar walk) easy to picture.
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of points.
+    k : int in [1, 100]
+        Number of components.
+    spread : float in [0, 1]
+        Standard deviation of every component.
+    centers : None or array of shape (k,) with entries in [0, 1]
+        None: evenly spaced, :math:`c_j = (j + 1/2)/k`.
+    weights : None or array of shape (k,)
+        Non-negative weights (normalised); None means equal weights.
+    rng : numpy.random.Generator, int or None
+        Randomness.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 1), public domain ``[0, 1]`` (points clipped into it), ``labels`` the
+        component of each point.
+    """
+    owner = "mixture_1d"
+    n = _check_n(n, owner)
+    k = check_int(k, "k", owner, low=1, high=100)
+    spread = check_float(spread, "spread", owner, low=0.0, high=1.0)
+    C = (np.arange(k) + 0.5) / k if centers is None else _check_unit_points(centers, "centers", owner, (k,))
+    w = _check_weights(weights, k, owner)
+    gen = check_rng(rng, owner)
+    labels = gen.choice(k, size=n, p=w)
+    X = np.clip(C[labels] + spread * gen.standard_normal(n), 0.0, 1.0)[:, None]
+    return Dataset(X, Domain.unit(1, ("x0",)), "mixture_1d",
+                   f"{n} points from a 1-D mixture of {k} Gaussians (sd {spread:g}) clipped into the public "
+                   f"domain [0, 1].", labels.astype(np.int64))
+
+
+#: name -> (function, parameter schema). Each schema entry is a dict with keys ``name``, ``type``
+#: ("int", "float", "bool", "choice"), ``default``, ``low``, ``high``, ``help`` and, for choices,
+#: ``choices``. Calling ``function(**{p["name"]: value})`` with values in range builds the dataset.
+#: Array-valued parameters (explicit centres, weights) are left to the Python API.
+GENERATORS: dict[str, tuple[Callable[..., Dataset], list[dict]]] = {
+    "gaussian_mixture": (gaussian_mixture, [
+        dict(_N_PARAM),
+        _param("d", "int", 2, "Dimension.", 1, 64),
+        _param("k", "int", 2, "Number of clusters.", 1, 20),
+        _param("spread", "float", 0.05, "Standard deviation of each cluster (points are clipped into [0, 1]^d).",
+               0.0, 0.5),
+        _param("centers", "choice", "diagonal", "Cluster centres: evenly spaced on the diagonal, or random.",
+               choices=("diagonal", "random")),
+        dict(_RNG_PARAM),
+    ]),
+    "uniform_cube": (uniform_cube, [
+        dict(_N_PARAM),
+        _param("d", "int", 2, "Dimension.", 1, 64),
+        dict(_RNG_PARAM),
+    ]),
+    "ring": (ring, [
+        dict(_N_PARAM),
+        _param("radius", "float", 0.35, "Mid radius of the annulus, centred at (0.5, 0.5).", 0.01, 0.49),
+        _param("width", "float", 0.03, "Radial thickness; at most 2 min(radius, 0.5 - radius).", 0.0, 0.5),
+        dict(_RNG_PARAM),
+    ]),
+    "corner": (corner, [
+        dict(_N_PARAM),
+        _param("d", "int", 2, "Dimension.", 1, 64),
+        _param("size", "float", 0.05, "Side of the corner cube [0, size]^d holding every point.", 0.0, 1.0),
+        dict(_RNG_PARAM),
+    ]),
+    "clustered_ball": (clustered_ball, [
+        dict(_N_PARAM),
+        _param("radius", "float", 0.02, "Radius of the ball around the origin (seed 003, Figure 4: 0.02 "
+                                        "clustered, 0.5 not clustered).", 0.001, 1.0),
+        _param("positive", "bool", True, "Keep the positive quadrant only (seed 003, Section 6)."),
+        dict(_RNG_PARAM),
+    ]),
+    "affine_plane": (affine_plane, [
+        dict(_N_PARAM),
+        _param("D", "int", 10, "Ambient dimension.", 1, 64),
+        _param("d_prime", "int", 2, "Dimension of the affine plane (at most D).", 1, 64),
+        _param("noise", "float", 0.01, "Standard deviation of the noise around the plane.", 0.0, 0.1),
+        dict(_RNG_PARAM),
+    ]),
+    "mixture_1d": (mixture_1d, [
+        dict(_N_PARAM),
+        _param("k", "int", 3, "Number of components, evenly spaced in [0, 1].", 1, 20),
+        _param("spread", "float", 0.03, "Standard deviation of each component (clipped into [0, 1]).", 0.0, 0.5),
+        dict(_RNG_PARAM),
+    ]),
+}
+
+
+# ---------------------------------------------------------------------------------- real data
+# Public bounds below are hard-coded from each dataset's DOCUMENTATION (never from the sample at
+# run time), then checked against the data by tests/core/test_datasets.py.
+
+#: UCI Optical Recognition of Handwritten Digits: "each element is an integer in the range 0..16"
+#: (8x8 images of counts of on pixels in 4x4 blocks of a 32x32 bitmap).
+DIGITS_PIXEL_MAX = 16.0
+
+#: Iris (Fisher 1936 / UCI): lengths and widths in cm. The documented ranges are 4.3-7.9, 2.0-4.4,
+#: 1.0-6.9 and 0.1-2.5 cm; the public box is the generous, round [0, 10] cm for every feature.
+IRIS_BOUNDS: dict[str, tuple[float, float]] = {
+    "sepal_length_cm": (0.0, 10.0),
+    "sepal_width_cm": (0.0, 10.0),
+    "petal_length_cm": (0.0, 10.0),
+    "petal_width_cm": (0.0, 10.0),
+}
+
+#: Wine (UCI Wine recognition, Forina et al.). Each bound is the UCI / scikit-learn documented
+#: range ("Summary Statistics": min, max) rounded OUTWARD to a round number, strictly outside it.
+WINE_BOUNDS: dict[str, tuple[float, float]] = {
+    "alcohol": (10.0, 15.0),                        # documented 11.0 - 14.8
+    "malic_acid": (0.0, 6.0),                       # 0.74 - 5.80
+    "ash": (1.0, 3.5),                              # 1.36 - 3.23
+    "alcalinity_of_ash": (10.0, 35.0),              # 10.6 - 30.0
+    "magnesium": (60.0, 170.0),                     # 70.0 - 162.0
+    "total_phenols": (0.5, 4.0),                    # 0.98 - 3.88
+    "flavanoids": (0.0, 5.5),                       # 0.34 - 5.08
+    "nonflavanoid_phenols": (0.0, 0.7),             # 0.13 - 0.66
+    "proanthocyanins": (0.0, 4.0),                  # 0.41 - 3.58
+    "color_intensity": (1.0, 14.0),                 # 1.3 - 13.0
+    "hue": (0.4, 1.8),                              # 0.48 - 1.71
+    "od280/od315_of_diluted_wines": (1.0, 4.5),     # 1.27 - 4.00
+    "proline": (200.0, 1700.0),                     # 278 - 1680
+}
+
+
+@functools.lru_cache(maxsize=None)
+def digits() -> Dataset:
+    """scikit-learn's handwritten digits, scaled into ``[0, 1]^64`` by their public bound 16.
+
+    .. math:: X_{ij} = \\mathrm{pixel}_{ij} / 16 \\in [0, 1]
+
+    The dataset of seed 004, Section 5 (1797 images of the UCI Optical Recognition of Handwritten
+    Digits test split, 8 x 8 pixels with integer values 0..16, shipped inside scikit-learn: no
+    network). The bound 16 comes from the UCI documentation, not from the sample.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (1797, 64), public domain ``[0, 1]^64`` with columns ``pixel_r_c``
+        (row r, column c of the image), ``labels`` the digit 0..9.
+    """
+    from sklearn.datasets import load_digits
+
+    raw = load_digits()
+    names = tuple(f"pixel_{r}_{c}" for r in range(8) for c in range(8))
+    return Dataset(raw.data / DIGITS_PIXEL_MAX, Domain.unit(64, names), "digits",
+                   "1797 handwritten digits (8x8 images, UCI / scikit-learn) with pixel values 0..16 scaled "
+                   "by their documented public bound 16 into [0, 1]^64; labels are the digits 0-9 "
+                   "(seed 004, Section 5).", raw.target.astype(np.int64))
+
+
+@functools.lru_cache(maxsize=None)
+def iris() -> Dataset:
+    """Fisher's iris measurements (cm) with the public bounds ``[0, 10]`` cm per feature.
+
+    The bounds are round and generous, from domain knowledge (UCI documents 4.3-7.9, 2.0-4.4,
+    1.0-6.9 and 0.1-2.5 cm): they are hard-coded in :data:`IRIS_BOUNDS`, never read off the sample.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (150, 4) in cm, ``labels`` the species (0 setosa, 1 versicolor, 2 virginica).
+    """
+    from sklearn.datasets import load_iris
+
+    raw = load_iris()
+    names = tuple(IRIS_BOUNDS)
+    dom = Domain([IRIS_BOUNDS[c][0] for c in names], [IRIS_BOUNDS[c][1] for c in names], names)
+    return Dataset(raw.data, dom, "iris",
+                   "150 iris flowers, 4 measurements in cm (UCI / scikit-learn); public bounds [0, 10] cm "
+                   "for every feature, from domain knowledge. Labels: 0 setosa, 1 versicolor, 2 virginica.",
+                   raw.target.astype(np.int64))
+
+
+@functools.lru_cache(maxsize=None)
+def wine() -> Dataset:
+    """UCI wine recognition data (13 chemical measurements) with documented public bounds.
+
+    Each bound in :data:`WINE_BOUNDS` is the documented UCI range (the "Summary Statistics" table
+    of the UCI / scikit-learn description) rounded outward to a round number; hard-coded, never
+    read off the sample.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (178, 13) in the original units, ``labels`` the cultivar 0..2.
+    """
+    from sklearn.datasets import load_wine
+
+    raw = load_wine()
+    if list(raw.feature_names) != list(WINE_BOUNDS):  # pragma: no cover - scikit-learn changed the data
+        raise RuntimeError(f"Unexpected wine columns {raw.feature_names}.")
+    names = tuple(WINE_BOUNDS)
+    dom = Domain([WINE_BOUNDS[c][0] for c in names], [WINE_BOUNDS[c][1] for c in names], names)
+    return Dataset(raw.data, dom, "wine",
+                   "178 wines, 13 chemical measurements (UCI / scikit-learn); public bounds are the documented "
+                   "UCI ranges rounded outward. Labels: cultivar 0, 1, 2.", raw.target.astype(np.int64))
+
+
+#: name -> loader (a function with no argument returning a :class:`Dataset`).
+REAL_DATASETS: dict[str, Callable[[], Dataset]] = {"digits": digits, "iris": iris, "wine": wine}
+
+
+@functools.lru_cache(maxsize=None)
+def default_dataset() -> Dataset:
+    """The dashboard's embedded default: the two-cluster mixture, n = 5000, d = 2, seed 0.
+
+    ``gaussian_mixture(5000, d=2, k=2, rng=0)`` named ``"two_clusters"``; public domain ``[0, 1]^2``.
+    """
+    ds = gaussian_mixture(5000, d=2, k=2, rng=0)
+    return Dataset(ds.X, ds.domain, "two_clusters",
+                   "Two Gaussian clusters (centres (0.2, 0.2) and (0.8, 0.8), sd 0.05) in the unit square, "
+                   "n = 5000, seed 0; public domain [0, 1]^2.", ds.labels)
+
+
+# ---------------------------------------------------------------------------------------- CSV
+_CSV = "load_csv"
+
+
+def _csv_error(expected: str, got: str) -> ValueError:
+    return ValueError(f"The 'source' parameter of {_CSV} must be {expected}. Got {got}.")
+
+
+def _read_source(source: Any, max_bytes: int) -> bytes:
+    """The raw bytes of ``source`` (path, bytes-like or binary file-like), at most ``max_bytes``."""
+    too_big = f"at most {max_bytes} bytes (max_bytes)"
+    size_known = True
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise _csv_error("a path to an existing file, bytes or a binary file-like object",
+                             f"{path!r}, which is not a file")
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise _csv_error(too_big, f"a file of {size} bytes")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        size_known = False
+    elif hasattr(source, "getvalue") or hasattr(source, "read"):
+        # Streamlit's UploadedFile is a BytesIO: getvalue() is the whole upload, whatever was read.
+        if hasattr(source, "getvalue"):
+            data = source.getvalue()
+        else:
+            data, size_known = source.read(max_bytes + 1), False
+        if isinstance(data, str):
+            raise TypeError(f"The 'source' parameter of {_CSV} must be opened in binary mode ('rb'). "
+                            f"Got a text stream.")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"The 'source' parameter of {_CSV} must be a binary file-like object returning "
+                            f"bytes. Got one returning {type(data).__name__}.")
+        data = bytes(data)
+    else:
+        raise TypeError(f"The 'source' parameter of {_CSV} must be a path, bytes or a binary file-like object. "
+                        f"Got {type(source).__name__}.")
+    if len(data) > max_bytes:
+        raise _csv_error(too_big, f"{len(data)} bytes" if size_known else f"more than {max_bytes} bytes")
+    return data
+
+
+def _decode(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
+    except UnicodeDecodeError as exc:
+        raise _csv_error("UTF-8 encoded text (save it as 'CSV UTF-8')",
+                         f"bytes that are not UTF-8 at byte offset {exc.start}") from None
+    if "\x00" in text:
+        raise _csv_error("a text CSV file", "NUL characters (a binary or UTF-16 file?)")
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _numeric(series) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def load_csv(
+    source: Any,
+    *,
+    columns: Sequence[str] | None = None,
+    max_rows: int = 200_000,
+    max_cols: int = 64,
+    max_bytes: int = 50 * 2**20,
+):
+    """Read a comma-separated file with a header row into a DataFrame of numeric columns.
+
+    Everything happens in memory: nothing is written to disk, nothing of the content is logged,
+    and error messages name rows and columns but never echo cell values.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or binary file-like
+        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes
+        (Streamlit's ``UploadedFile``, :class:`io.BytesIO`, a file opened with ``"rb"``).
+        The text must be UTF-8 (a byte-order mark is accepted); the first line is the header.
+    columns : sequence of str, optional
+        Columns to return, in this order. Default: every numeric column of the file.
+    max_rows : int in [1, inf)
+        Largest accepted number of data rows (the header excluded).
+    max_cols : int in [1, inf)
+        Largest accepted number of returned columns.
+    max_bytes : int in [1, inf)
+        Largest accepted file size in bytes.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n, k)
+        float64 columns, n >= 1 rows (a single row is fine, so are constant columns), all values
+        finite.
+
+    Raises
+    ------
+    TypeError
+        ``source`` is not a path, bytes or binary file-like; ``columns`` is not a sequence of str.
+    ValueError
+        Empty file or header only; undecodable bytes (not UTF-8); a first line that looks like data
+        (no header); no numeric column; a requested column missing or not numeric; an empty cell,
+        NA/NaN or an infinite value in a returned column; more than ``max_bytes`` bytes,
+        ``max_rows`` rows or ``max_cols`` columns. Row numbers in messages are those a spreadsheet
+        shows: the header is row 1, the first data row is row 2.
+
+    Notes
+    -----
+    Blank lines at the end of the file are ignored; a blank line inside it is a row of empty cells
+    (so later row numbers stay right). Row numbers count records: a quoted cell spanning several
+    lines shifts the numbers of the rows after it. Text columns are left out unless requested;
+    ``True``/``False`` columns count as text, not numbers.
+    """
+    import pandas as pd
+
+    max_rows = check_int(max_rows, "max_rows", _CSV, low=1)
+    max_cols = check_int(max_cols, "max_cols", _CSV, low=1)
+    max_bytes = check_int(max_bytes, "max_bytes", _CSV, low=1)
+    if columns is not None:
+        if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not all(
+                isinstance(c, str) for c in columns):
+            raise param_error(_CSV, "columns", "None or a sequence of column names (str)", columns, kind=TypeError)
+        if len(columns) == 0 or len(set(columns)) != len(columns):
+            raise param_error(_CSV, "columns", "None or a non-empty sequence of distinct column names",
+                              list(columns))
+    text = _decode(_read_source(source, max_bytes)).rstrip()  # trailing blank lines are not rows
+    if not text:
+        raise _csv_error("a non-empty CSV file", "an empty file")
+    try:
+        # skip_blank_lines=False keeps pandas' row i at spreadsheet row i + 2 (an interior blank line
+        # is reported as empty cells instead of silently shifting every later row number).
+        df = pd.read_csv(io.StringIO(text), nrows=max_rows + 1, skip_blank_lines=False,
+                         low_memory=False)
+    except pd.errors.ParserError as exc:
+        raise _csv_error("a well-formed CSV file (comma-separated, one header row)",
+                         f"a parse error: {str(exc).strip().splitlines()[-1]}") from None
+    except pd.errors.EmptyDataError:
+        raise _csv_error("a non-empty CSV file", "no columns") from None
+    if df.shape[0] > max_rows:
+        raise _csv_error(f"a CSV file with at most {max_rows} data rows (max_rows)", f"more than {max_rows} rows")
+    if df.shape[0] == 0:
+        raise _csv_error("a CSV file with at least one data row", "a header only")
+    if all(_is_number(str(c)) for c in df.columns):
+        raise _csv_error("a CSV file whose first line is a header of column names",
+                         "a first line of numbers (add a header row)")
+    names = [str(c) for c in df.columns]
+    df.columns = names
+    if columns is None:
+        chosen = [c for c in names if _numeric(df[c])]
+        if not chosen:
+            raise _csv_error("a CSV file with at least one numeric column",
+                             f"none among {len(names)} column(s) (is the separator a comma?)")
+    else:
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise _csv_error(f"a CSV file with the requested column(s) {list(columns)}",
+                             f"no column {missing[0]!r} (the header has {len(names)} column(s))")
+        bad = [c for c in columns if not _numeric(df[c])]
+        if bad:
+            col = df[bad[0]]
+            nonnum = pd.to_numeric(col, errors="coerce").isna() & col.notna()
+            where = f" (first non-numeric cell at row {int(np.argmax(nonnum.to_numpy())) + 2})" if nonnum.any() else ""
+            raise _csv_error("a CSV file whose requested columns are numeric",
+                             f"column {bad[0]!r} with non-numeric values{where}")
+        chosen = list(columns)
+    if len(chosen) > max_cols:
+        hint = "" if columns is not None else "; pass columns=[...] to choose some"
+        raise _csv_error(f"a CSV file with at most {max_cols} columns to read (max_cols)",
+                         f"{len(chosen)} numeric columns{hint}")
+    out = df.loc[:, chosen].astype(np.float64)
+    values = out.to_numpy()
+    bad_mask = ~np.isfinite(values)
+    if bad_mask.any():
+        i, j = (int(v) for v in np.argwhere(bad_mask)[0])
+        what = "an empty cell or NA/NaN" if np.isnan(values[i, j]) else "an infinite value"
+        raise _csv_error("a CSV file with a finite number in every cell of the columns read",
+                         f"{what} at row {i + 2} (the header is row 1), column {chosen[j]!r}")
+    return out.reset_index(drop=True)
+
+
+def csv_bytes(X: Any, names: Sequence[str] | None = None) -> bytes:
+    """Export points as UTF-8 CSV bytes with a header row (for downloads of synthetic data).
+
+    Floats are written with the shortest text that reads back to the same float64, so
+    ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+        Finite points (m may be 0).
+    names : sequence of d distinct non-empty str, optional
+        Column names; default ``x0, ..., x{d-1}``.
+
+    Returns
+    -------
+    bytes
+        ``"name_0,...,name_{d-1}\\n"`` followed by one line per point.
+    """
+    import pandas as pd
+
+    owner = "csv_bytes"
+    arr = check_points(X, "X", owner, min_rows=0)
+    if names is None:
+        names = _names(arr.shape[1])
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or not all(
+            isinstance(c, str) and c for c in names):
+        raise param_error(owner, "names", "a sequence of non-empty str", names, kind=TypeError)
+    if len(names) != arr.shape[1] or len(set(names)) != len(names):
+        raise param_error(owner, "names", f"{arr.shape[1]} distinct column names (one per column of X)",
+                          list(names))
+    buf = io.StringIO()
+    pd.DataFrame(arr, columns=list(names)).to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
