@@ -1,0 +1,505 @@
+"""The superregular random walk mechanism: private measures on a line and on folded grids
+(seed 001, Theorem 3.1 and Sections 5-7; seed 002, Appendix B (Lemma 3) and Appendix C.1).
+
+Pipeline (unit cube, l_inf metric):
+
+1. Cells. d = 1: ``grid`` = m cells of width 1/m; d >= 2: ``grid`` = k cells per axis (``k^d`` cells).
+2. Path. The cells in path order (:mod:`dpsynth_core.paths`), placed on the line at their path
+   positions :math:`w_1 < \\dots < w_N` (spacing 1/k for snake and Hilbert). d = 1 is the line itself.
+3. Counts along the path :math:`c \\in \\mathbb{Z}^N` and superregular noise
+   :math:`\\tilde c = c + [\\Phi\\eta]_{1:N}` (:func:`dpsynth_core.haar.privatize_counts`): ε-DP.
+4. Signed measure :math:`\\nu = \\tilde c/\\hat n` on the line and the closest probability measure in W1,
+
+   .. math:: \\tau = \\arg\\min_{F_\\tau} \\sum_{j=1}^{N-1} (w_{j+1} - w_j)\\,|F_\\nu(w_j) - F_\\tau(w_j)|
+             \\quad\\text{s.t. } 0 \\le F_\\tau(w_1) \\le \\dots \\le F_\\tau(w_{N-1}) \\le F_\\tau(w_N) = 1,
+
+   (Vallender's identity for signed measures, seed 001 Eq. (2.7) and Section 5; the term j = N is
+   constant): a weighted L1 isotonic regression, solved exactly by :func:`isotonic_l1`.
+5. Synthetic data: :math:`\\tau` rounded to :math:`\\hat n` points (cumulative rounding by default),
+   placed uniformly inside their cells, mapped back to the domain.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+
+from ..grid import cell_of, largest_remainder, points_in_cells
+from ..haar import iid_laplace_noise, levels_for, privatize_counts
+from ..paths import PATHS, grid_path
+from ..privacy import SIZE_SHARE, Ledger, count_sensitivity, resolve_size
+from ..validation import check_choice, check_float, check_int, param_error
+from .base import ParamSpec, Release, prepare, register
+
+__all__ = ["haar_walk", "isotonic_l1", "isotonic_l1_slope_trick", "closest_measure_on_line",
+           "line_w1", "cumulative_rounding", "default_grid", "MAX_CELLS"]
+
+#: Largest number of cells the mechanism builds (a 2^22 vector of counts and its trace).
+MAX_CELLS = 2**22
+PROJECTIONS = ("isotonic", "clip")
+ROUNDINGS = ("cumulative", "largest_remainder")
+NOISES = ("discrete", "continuous")
+GRID_RULES = ("auto", "paper")
+
+
+# ------------------------------------------------------------------------ isotonic regression
+def _check_isotonic_args(y: Any, w: Any, lower: Any, upper: Any, owner: str):
+    yy = np.asarray(y, dtype=np.float64)
+    if yy.ndim != 1 or not np.all(np.isfinite(yy)):
+        raise param_error(owner, "y", "a finite 1-D array", y)
+    if w is None:
+        ww = np.ones_like(yy)
+    else:
+        ww = np.asarray(w, dtype=np.float64)
+        if ww.shape != yy.shape or not np.all(np.isfinite(ww)) or np.any(ww < 0):
+            raise param_error(owner, "w", f"a finite non-negative array of shape {yy.shape}", w)
+    lo = -math.inf if lower == -math.inf else check_float(lower, "lower", owner)
+    hi = math.inf if upper == math.inf else check_float(upper, "upper", owner)
+    if lo > hi:
+        raise param_error(owner, "upper", f"at least lower={lo:g}", hi)
+    return yy, ww, lo, hi
+
+
+def isotonic_l1(y: Any, w: Any = None, *, lower: float = -math.inf, upper: float = math.inf) -> np.ndarray:
+    """Exact weighted L1 isotonic regression on a chain, vectorised, :math:`O(N \\log N)`.
+
+    .. math:: \\hat x = \\arg\\min_{x_1 \\le \\dots \\le x_N,\\ \\ell \\le x_i \\le u} \\sum_i w_i |x_i - y_i|
+
+    Method (threshold decomposition). For :math:`x, y` in the sorted distinct values :math:`v_0 < \\dots < v_{K-1}`
+    of y, :math:`|x - y| = \\sum_q (v_q - v_{q-1})\\,|[x \\ge v_q] - [y \\ge v_q]|`, so the problem splits into
+    one binary isotonic problem per threshold :math:`v_q`: choose a cut p (:math:`x_i \\ge v_q` iff :math:`i \\ge p`)
+    minimising :math:`\\sum_{i<p} w_i [y_i \\ge v_q] + \\sum_{i \\ge p} w_i [y_i < v_q]`, a prefix-sum argmin.
+    Smallest minimising cuts are nondecreasing in q (the binary problems are nested), which gives a
+    divide-and-conquer over thresholds: the median threshold's cut splits the index range for the lower
+    and upper halves. Every recursion level is one pass of numpy over at most N entries (segmented
+    cumulative sums and minima), and there are :math:`\\lceil\\log_2 K\\rceil` levels. An L1 solution takes
+    values among the :math:`y_i`; the box constraint is the clipped unconstrained solution (thresholds
+    outside :math:`[\\ell, u]` are forced).
+
+    Parameters
+    ----------
+    y : array_like (N,), finite
+    w : array_like (N,), finite, >= 0, optional (default all ones)
+    lower, upper : float, default -inf, inf
+        Box constraint, ``lower <= upper``.
+
+    Returns
+    -------
+    ndarray (N,), nondecreasing, in [lower, upper]: a minimiser (the minimiser need not be unique).
+    """
+    owner = "isotonic_l1"
+    yy, ww, lo, hi = _check_isotonic_args(y, w, lower, upper, owner)
+    n = yy.size
+    if n == 0:
+        return yy.copy()
+    v, ranks = np.unique(yy, return_inverse=True)  # y_i = v[ranks_i]; y_i >= v_q  <=>  ranks_i >= q
+    ranks = ranks.ravel()
+    K = v.size
+    if K == 1:
+        return np.clip(np.full(n, v[0]), lo, hi)
+    # integer arithmetic when the weights are all equal (exact prefix sums, exact ties)
+    if np.all(ww == ww[0]):
+        wq = np.ones(n, dtype=np.int64) if ww[0] > 0 else np.zeros(n, dtype=np.int64)
+    else:
+        wq = ww
+    cut = np.zeros(K, dtype=np.int64)  # cut[q] for thresholds q = 1..K-1 (cut[0] = 0)
+    a = np.array([0], dtype=np.int64)
+    b = np.array([n], dtype=np.int64)
+    qlo = np.array([1], dtype=np.int64)
+    qhi = np.array([K], dtype=np.int64)
+    while a.size:
+        # segments with an empty index range: every threshold in [qlo, qhi) cuts at a
+        empty = a == b
+        if np.any(empty):
+            lens_q = qhi[empty] - qlo[empty]
+            qs = np.repeat(qlo[empty] - np.cumsum(np.r_[0, lens_q[:-1]]), lens_q) + np.arange(lens_q.sum())
+            cut[qs] = np.repeat(a[empty], lens_q)
+            keep = ~empty
+            a, b, qlo, qhi = a[keep], b[keep], qlo[keep], qhi[keep]
+            if not a.size:
+                break
+        qm = (qlo + qhi) // 2
+        lens = b - a
+        starts = np.r_[0, np.cumsum(lens)[:-1]]
+        total = int(lens.sum())
+        idx = np.arange(total, dtype=np.int64) + np.repeat(a - starts, lens)
+        thr = np.repeat(qm, lens)
+        s = np.where(ranks[idx] >= thr, wq[idx], -wq[idx])
+        cs = np.cumsum(s)
+        base = np.r_[0, cs][starts]  # cumulative sum before each segment
+        seg = cs - np.repeat(base, lens)  # prefix sums within the segment (cut after entry)
+        segmin = np.minimum.reduceat(seg, starts)
+        hit = np.where(seg == np.repeat(segmin, lens), np.arange(total, dtype=np.int64), total)
+        pos = np.minimum.reduceat(hit, starts) - starts  # first argmin offset within each segment
+        p = np.where(segmin < 0, a + pos + 1, a)  # the empty prefix (cut at a) costs 0
+        cut[qm] = p
+        left = qlo < qm
+        right = qm + 1 < qhi
+        na = np.stack([a, p], axis=1)
+        nb = np.stack([p, b], axis=1)
+        nlo = np.stack([qlo, qm + 1], axis=1)
+        nhi = np.stack([qm, qhi], axis=1)
+        sel = np.stack([left, right], axis=1)
+        a, b, qlo, qhi = na[sel], nb[sel], nlo[sel], nhi[sel]
+    # x_i = v[#{q >= 1 : cut[q] <= i}] (cuts are nondecreasing in q)
+    count = np.cumsum(np.bincount(cut[1:], minlength=n + 1))[:n]
+    return np.clip(v[count], lo, hi)
+
+
+def isotonic_l1_slope_trick(y: Any, w: Any = None, *, lower: float = -math.inf,
+                            upper: float = math.inf) -> np.ndarray:
+    """Reference solver for :func:`isotonic_l1`: the weighted slope trick with a heap, :math:`O(N\\log N)`.
+
+    .. math:: g_i(x) = \\min_{x' \\le x}\\big(g_{i-1}(x') + w_i|x' - y_i|\\big)
+
+    :math:`g_i` is convex, piecewise linear and nonincreasing; its breakpoints (with slope jumps as
+    weights) sit in a max-heap. Adding :math:`w_i|x - y_i|` pushes :math:`(y_i, w_i)`; if larger breakpoints
+    exist, weight :math:`w_i` is removed from the top (the slope right of the minimum must stay 0) and
+    re-inserted at :math:`y_i`. The solution is recovered backwards: :math:`x_N = ` top after step N,
+    :math:`x_i = \\min(x_{i+1}, \\mathrm{top}_i)`. Pure Python loop: for tests and moderate N.
+
+    Parameters and returns as in :func:`isotonic_l1`.
+    """
+    owner = "isotonic_l1_slope_trick"
+    yy, ww, lo, hi = _check_isotonic_args(y, w, lower, upper, owner)
+    n = yy.size
+    heap: list[list[float]] = []  # entries [-value, weight]
+    tops = np.empty(n)
+    for i in range(n):
+        yi, wi = float(yy[i]), float(ww[i])
+        if wi > 0:
+            heapq.heappush(heap, [-yi, wi])
+            rest = wi
+            while rest > 0:
+                top = heap[0]
+                if -top[0] <= yi:
+                    break
+                take = min(rest, top[1])
+                rest -= take
+                if take >= top[1]:
+                    heapq.heappop(heap)
+                else:
+                    top[1] -= take
+            moved = wi - rest
+            if moved > 0:
+                heapq.heappush(heap, [-yi, moved])
+        tops[i] = -heap[0][0] if heap else yi
+    x = np.empty(n)
+    if n:
+        x[-1] = tops[-1]
+        for i in range(n - 2, -1, -1):
+            x[i] = min(x[i + 1], tops[i])
+    return np.clip(x, lo, hi)
+
+
+def line_w1(positions: Any, F: Any, G: Any) -> float:
+    """W1 on the line between two (signed) measures given by their CDFs at the atoms (Vallender).
+
+    .. math:: W_1 = \\sum_{j=1}^{N-1} (w_{j+1} - w_j)\\,|F(w_j) - G(w_j)|
+
+    Parameters
+    ----------
+    positions : (N,) nondecreasing; F, G : (N,) CDF values at the positions (equal totals assumed).
+    """
+    w = np.asarray(positions, dtype=np.float64)
+    diff = np.abs(np.asarray(F, dtype=np.float64) - np.asarray(G, dtype=np.float64))
+    return float(np.dot(np.diff(w), diff[:-1]))
+
+
+def closest_measure_on_line(signed_cdf: Any, positions: Any, projection: str = "isotonic",
+                            masses: Any = None) -> np.ndarray:
+    """The probability CDF on the atoms closest in W1 to a signed CDF (seed 001, Section 5).
+
+    .. math:: F_\\tau = \\arg\\min \\sum_{j<N} (w_{j+1} - w_j)|F_\\nu(w_j) - F_\\tau(w_j)|,\\
+              F_\\tau \\text{ nondecreasing in } [0, 1],\\ F_\\tau(w_N) = 1
+
+    Parameters
+    ----------
+    signed_cdf : (N,) :math:`F_\\nu(w_j)`
+    positions : (N,) increasing :math:`w_j`
+    projection : {"isotonic", "clip"}
+        "isotonic": the exact W1 projection above (:func:`isotonic_l1`). "clip": the naive alternative
+        :math:`\\tau \\propto \\max(\\nu, 0)` (uniform if all masses are <= 0); not a W1 projection.
+    masses : (N,) the signed masses (needed for "clip"; default the increments of ``signed_cdf``)
+
+    Returns
+    -------
+    (N,) nondecreasing CDF with last entry exactly 1.
+    """
+    F = np.asarray(signed_cdf, dtype=np.float64)
+    w = np.asarray(positions, dtype=np.float64)
+    N = F.size
+    if projection == "clip":
+        nu = np.diff(np.r_[0.0, F]) if masses is None else np.asarray(masses, dtype=np.float64)
+        tau = np.maximum(nu, 0.0)
+        tau = tau / tau.sum() if tau.sum() > 0 else np.full(N, 1.0 / N)
+        out = np.cumsum(tau)
+    else:
+        out = np.empty(N)
+        if N > 1:
+            out[:-1] = isotonic_l1(F[:-1], np.diff(w), lower=0.0, upper=1.0)
+    out[-1] = 1.0
+    return out
+
+
+def cumulative_rounding(cdf: Any, size: int) -> np.ndarray:
+    """Integer counts from a CDF by rounding the cumulative sums (systematic rounding).
+
+    .. math:: r_j = \\lfloor s F(w_j) + 1/2 \\rfloor - \\lfloor s F(w_{j-1}) + 1/2 \\rfloor
+
+    Counts sum to s, are >= 0 for a nondecreasing F, each within 1 of :math:`s\\tau_j`, and every
+    cumulative count is within 1/2 of :math:`s F(w_j)`: the W1 rounding error on the line is at most
+    :math:`L/(2s)` (largest-remainder rounding only bounds each count, and its cumulative error can
+    grow like a random walk).
+    """
+    F = np.asarray(cdf, dtype=np.float64)
+    R = np.floor(size * F + 0.5).astype(np.int64)
+    R[-1] = size
+    return np.diff(np.r_[0, R])
+
+
+# -------------------------------------------------------------------------------- grid rule
+def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str = "auto") -> int:
+    """The default grid from the public or noisy n: cells per axis k (d >= 2) or cells m (d = 1).
+
+    .. math:: C = \\frac{\\varepsilon n}{\\log_2(\\varepsilon n)^{a}}:\\quad d = 1:\\ m = 2^{\\mathrm{round}(\\log_2 C)};
+              \\qquad d \\ge 2:\\ k = \\mathrm{round}(C^{1/d})\\ (\\text{Hilbert: } 2^{\\mathrm{round}(\\log_2(C)/d)})
+
+    ``rule="paper"``: a = 0, i.e. about εn cells (seed 000 Corollary 8's m ≈ εn; the grid the issue
+    specifies). ``rule="auto"`` (default): a = 2 for d = 1 and a = 3/2 for d >= 2. The noise term of the
+    bound carries Lemma 3's :math:`(K+1)^{3/2}` factor, so fewer cells than εn pay off: with L =
+    :math:`k^{d-1}`, balancing the cell side 1/k against :math:`L (K+1)^{3/2}/(\\varepsilon n)` gives
+    :math:`k^d \\approx \\varepsilon n / \\log^{3/2}`; in d = 1 the measured discretisation error (points
+    resampled uniformly inside cells, about :math:`1/\\sqrt{mn}`) is far below 1/m and the measured optimum
+    is near :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)`. Grid study (benchmarks/bench_haar_walk.py, ε = 1,
+    exact W1, beta(2, 5) data): d = 1, n = 10^4, 10^5, 10^6: "auto" (64, 512, 2048 cells) within 2% of
+    the best power of two, "paper" 1.6-1.8x worse; d = 2, n = 2000 (POT, l_inf): best k = 11, "auto"
+    (k = 7) 7% above it, "paper" (k = 45) 1.75x.
+    At least 1 cell per axis and at most :data:`MAX_CELLS` cells in total.
+    """
+    x = max(float(epsilon) * float(n), 1.0)
+    if rule == "auto" and x > 2.0:
+        x = max(x / math.log2(x) ** (2.0 if d == 1 else 1.5), 1.0)
+    if d == 1:
+        k = int(round(math.log2(x)))
+        return 1 << max(0, min(k, int(math.log2(MAX_CELLS))))
+    if path == "hilbert":
+        b = max(0, int(round(math.log2(x) / d)))
+        while b > 0 and (1 << b) ** d > MAX_CELLS:
+            b -= 1
+        return 1 << b
+    k = max(1, int(round(x ** (1.0 / d))))
+    while k > 1 and k**d > MAX_CELLS:
+        k -= 1
+    return k
+
+
+# ------------------------------------------------------------------------------- mechanism
+@register(dict(
+    name="haar_walk",
+    title="Superregular random walk (Haar noise on a path)",
+    paper="seed 001 (Boedihardjo, Strohmer, Vershynin); seed 002 (Donhauser et al.), Appendix B-C",
+    algorithm="Theorem 3.1 (superregular walk), Section 5 (private measure on the line), Sections 6-7 "
+              "(folding); seed 002 Lemma 3 and Eq. (30) (bound)",
+    dp="pure",
+    neighbours=("add_remove", "replace"),
+    params=(
+        ParamSpec("grid", "int", None,
+                  "d = 1: number of cells on [0, 1] (default 2^k ≈ εn). d ≥ 2: cells per axis k, k^d cells "
+                  "(default k^d ≈ εn; a power of two for the Hilbert path). At most 2^22 cells.",
+                  low=1, high=MAX_CELLS, log=True),
+        ParamSpec("grid_rule", "choice", "auto",
+                  "Default grid when 'grid' is empty: 'auto' = about εn/log2(εn)^2 cells (d = 1) or "
+                  "εn/log2(εn)^{3/2} (d ≥ 2), balancing the cell size against Lemma 3's log^{3/2} noise "
+                  "(best measured W1); 'paper' = about εn cells.", choices=GRID_RULES),
+        ParamSpec("path", "choice", "snake",
+                  "Order of the grid cells on the line (d ≥ 2): boustrophedon 'snake', Hilbert curve, or the "
+                  "depth-first tour of a minimum spanning tree (length ≤ 2·MST).", choices=PATHS),
+        ParamSpec("projection", "choice", "isotonic",
+                  "Signed measure → probability measure: the exact W1 projection on the line (weighted L1 "
+                  "isotonic regression of the CDF) or the naive clip-and-normalise.", choices=PROJECTIONS),
+        ParamSpec("rounding", "choice", "cumulative",
+                  "Probability measure → integer counts: round the CDF (W1 error ≤ L/2n) or largest "
+                  "remainder on each cell.", choices=ROUNDINGS, advanced=True),
+        ParamSpec("noise", "choice", "discrete",
+                  "Laplace noise on the Haar coefficients: integer (discrete Laplace on the integer "
+                  "coefficients M^{-1}c) or continuous (Laplace on Φ^{-1}c). Same ε.",
+                  choices=NOISES, advanced=True),
+        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n.", low=1,
+                  high=10_000_000, advanced=True),
+    ),
+    summary="Counts along a path through the grid, Haar-correlated Laplace noise whose partial sums grow "
+            "like log^{3/2} m, the closest probability measure on the line in W1, points in the cells.",
+))
+def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", projection="isotonic", rounding="cumulative",
+              noise="discrete", n_synthetic=None, neighbours="add_remove", n_public=None, rng=None) -> Release:
+    """Private measure from the superregular random walk (seed 001, Theorem 3.1, Sections 5-7).
+
+    .. math:: \\tilde c = c + [\\Phi\\eta]_{1:N},\\ \\eta_i \\sim \\mathrm{Lap}(\\Delta/\\varepsilon'),\\quad
+              F_\\tau = \\arg\\min_{F \\uparrow,\\ 0 \\le F \\le 1,\\ F(w_N) = 1}
+              \\sum_{j<N} (w_{j+1} - w_j)\\,\\Big|\\tfrac{1}{\\hat n}\\textstyle\\sum_{i \\le j} \\tilde c_i - F(w_j)\\Big|
+
+    Parameters
+    ----------
+    X : array (n, d) or DataFrame; domain : Domain (public bounds)
+    epsilon : float in (0, inf)
+        Total ε. Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its
+        default, a share ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.
+    grid : int in [1, 2^22] or None
+        d = 1: cells m on [0, 1]; d >= 2: cells per axis k (``k^d <= 2^22``; a power of two for Hilbert).
+        ``None``: :func:`default_grid` from the public or noisy n and ``grid_rule``.
+    grid_rule : {"auto", "paper"}, default "auto"
+        "auto": about :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)` cells (d = 1) or
+        :math:`\\varepsilon n/\\log_2^{3/2}(\\varepsilon n)` (d >= 2); "paper": about εn cells
+        (:func:`default_grid` explains the choice and the measurements).
+    path : {"snake", "hilbert", "mst"}, default "snake" (ignored for d = 1)
+    projection : {"isotonic", "clip"}, default "isotonic"
+    rounding : {"cumulative", "largest_remainder"}, default "cumulative"
+    noise : {"discrete", "continuous"}, default "discrete"
+        Integer discrete-Laplace noise :math:`\\mathrm{Lap}_\\mathbb{Z}((K+1)\\Delta/\\varepsilon')` on the integer
+        Haar coefficients :math:`M_K^{-1}c`, or continuous :math:`\\mathrm{Lap}(\\Delta/\\varepsilon')` on
+        :math:`\\Phi^{-1}c` (:mod:`dpsynth_core.haar`).
+    n_synthetic : int in [1, 10^7] or None
+        Output size; default ``n_public``, n under replace, or the noisy size.
+    neighbours : {"add_remove", "replace"}
+        Δ = 1 under add/remove; under replace n is public, the total Haar coefficient is exact and the
+        others get scale :math:`2K/((K+1)\\varepsilon')`.
+    n_public : int >= 1 or None
+        A public dataset size (no ε spent on the size).
+    rng : numpy Generator, int or None
+
+    Returns
+    -------
+    Release
+        ``synthetic`` (n_synthetic, d) in domain units. ``bound`` (isotonic projection only) is the expected
+        W1 bound in unit-cube l_inf units
+
+        .. math:: h + \\frac{2L}{\\hat n}\\Big(\\sqrt2\\, b\\,(K+1)^{3/2} + e_n\\Big) + R
+
+        from seed 002 Eq. (30) with Lemma 3 (:math:`\\|\\Phi^{-1}\\|_1 = 1`,
+        :math:`\\max_i\\|\\sum_{j\\le i}\\Phi_j\\|_2 \\le (K+1)^{3/2}`, Var Lap(b) = 2b², explicit constants) and the
+        minimality argument of seed 001 Section 5 (the projection at most doubles the signed error):
+        h = cell side (data to cell centres and back, h/2 each), L = path length on the line (1-Lipschitz
+        folding, seed 002 Eq. (27)), b = the Laplace scale of η, :math:`e_n` = the expected error of a noisy
+        size (:math:`\\sqrt2/(0.05\\varepsilon)`, or the noisy total's :math:`\\sqrt2 b (K+1)^{3/2}`; 0 for a public
+        n), R = the exact (public) W1 of the rounding on the line. Evaluated at the public or noisy
+        :math:`\\hat n` in place of n. Seed 001's own accuracy theorem (Proposition 5.1) states only
+        :math:`\\lesssim \\log^{3/2}` rates: its constants are not given.
+    """
+    owner = "haar_walk"
+    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
+    d = domain.d
+    pth = check_choice(path, "path", owner, PATHS)
+    proj = check_choice(projection, "projection", owner, PROJECTIONS)
+    rnd = check_choice(rounding, "rounding", owner, ROUNDINGS)
+    nz = check_choice(noise, "noise", owner, NOISES)
+    rule = check_choice(grid_rule, "grid_rule", owner, GRID_RULES)
+    if grid is not None:
+        g = check_int(grid, "grid", owner, low=1, high=MAX_CELLS)
+        cells = g if d == 1 else g**d
+        if cells > MAX_CELLS:
+            raise param_error(owner, "grid", f"such that grid^d <= 2^22 cells (d={d})", g)
+        if d >= 2 and pth == "hilbert" and g & (g - 1):
+            raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
+    if n_synthetic is not None:
+        n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1, high=10_000_000)
+    if n_public is not None:
+        check_int(n_public, "n_public", owner, low=1)
+
+    ledger = Ledger()
+    size = None
+    if grid is None or n_synthetic is None or n_public is not None or p.neighbours == "replace":
+        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng,
+                            owner=owner)
+        if size.epsilon_spent:
+            ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
+    eps_c = p.epsilon - ledger.epsilon
+    g = default_grid(size.n, eps_c, d, pth, rule) if grid is None else g
+    k_axis = g
+    gp = grid_path(pth if d >= 2 else "snake", k_axis, d)
+    N = gp.order.size
+    K = levels_for(N)
+
+    # counts along the path (owner-side) and superregular noise (the only use of the data)
+    cell_counts = np.bincount(cell_of(p.U, k_axis), minlength=N).astype(np.int64)
+    c = cell_counts[gp.order]
+    sens = count_sensitivity(p.neighbours)
+    noisy, noise_vec = privatize_counts(c, eps_c, p.neighbours, p.rng, discrete=(nz == "discrete"),
+                                        return_noise=True)
+    if p.neighbours == "add_remove":
+        b = 1.0 / eps_c
+    else:
+        b = 2.0 * K / ((K + 1) * eps_c) if K > 0 else 0.0
+    ledger.add(f"Haar (superregular) noise on {N} path counts, coefficient scale {b:.4g}", eps_c)
+
+    # normalisation size (public): public n, n under replace, the noisy size, or the noisy total
+    if size is not None:
+        n_hat, n_source = size.n, size.source
+    else:
+        n_hat, n_source = max(1, int(round(float(noisy.sum())))), "noisy total of the path counts"
+    signed_cdf = np.cumsum(noisy) / n_hat
+    positions = gp.positions
+    proj_cdf = closest_measure_on_line(signed_cdf, positions, proj, masses=noisy / n_hat)
+    tau = np.diff(np.r_[0.0, proj_cdf])
+    n_out = n_out_given if n_synthetic is not None else (size.n if size is not None else n_hat)
+    if rnd == "cumulative":
+        out_counts = cumulative_rounding(proj_cdf, n_out)
+    else:
+        out_counts = largest_remainder(np.maximum(tau, 0.0), n_out)
+    out_cdf = np.cumsum(out_counts) / n_out
+    rounding_w1 = line_w1(positions, proj_cdf, out_cdf)
+    cells_out = np.zeros(N, dtype=np.int64)
+    cells_out[gp.order] = out_counts
+    U_syn = points_in_cells(cells_out, k_axis, d, p.rng)
+
+    # bound (seed 002 Eq. (30) + Lemma 3, minimality of the projection; see docstring)
+    h = 1.0 / k_axis
+    lemma3 = math.sqrt(2.0) * b * (K + 1) ** 1.5
+    if size is None:
+        e_n = lemma3
+    elif size.source == "noisy":
+        e_n = math.sqrt(2.0) / (SIZE_SHARE * p.epsilon)
+    else:
+        e_n = 0.0
+    if proj == "isotonic":
+        bound = h + 2.0 * gp.length * (lemma3 + e_n) / n_hat + rounding_w1
+        bound_kind = ("expected W1 bound: seed 002 Eq. (30) + Lemma 3 (explicit constants), projection "
+                      "minimality (seed 001 Section 5), exact rounding error; at the public/noisy n")
+    else:
+        bound = None
+        bound_kind = "no paper bound: clip-and-normalise is not the W1 projection"
+
+    # i.i.d. Laplace walk of equal privacy, for comparison (owner-side: c + iid noise would be a second
+    # release of c; it is never released and costs nothing)
+    iid = iid_laplace_noise(N, scale=sens / eps_c, rng=p.rng, discrete=(nz == "discrete"))
+    iid_noisy = c + iid
+    params = {
+        "grid": g, "grid_rule": rule if grid is None else "given", "cells": N, "cells_per_axis": k_axis, "d": d, "cell_side": h,
+        "path": gp.to_dict(), "levels_K": K, "padded_length": 1 << K,
+        "noise": nz, "coefficient_scale": b,
+        "discrete_coefficient_scale": (K + 1) * b if nz == "discrete" else None,
+        "sensitivity": sens, "epsilon_counts": eps_c,
+        "iid_equal_privacy_scale": sens / eps_c,
+        "projection": proj, "rounding": rnd, "n_synthetic": int(n_out),
+        "normalisation": {"n": int(n_hat), "source": n_source},
+        "size": size.to_dict() if size else None,
+        "bound_terms": {"discretisation": h, "lemma3_partial_sum_sd": lemma3, "size_error": e_n,
+                        "path_length": gp.length, "rounding_w1": rounding_w1},
+    }
+    return Release(
+        synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
+        mechanism=owner, domain=domain, ledger=ledger, params=params, bound=bound, bound_kind=bound_kind,
+        trace={
+            "path_order": gp.order, "positions": positions, "noisy_counts": noisy,
+            "signed_cdf": signed_cdf, "projected_cdf": proj_cdf, "tau": tau, "synthetic_counts": out_counts,
+            "owner": {
+                "true_counts": c, "true_cdf": np.cumsum(c) / max(p.n, 1), "noise": noise_vec,
+                "noise_partial_sums": np.cumsum(noise_vec), "iid_noise": iid,
+                "iid_noise_partial_sums": np.cumsum(iid), "iid_noisy_counts": iid_noisy,
+                "iid_signed_cdf": np.cumsum(iid_noisy) / n_hat, "n": p.n, "n_clamped": p.n_clamped,
+            },
+        },
+    )
