@@ -1,0 +1,640 @@
+"""Empirical privacy audit: a statistically valid lower bound on a mechanism's ε.
+
+A mechanism M is (ε, δ)-DP when, for every neighbouring pair (D, D') and every event E,
+
+.. math:: P(M(D) \\in E) \\le e^{\\varepsilon} P(M(D') \\in E) + \\delta
+          \\quad\\text{and}\\quad P(M(D') \\in E) \\le e^{\\varepsilon} P(M(D) \\in E) + \\delta.
+
+:func:`audit` runs M many times on a fixed pair, reduces every release to a scalar statistic s,
+and tests threshold events :math:`E = \\{s \\ge t\\}` and :math:`\\{s \\le t\\}`. With one-sided
+Clopper–Pearson bounds :math:`p_{lo} \\le p = P_D(E)` and :math:`q_{hi} \\ge q = P_{D'}(E)` that all
+hold simultaneously with probability at least :math:`1-\\alpha` (Bonferroni), every event gives
+
+.. math:: \\hat\\varepsilon_E = \\log\\frac{p_{lo} - \\delta}{q_{hi}} \\le \\varepsilon,
+
+and the same with D and D' swapped; the audit reports the largest (or 0). So an (ε, δ)-DP
+mechanism gets :math:`\\hat\\varepsilon \\le \\varepsilon` with probability at least 1 - α, and an
+audit that finds :math:`\\hat\\varepsilon > \\varepsilon` has caught a privacy bug with that confidence
+(the approach of Jagielski, Ullman, Oprea 2020 and Nasr et al. 2021, with exact binomial intervals).
+
+Selection without double dipping
+--------------------------------
+Thresholds chosen from the same samples that are then tested would bias the bound upwards. By
+default a ``selection`` share of the trials (independent of the others) is used only to choose
+candidate thresholds and to rank events; the ``max_events`` best (event, direction) pairs are then
+tested on the remaining trials with the Bonferroni correction over those pairs. Fixed thresholds
+given by the caller (``thresholds=array``) are data-independent, so all trials are used for testing
+and the correction covers every event.
+
+Power (DESIGN.md): choose a statistic the neighbouring pair moves a lot, e.g. the noisy count of
+the finest cell around the added point, not a coarse region's count.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .validation import check_float, check_int, check_points, check_rng, param_error
+
+__all__ = [
+    "AuditResult",
+    "AuditEvent",
+    "audit",
+    "clopper_pearson",
+    "neighbouring_pair",
+    "NEIGHBOUR_KINDS",
+    "relation_of",
+    "from_registry",
+    "count_in_box",
+    "synthetic_size",
+    "coordinate_mean",
+    "trace_value",
+    "count_shift",
+]
+
+_OWNER = "audit"
+
+#: Kinds of neighbouring pairs and the relation each one belongs to.
+NEIGHBOUR_KINDS: dict[str, str] = {"add": "add_remove", "remove": "add_remove", "move": "replace"}
+
+
+# ---------------------------------------------------------------------------- confidence bounds
+def clopper_pearson(k: Any, n: int, level: float, side: str) -> np.ndarray:
+    """One-sided Clopper–Pearson (exact binomial) bound for p from k successes in n trials.
+
+    .. math:: p_{lo} = B^{-1}(\\beta; k, n-k+1) \\;(0 \\text{ if } k=0), \\qquad
+              p_{hi} = B^{-1}(1-\\beta; k+1, n-k) \\;(1 \\text{ if } k=n)
+
+    so that :math:`P(p_{lo} > p) \\le \\beta` (``side="lower"``) or :math:`P(p_{hi} < p) \\le \\beta`
+    (``side="upper"``), with :math:`B^{-1}` the Beta quantile function.
+
+    Parameters
+    ----------
+    k : int or int array, counts in [0, n]
+    n : int >= 1
+    level : float in (0, 1)
+        β, the error probability of this one bound.
+    side : {"lower", "upper"}
+    """
+    kk = np.asarray(k, dtype=float)
+    nn = float(n)
+    if side == "lower":
+        with np.errstate(invalid="ignore"):
+            out = stats.beta.ppf(level, kk, nn - kk + 1.0)
+        return np.where(kk <= 0, 0.0, out)
+    if side == "upper":
+        with np.errstate(invalid="ignore"):
+            out = stats.beta.ppf(1.0 - level, kk + 1.0, nn - kk)
+        return np.where(kk >= nn, 1.0, out)
+    raise param_error("clopper_pearson", "side", "one of 'lower', 'upper'", side)
+
+
+# ----------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class AuditEvent:
+    """One tested event :math:`\\{s \\ge t\\}` or :math:`\\{s \\le t\\}` and its bound.
+
+    ``direction`` "D>D'" means the bound :math:`\\log((p_{lo}-\\delta)/q_{hi})` with p from D and q
+    from D'; "D'>D" swaps the datasets. ``p_hat``, ``q_hat`` are the test frequencies on D and D'.
+    """
+
+    kind: str  # ">=" or "<="
+    threshold: float
+    direction: str  # "D>D'" or "D'>D"
+    p_hat: float
+    q_hat: float
+    numerator_lower: float  # Clopper–Pearson lower bound of the larger side's probability
+    denominator_upper: float  # Clopper–Pearson upper bound of the other side's probability
+    epsilon_lower: float  # log((numerator_lower - δ) / denominator_upper), -inf when not positive
+
+    def describe(self) -> str:
+        a, b = ("D", "D'") if self.direction == "D>D'" else ("D'", "D")
+        return (f"s {self.kind} {self.threshold:.6g}: P_{a} >= {self.numerator_lower:.4g}, "
+                f"P_{b} <= {self.denominator_upper:.4g} (observed {self.p_hat:.4g} on D, {self.q_hat:.4g} on D')")
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "threshold": self.threshold, "direction": self.direction,
+                "p_hat": self.p_hat, "q_hat": self.q_hat, "numerator_lower": self.numerator_lower,
+                "denominator_upper": self.denominator_upper, "epsilon_lower": self.epsilon_lower}
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of :func:`audit`.
+
+    Attributes
+    ----------
+    epsilon_lower : float >= 0
+        ε̂, a lower bound on the mechanism's ε valid with probability at least 1 - ``alpha``.
+    epsilon_declared, delta : float
+        The guarantee under test.
+    best_event : AuditEvent or None
+        The event that gave ε̂ (None when no event gives a positive bound).
+    trials : int
+        Runs per dataset.
+    samples_D, samples_D_prime : ndarray (trials,)
+        The statistic of every run (selection and test runs).
+    hist_D, hist_D_prime : ndarray (bins,)
+        Empirical probabilities of the statistic on the bins ``bin_edges`` (for the pictures).
+    bin_edges : ndarray (bins + 1,)
+    alpha : float
+        Overall error probability of the bound.
+    events_tested : int
+        Number of (event, direction) pairs the Bonferroni correction covers.
+    selection_trials : int
+        Runs per dataset spent on choosing the events (0 with fixed thresholds).
+    events : tuple of AuditEvent
+        Every tested (event, direction) pair with its bound.
+    """
+
+    epsilon_lower: float
+    epsilon_declared: float
+    delta: float
+    best_event: AuditEvent | None
+    trials: int
+    samples_D: np.ndarray = field(repr=False)
+    samples_D_prime: np.ndarray = field(repr=False)
+    hist_D: np.ndarray = field(repr=False)
+    hist_D_prime: np.ndarray = field(repr=False)
+    bin_edges: np.ndarray = field(repr=False)
+    alpha: float = 0.05
+    events_tested: int = 0
+    selection_trials: int = 0
+    events: tuple = field(default=(), repr=False)
+
+    @property
+    def passed(self) -> bool:
+        """True when the audit found no violation: ε̂ <= declared ε."""
+        return self.epsilon_lower <= self.epsilon_declared
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 - self.alpha
+
+    def band(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (ε, δ) band for D' around D's histogram, bin by bin:
+        :math:`[e^{-\\varepsilon}(h_D - \\delta),\\; e^{\\varepsilon} h_D + \\delta]` clipped to [0, 1]
+        (a bin is an event, so a DP mechanism keeps D''s true bin probabilities inside the band of
+        D's true ones)."""
+        e = math.exp(min(self.epsilon_declared, 700.0))
+        lo = np.clip((self.hist_D - self.delta) / e, 0.0, 1.0)
+        hi = np.clip(self.hist_D * e + self.delta, 0.0, 1.0)
+        return lo, hi
+
+    def summary(self) -> str:
+        verdict = "no violation found" if self.passed else "VIOLATION: the declared ε is too small"
+        event = "" if self.best_event is None else f"; best event {self.best_event.describe()}"
+        return (f"ε̂ = {self.epsilon_lower:.4g} vs declared ε = {self.epsilon_declared:.4g} (δ = {self.delta:.3g}), "
+                f"{self.confidence:.0%} confidence, {self.trials} trials per dataset: {verdict}{event}")
+
+    def to_dict(self) -> dict:
+        return {
+            "epsilon_lower": self.epsilon_lower,
+            "epsilon_declared": self.epsilon_declared,
+            "delta": self.delta,
+            "passed": self.passed,
+            "alpha": self.alpha,
+            "trials": self.trials,
+            "selection_trials": self.selection_trials,
+            "events_tested": self.events_tested,
+            "best_event": None if self.best_event is None else self.best_event.to_dict(),
+            "hist_D": self.hist_D.tolist(),
+            "hist_D_prime": self.hist_D_prime.tolist(),
+            "bin_edges": self.bin_edges.tolist(),
+        }
+
+
+# -------------------------------------------------------------------------------- the audit
+def _collect(mechanism, X, gens, statistic, progress, done0, total) -> np.ndarray:
+    out = np.empty(len(gens))
+    for i, g in enumerate(gens):
+        rel = mechanism(X, g)
+        s = statistic(rel)
+        if isinstance(s, bool) or not isinstance(s, (numbers.Real, np.bool_)):
+            try:
+                s = float(np.asarray(s).item())
+            except (TypeError, ValueError):
+                raise param_error(_OWNER, "statistic", "a callable returning a real number", s,
+                                  kind=TypeError) from None
+        s = float(s)
+        if math.isnan(s):
+            raise ValueError(f"The 'statistic' parameter of {_OWNER} must return a number, not NaN. "
+                             f"Got NaN at trial {i}.")
+        out[i] = s
+        if progress is not None:
+            progress(done0 + i + 1, total)
+    return out
+
+
+def _candidate_thresholds(values: np.ndarray, max_thresholds: int) -> np.ndarray:
+    uniq = np.unique(values)
+    if uniq.size <= max_thresholds:
+        return uniq
+    qs = np.quantile(values, np.linspace(0.0, 1.0, max_thresholds), method="inverted_cdf")
+    return np.unique(qs)
+
+
+def _event_bounds(sD: np.ndarray, sP: np.ndarray, thresholds: np.ndarray, level: float, delta: float):
+    """For every threshold and kind (>=, <=) and both directions: (kind, t, dir, p, q, num_lo,
+    den_hi, eps). Each bound is one-sided with error ``level``."""
+    nD, nP = sD.size, sP.size
+    sDs, sPs = np.sort(sD), np.sort(sP)
+    rows = []
+    for kind in (">=", "<="):
+        if kind == ">=":
+            kD = nD - np.searchsorted(sDs, thresholds, side="left")
+            kP = nP - np.searchsorted(sPs, thresholds, side="left")
+        else:
+            kD = np.searchsorted(sDs, thresholds, side="right")
+            kP = np.searchsorted(sPs, thresholds, side="right")
+        pD_lo = clopper_pearson(kD, nD, level, "lower")
+        pD_hi = clopper_pearson(kD, nD, level, "upper")
+        pP_lo = clopper_pearson(kP, nP, level, "lower")
+        pP_hi = clopper_pearson(kP, nP, level, "upper")
+        for direction, num_lo, den_hi in (("D>D'", pD_lo, pP_hi), ("D'>D", pP_lo, pD_hi)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps = np.where(num_lo - delta > 0, np.log(np.maximum(num_lo - delta, 1e-300) / den_hi), -np.inf)
+            for i, t in enumerate(thresholds):
+                rows.append((kind, float(t), direction, kD[i] / nD, kP[i] / nP, float(num_lo[i]),
+                             float(den_hi[i]), float(eps[i])))
+    return rows
+
+
+def _histograms(sD: np.ndarray, sP: np.ndarray, bins: Any):
+    allv = np.concatenate([sD, sP])
+    if bins is None:
+        uniq = np.unique(allv)
+        integer = np.allclose(uniq, np.round(uniq))
+        if integer and uniq.size <= 200:
+            edges = np.arange(uniq[0] - 0.5, uniq[-1] + 1.0, 1.0)
+        else:
+            lo, hi = float(allv.min()), float(allv.max())
+            edges = np.linspace(lo, hi if hi > lo else lo + 1.0, 41)
+    elif isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        nb = check_int(bins, "bins", _OWNER, low=1, high=10_000)
+        lo, hi = float(allv.min()), float(allv.max())
+        edges = np.linspace(lo, hi if hi > lo else lo + 1.0, nb + 1)
+    else:
+        try:
+            edges = np.asarray(bins, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise param_error(_OWNER, "bins", "None, an int or an increasing array of edges", bins,
+                              kind=TypeError) from None
+        if edges.size < 2 or not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
+            raise param_error(_OWNER, "bins", "None, an int or an increasing array of at least 2 finite edges", bins)
+    hD, _ = np.histogram(sD, edges)
+    hP, _ = np.histogram(sP, edges)
+    return hD / sD.size, hP / sP.size, edges
+
+
+def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, trials: int, epsilon: float,
+          delta: float = 0.0, rng: Any = None, alpha: float = 0.05, bins: Any = None, thresholds: Any = None,
+          selection: float = 0.25, max_events: int = 4, max_thresholds: int = 64,
+          progress: Callable[[int, int], None] | None = None) -> AuditResult:
+    """Empirical lower bound ε̂ on the privacy loss of ``mechanism`` on the pair (D, D').
+
+    .. math:: \\hat\\varepsilon = \\max\\Big(0,\\; \\max_{E,\\ \\text{both directions}}
+              \\log\\frac{\\mathrm{CP}^{lo}_{\\alpha/(2K)}(P_D(E)) - \\delta}{\\mathrm{CP}^{hi}_{\\alpha/(2K)}(P_{D'}(E))}\\Big)
+
+    over the K tested (event, direction) pairs, each event a threshold event on the statistic,
+    CP the one-sided Clopper–Pearson bounds. With probability at least 1 - α every bound used holds
+    at once, so ε̂ <= ε for any (ε, δ)-DP mechanism (see the module docstring).
+
+    Parameters
+    ----------
+    mechanism : callable ``(X, rng) -> Release``
+        Called ``trials`` times on each dataset, each time with an independent child generator of
+        ``rng`` (``numpy.random.Generator.spawn``).
+    D, D_prime : array (n, d) and (n', d)
+        A neighbouring pair (:func:`neighbouring_pair`).
+    statistic : callable ``Release -> float``
+        A scalar of the release's public part (not ``trace["owner"]``); helpers below.
+    trials : int in [20, 10^7]
+        Runs per dataset.
+    epsilon : float in [0, inf)
+        The declared ε (what is being audited).
+    delta : float in [0, 1)
+        The declared δ.
+    rng : numpy Generator, int or None
+    alpha : float in (0, 1)
+        Error probability of the lower bound (confidence 1 - α).
+    bins : None, int in [1, 10^4] or array of edges
+        Histogram bins for the pictures (``hist_D``, ``hist_D_prime``); None: unit bins for
+        integer statistics with at most 200 values, else 40 equal bins.
+    thresholds : None or array of float
+        Fixed, data-independent thresholds (all trials test all 2·2·len(thresholds) event/direction
+        pairs). None: chosen from the ``selection`` share of the trials.
+    selection : float in (0, 1)
+        Share of the trials used to choose thresholds and rank events (when ``thresholds`` is None).
+    max_events : int in [1, 1000]
+        Number of best-ranked (event, direction) pairs tested after selection.
+    max_thresholds : int in [1, 10^4]
+        At most this many candidate thresholds (distinct values, else quantiles of the selection runs).
+    progress : callable ``(done, total)`` or None
+        Called after every run.
+
+    Returns
+    -------
+    AuditResult
+    """
+    if not callable(mechanism):
+        raise param_error(_OWNER, "mechanism", "a callable (X, rng) -> Release", mechanism, kind=TypeError)
+    if not callable(statistic):
+        raise param_error(_OWNER, "statistic", "a callable Release -> float", statistic, kind=TypeError)
+    n_trials = check_int(trials, "trials", _OWNER, low=20, high=10_000_000)
+    eps = check_float(epsilon, "epsilon", _OWNER, low=0.0)
+    dlt = check_float(delta, "delta", _OWNER, low=0.0, high=1.0, high_open=True)
+    a = check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
+    gen = check_rng(rng, _OWNER)
+    sel = check_float(selection, "selection", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
+    k_max = check_int(max_events, "max_events", _OWNER, low=1, high=1000)
+    t_max = check_int(max_thresholds, "max_thresholds", _OWNER, low=1, high=10_000)
+    if progress is not None and not callable(progress):
+        raise param_error(_OWNER, "progress", "None or a callable (done, total)", progress, kind=TypeError)
+    fixed = None
+    if thresholds is not None:
+        try:
+            fixed = np.unique(np.asarray(thresholds, dtype=float).ravel())
+        except (TypeError, ValueError):
+            raise param_error(_OWNER, "thresholds", "None or an array of floats", thresholds, kind=TypeError) from None
+        if fixed.size == 0 or not np.all(np.isfinite(fixed)):
+            raise param_error(_OWNER, "thresholds", "None or a non-empty array of finite floats", thresholds)
+    X0 = check_points(D, "D", _OWNER, min_rows=0)
+    X1 = check_points(D_prime, "D_prime", _OWNER, min_rows=0)
+    if X0.shape[1] != X1.shape[1]:
+        raise param_error(_OWNER, "D_prime", f"an array with {X0.shape[1]} columns like D", X1)
+
+    children = gen.spawn(2 * n_trials)
+    total = 2 * n_trials
+    sD = _collect(mechanism, X0, children[:n_trials], statistic, progress, 0, total)
+    sP = _collect(mechanism, X1, children[n_trials:], statistic, progress, n_trials, total)
+
+    if fixed is None:
+        n_sel = max(1, int(round(sel * n_trials)))
+        if n_trials - n_sel < 10:
+            raise param_error(_OWNER, "selection", f"small enough to leave at least 10 test trials of {n_trials}",
+                              selection)
+        selD, testD = sD[:n_sel], sD[n_sel:]
+        selP, testP = sP[:n_sel], sP[n_sel:]
+        cand = _candidate_thresholds(np.concatenate([selD, selP]), t_max)
+        # Rank on the selection runs at the level the test will use, so the ranking reflects power.
+        rows = _event_bounds(selD, selP, cand, a / (2 * k_max), dlt)
+        order = sorted(range(len(rows)), key=lambda i: (-rows[i][7], -(rows[i][5] - rows[i][6])))
+        chosen = [rows[i][:3] for i in order[:k_max]]
+        K = len(chosen)
+        level = a / (2 * K)
+        tested = []
+        for kind, t, direction in chosen:
+            for r in _event_bounds(testD, testP, np.array([t]), level, dlt):
+                if r[0] == kind and r[2] == direction:
+                    tested.append(r)
+        n_selection = n_sel
+    else:
+        K = 4 * fixed.size  # two kinds x two directions per threshold
+        tested = _event_bounds(sD, sP, fixed, a / (2 * K), dlt)
+        n_selection = 0
+
+    events = tuple(AuditEvent(*r) for r in tested)
+    best = max(events, key=lambda e: e.epsilon_lower)
+    eps_hat = best.epsilon_lower
+    if not eps_hat > 0:
+        eps_hat, best = 0.0, None
+    hD, hP, edges = _histograms(sD, sP, bins)
+    return AuditResult(epsilon_lower=float(eps_hat), epsilon_declared=eps, delta=dlt, best_event=best,
+                       trials=n_trials, samples_D=sD, samples_D_prime=sP, hist_D=hD, hist_D_prime=hP,
+                       bin_edges=edges, alpha=a, events_tested=K, selection_trials=n_selection, events=events)
+
+
+# ------------------------------------------------------------------------- neighbouring pairs
+def relation_of(kind: str) -> str:
+    """The neighbouring relation a pair kind belongs to: add/remove -> "add_remove", move -> "replace"."""
+    if not isinstance(kind, str):
+        raise param_error("relation_of", "kind", "one of 'add', 'remove', 'move'", kind, kind=TypeError)
+    if kind not in NEIGHBOUR_KINDS:
+        raise param_error("relation_of", "kind", "one of 'add', 'remove', 'move'", kind)
+    return NEIGHBOUR_KINDS[kind]
+
+
+def neighbouring_pair(X: Any, kind: str = "add", point: Any = None, index: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A neighbouring pair (D, D') with D = X.
+
+    * ``"add"``: D' = D plus ``point`` (default: a copy of row ``index``); an add/remove pair.
+    * ``"remove"``: D' = D without row ``index``; an add/remove pair.
+    * ``"move"``: D' = D with row ``index`` replaced by ``point`` (required); a replace pair.
+
+    Parameters
+    ----------
+    X : array (n, d), n >= 1 (n >= 0 for "add" with an explicit point)
+    kind : {"add", "remove", "move"}
+    point : array (d,) or None, in the units of X
+    index : int in [0, n-1]
+
+    Returns
+    -------
+    D, D_prime : float arrays of shapes (n, d) and (n ± 1 or n, d)
+    """
+    owner = "neighbouring_pair"
+    if not isinstance(kind, str):
+        raise param_error(owner, "kind", "one of 'add', 'remove', 'move'", kind, kind=TypeError)
+    if kind not in NEIGHBOUR_KINDS:
+        raise param_error(owner, "kind", "one of 'add', 'remove', 'move'", kind)
+    needs_row = not (kind == "add" and point is not None)
+    D = check_points(X, "X", owner, min_rows=1 if needs_row else 0)
+    n, d = D.shape
+    p = None
+    if point is not None:
+        p = check_points(np.asarray(point, dtype=float).reshape(1, -1) if not isinstance(point, str) else point,
+                         "point", owner, d=d, min_rows=1)
+        if p.shape[0] != 1:
+            raise param_error(owner, "point", f"one point of dimension {d}", point)
+    elif kind == "move":
+        raise param_error(owner, "point", "a point of dimension d for kind='move'", point, kind=TypeError)
+    i = check_int(index, "index", owner, low=0, high=max(n - 1, 0)) if needs_row else 0
+    if kind == "add":
+        new = D[i:i + 1] if p is None else p
+        return D.copy(), np.vstack([D, new])
+    if kind == "remove":
+        return D.copy(), np.delete(D, i, axis=0)
+    D2 = D.copy()
+    D2[i] = p[0]
+    return D.copy(), D2
+
+
+def from_registry(name: str, domain: Any, **params: Any) -> Callable:
+    """``(X, rng) -> run(name, X, domain, rng=rng, **params)``, a mechanism callable for :func:`audit`."""
+    from .mechanisms import MECHANISMS, load_all
+
+    load_all()
+    if not isinstance(name, str) or name not in MECHANISMS:
+        raise param_error("from_registry", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name,
+                          kind=ValueError if isinstance(name, str) else TypeError)
+    func = MECHANISMS[name].func
+
+    def mechanism(X, rng):
+        return func(X, domain, rng=rng, **params)
+
+    mechanism.__name__ = f"{name}_for_audit"
+    return mechanism
+
+
+# --------------------------------------------------------------------------------- statistics
+def count_in_box(lower: Sequence[float], upper: Sequence[float]) -> Callable:
+    """Statistic: number of synthetic points x with ``lower <= x < upper`` (domain units; a face on
+    the domain's upper bound is closed). For the flat histogram, PMM and PSMM this is a
+    post-processing of the noisy counts, as private as the release."""
+    owner = "count_in_box"
+    lo = check_points(np.asarray(lower, dtype=float).reshape(1, -1) if not isinstance(lower, str) else lower,
+                      "lower", owner)[0]
+    hi = check_points(np.asarray(upper, dtype=float).reshape(1, -1) if not isinstance(upper, str) else upper,
+                      "upper", owner, d=lo.size)[0]
+    if np.any(hi <= lo):
+        raise param_error(owner, "upper", "greater than 'lower' in every coordinate", hi.tolist())
+
+    def stat(release) -> float:
+        S = np.asarray(release.synthetic, dtype=float)
+        if S.shape[0] == 0:
+            return 0.0
+        if S.shape[1] != lo.size:
+            raise param_error(owner, "lower", f"of the release's dimension {S.shape[1]}", lo.tolist())
+        top = np.asarray(release.domain.upper, dtype=float)
+        upper_ok = np.where(hi >= top, S <= hi, S < hi)
+        return float(np.count_nonzero(np.all((S >= lo) & upper_ok, axis=1)))
+
+    return stat
+
+
+def synthetic_size() -> Callable:
+    """Statistic: the number of synthetic points (it reveals a noisy n under add/remove)."""
+    return lambda release: float(np.asarray(release.synthetic).shape[0])
+
+
+def coordinate_mean(j: int, empty: float = 0.0) -> Callable:
+    """Statistic: mean of coordinate ``j`` of the synthetic data (domain units; ``empty`` if none)."""
+    jj = check_int(j, "j", "coordinate_mean", low=0)
+    fill = check_float(empty, "empty", "coordinate_mean")
+
+    def stat(release) -> float:
+        S = np.asarray(release.synthetic, dtype=float)
+        if jj >= S.shape[1]:
+            raise param_error("coordinate_mean", "j", f"an int in [0, {S.shape[1] - 1}]", jj)
+        return float(S[:, jj].mean()) if S.shape[0] else fill
+
+    return stat
+
+
+_REDUCERS = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
+
+
+def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Callable:
+    """Statistic: a value of ``release.trace`` outside ``trace["owner"]``, e.g. a noisy count.
+
+    Parameters
+    ----------
+    key : str or tuple
+        A trace key, or a path of keys / list positions (``("noisy_histograms", 0)``).
+        ``"owner"`` is refused: those entries are not differentially private.
+    index : None, int or tuple of int
+        Position in the (array) value; None for a scalar value or with ``reduce``.
+    reduce : {None, "sum", "max", "min", "mean"}
+        Reduce the selected value to a scalar.
+    """
+    owner = "trace_value"
+    path = key if isinstance(key, tuple) else (key,)
+    if not path or not isinstance(path[0], str):
+        raise param_error(owner, "key", "a trace key (str) or a tuple path starting with one", key, kind=TypeError)
+    if path[0] == "owner":
+        raise param_error(owner, "key", "a public trace entry (trace['owner'] is owner-side, not private)", key)
+    if reduce is not None and reduce not in _REDUCERS:
+        raise param_error(owner, "reduce", "None or one of " + ", ".join(repr(r) for r in _REDUCERS), reduce)
+
+    def stat(release) -> float:
+        value = _lookup(release.trace, path, owner, key)
+        arr = np.asarray(value, dtype=float) if value is not None else np.asarray(np.nan)
+        if index is not None:
+            arr = np.asarray(arr[index], dtype=float)
+        if reduce is not None:
+            arr = np.asarray(_REDUCERS[reduce](arr), dtype=float)
+        if arr.size != 1:
+            raise ValueError(f"The 'index' parameter of {owner} must select one value of trace[{key!r}]. "
+                             f"Got {index!r} on shape {arr.shape}.")
+        return float(arr.reshape(()))
+
+    return stat
+
+
+def _lookup(trace: Any, path: tuple, owner: str, key: Any) -> Any:
+    value = trace
+    for step in path:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            raise ValueError(f"The 'key' parameter of {owner} must name an entry of the release's trace. "
+                             f"Got {key!r} (no {step!r}).") from None
+    return value
+
+
+def count_shift(key: Any, cells: Sequence[Any], base: Sequence[float], sign: Sequence[int],
+                weight: Sequence[float] | None = None) -> Callable:
+    """Statistic with power for noisy counts: a weighted number of cells that moved the way D' moves them.
+
+    .. math:: s = \\sum_i w_i\\, \\mathbf 1\\{\\sigma_i (\\tilde n_i - b_i) \\ge 1\\}
+
+    where :math:`\\tilde n_i` is the released noisy count of cell i (``trace[key][cells[i]]``),
+    :math:`b_i` its true value on D and :math:`\\sigma_i = \\pm 1` the direction D' moves it (+1 for
+    the cells of an added point, -1 for a removed or moved-away one). For independent discrete
+    Laplace noise with per-cell budget :math:`\\varepsilon_i` and :math:`w_i = \\varepsilon_i`, s is the
+    privacy-loss random variable itself, so its threshold events are the Neyman–Pearson optimal
+    tests (seed 000 Appendix B: :math:`P(Z \\ge 0)/P(Z \\ge 1) = e^{1/\\sigma}`). Any weights give a
+    valid (post-processing) statistic.
+
+    Parameters
+    ----------
+    key : str or tuple
+        Public trace entry (``"owner"`` refused), e.g. ``"noisy_counts"``.
+    cells : sequence of int or tuple of int
+        Position of each cell in ``trace[key]``; a tuple indexes nested values (``(level, code)``).
+    base : sequence of float, same length
+        True counts of the cells on D (known to the auditor, who built D).
+    sign : sequence of {+1, -1}, same length
+    weight : sequence of float >= 0 or None (all 1)
+    """
+    owner = "count_shift"
+    path = key if isinstance(key, tuple) else (key,)
+    if not path or not isinstance(path[0], str):
+        raise param_error(owner, "key", "a trace key (str) or a tuple path starting with one", key, kind=TypeError)
+    if path[0] == "owner":
+        raise param_error(owner, "key", "a public trace entry (trace['owner'] is owner-side, not private)", key)
+    cells = list(cells)
+    b = np.asarray(base, dtype=float).ravel()
+    sg = np.asarray(sign, dtype=float).ravel()
+    w = np.ones(len(cells)) if weight is None else np.asarray(weight, dtype=float).ravel()
+    if not cells:
+        raise param_error(owner, "cells", "a non-empty sequence of cell positions", cells)
+    for name, arr in (("base", b), ("sign", sg), ("weight", w)):
+        if arr.size != len(cells):
+            raise param_error(owner, name, f"a sequence of {len(cells)} values (one per cell)", arr)
+    if not np.all(np.isin(sg, (-1.0, 1.0))):
+        raise param_error(owner, "sign", "a sequence of +1 / -1", sg)
+    if not np.all(np.isfinite(b)) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise param_error(owner, "weight", "finite non-negative weights (and finite base counts)", w)
+
+    def stat(release) -> float:
+        value = _lookup(release.trace, path, owner, key)
+        total = 0.0
+        for c, bi, si, wi in zip(cells, b, sg, w, strict=True):
+            idx = c if isinstance(c, tuple) else (c,)
+            v = value
+            for step in idx:
+                v = v[step]
+            if si * (float(v) - bi) >= 1.0:
+                total += wi
+        return total
+
+    return stat

@@ -1,0 +1,285 @@
+"""The ``dpsynth`` command line (dpsynth_core.cli): round trips, public-only reports, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpsynth_core import Domain, run
+from dpsynth_core.cli import main
+from dpsynth_core.datasets import load_csv
+from dpsynth_core.mechanisms import MECHANISMS, load_all
+from dpsynth_core.transport import wasserstein1
+
+load_all()
+
+FORBIDDEN = ("owner", "true", "trace")
+
+
+def _write_csv(path: Path, X: np.ndarray, names=("a", "b")) -> Path:
+    lines = [",".join(names)] + [",".join(repr(float(v)) for v in row) for row in X]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _keys(obj, prefix=""):
+    """Every key of a nested JSON object, with its path."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield prefix + str(k), str(k)
+            yield from _keys(v, prefix + str(k) + ".")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _keys(v, f"{prefix}{i}.")
+
+
+def _assert_public_only(report: dict) -> None:
+    for path, key in _keys(report):
+        low = key.lower()
+        assert not any(word in low for word in FORBIDDEN), f"owner-side key in the report: {path}"
+    assert "synthetic" not in report  # the rows are in the CSV, not the report
+
+
+@pytest.fixture
+def data(tmp_path):
+    X = np.random.default_rng(0).random((300, 2)) * [10.0, 2.0] + [0.0, -1.0]
+    return X, _write_csv(tmp_path / "private.csv", X)
+
+
+def _one_error_line(capsys, code_expected_nonzero=True):
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("dpsynth: error: ") and "Traceback" not in err
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------ round trips
+def test_round_trip_in_process(data, tmp_path, capsys):
+    X, src = data
+    out, rep = tmp_path / "synthetic.csv", tmp_path / "report.json"
+    code = main(["synth", "--mechanism", "pmm", "--epsilon", "1", "--bounds", "0:10,-1:1", "--param", "depth=6",
+                 "--seed", "3", str(src), "-o", str(out), "--report", str(rep)])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "running pmm" in err and "wrote" in err  # progress on stderr
+    syn = load_csv(out)
+    assert list(syn.columns) == ["a", "b"] and syn.shape[0] >= 1
+    assert np.all(syn["a"].between(0, 10)) and np.all(syn["b"].between(-1, 1))
+    report = json.loads(rep.read_text())
+    _assert_public_only(report)
+    # the report is exactly Release.public() without the rows (same seed, same release)
+    dom = Domain([0, -1], [10, 1], names=["a", "b"])
+    rel = run("pmm", load_csv(src), dom, epsilon=1.0, depth=6, rng=3)
+    assert report == json.loads(rel.public_json(include_synthetic=False))
+    assert report["params"]["depth"] == 6 and report["n_synthetic"] == syn.shape[0]
+    np.testing.assert_array_equal(syn.to_numpy(), rel.synthetic)  # exact float round trip
+    # W1 by `dpsynth w1` equals the library's value (unit-cube units, l_inf)
+    assert main(["w1", str(src), str(out), "--bounds", "0:10,-1:1", "-q"]) == 0
+    value = float(capsys.readouterr().out.strip())
+    assert value == pytest.approx(wasserstein1(X, rel.synthetic, domain=dom, metric="linf"), rel=1e-12)
+    assert main(["w1", str(src), str(out), "--bounds", "0:10,-1:1", "-q", "--json", "--metric", "l1"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["metric"] == "l1" and res["lower"] <= res["w1"] <= res["upper"] and res["exact"]
+
+
+@pytest.mark.timeout(120)
+def test_round_trip_with_the_installed_console_script(data, tmp_path):
+    _, src = data
+    exe = Path(sys.executable).with_name("dpsynth")
+    assert exe.exists(), "the dpsynth console script is not installed in the venv"
+    out, rep = tmp_path / "syn.csv", tmp_path / "rep.json"
+    proc = subprocess.run([str(exe), "synth", "-m", "flat_histogram", "-e", "2", "-b", "0:10,-1:1", "--seed", "1",
+                           str(src), "-o", str(out), "--report", str(rep)], capture_output=True, text=True,
+                          timeout=100)
+    assert proc.returncode == 0, proc.stderr
+    assert "flat_histogram done" in proc.stderr and proc.stdout == ""
+    _assert_public_only(json.loads(rep.read_text()))
+    proc = subprocess.run([str(exe), "w1", str(src), str(out), "-b", "0:10,-1:1", "-q"], capture_output=True,
+                          text=True, timeout=100)
+    assert proc.returncode == 0, proc.stderr
+    w1 = float(proc.stdout.strip())
+    # unit-cube l_inf units: in [0, 1]; a 2-D flat histogram at ε = 2, n = 300 is far from 0 and from 1
+    assert 0.0 < w1 < 0.5
+    proc = subprocess.run([str(exe), "synth", "-m", "pmm", "-e", "-1", "-b", "0:10,-1:1", str(src), "-o",
+                           str(out), "-q"], capture_output=True, text=True, timeout=100)
+    assert proc.returncode == 1 and proc.stderr.strip().count("\n") == 0
+    assert proc.stderr.startswith("dpsynth: error: The 'epsilon' parameter of pmm must be a float in [1e-06, 1000000].")
+
+
+# Small parameters for the mechanisms whose defaults are slow on a test-sized file.
+FAST = {"private_evolution": ["iterations=2", "n_synthetic=50", "track_w1=false"],
+        "sparse_marginals": ["public_size=200", "mc_draws=20"]}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", sorted(MECHANISMS))
+def test_every_mechanism_report_is_public_only(name, data, tmp_path, capsys):
+    _, src = data
+    spec = MECHANISMS[name]
+    argv = ["synth", "-m", name, "-e", "1", "-b", "0:10,-1:1", "--seed", "0", str(src), "-o",
+            str(tmp_path / "s.csv"), "--report", str(tmp_path / "r.json"), "-q"]
+    if spec.needs_delta:
+        argv += ["--delta", "1e-5"]
+    for p in FAST.get(name, []):
+        argv += ["--param", p]
+    assert main(argv) == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "r.json").read_text())
+    _assert_public_only(report)
+    assert report["mechanism"] == name and report["neighbours"] == spec.default_neighbours
+    assert sum(e["epsilon"] for e in report["ledger"]) == pytest.approx(1.0)
+
+
+def test_stdout_output_and_list(data, capsys):
+    _, src = data
+    assert main(["synth", "-m", "haar_walk", "-e", "1", "-b", "0:10,-1:1", str(src), "-o", "-", "-q"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "a,b" and len(out) > 10
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in MECHANISMS)
+    assert main(["list", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert "--param depth=<int>" in verbose
+    assert main(["--help"]) == 0 and "synth" in capsys.readouterr().out
+
+
+def test_replace_neighbours_and_columns(tmp_path, capsys):
+    X = np.random.default_rng(1).random((50, 3))
+    src = _write_csv(tmp_path / "x.csv", X, names=("u", "v", "w"))
+    out, rep = tmp_path / "o.csv", tmp_path / "r.json"
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", "--columns", "w,u", "--neighbours", "replace",
+                 "--seed", "0", str(src), "-o", str(out), "--report", str(rep), "-q"]) == 0
+    assert list(load_csv(out).columns) == ["w", "u"]
+    report = json.loads(rep.read_text())
+    assert report["neighbours"] == "replace" and report["domain"]["names"] == ["w", "u"]
+
+
+# ------------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("extra, match", [
+    (["-m", "pmm", "-e", "-1"], "The 'epsilon' parameter of pmm must be a float in [1e-06, 1000000]. Got -1."),
+    (["-m", "pmm", "-e", "abc"], "The 'epsilon' parameter of pmm must be a float. Got 'abc'."),
+    (["-m", "pmm", "-e", "nan"], "The 'epsilon' parameter of pmm must be a float in [1e-06, 1000000]."),
+    (["-m", "nope", "-e", "1"], "The 'mechanism' parameter of dpsynth synth must be one of"),
+    (["-m", "pmm", "-e", "1", "-p", "depth=abc"], "The 'depth' parameter of pmm"),
+    (["-m", "pmm", "-e", "1", "-p", "depth=99"], "The 'depth' parameter of pmm must be an int in [0, 24]"),
+    (["-m", "pmm", "-e", "1", "-p", "colour=red"], "must name a parameter of pmm"),
+    (["-m", "pmm", "-e", "1", "-p", "depth"], "must be key=value"),
+    (["-m", "pmm", "-e", "1", "-p", "depth=2", "-p", "depth=3"], "once"),
+    (["-m", "pmm", "-e", "1", "--delta", "1e-5"], "The 'delta' parameter of pmm is not used"),
+    (["-m", "private_evolution", "-e", "1"], "The 'delta' parameter of private_evolution must be given"),
+    (["-m", "sparse_marginals", "-e", "1", "--neighbours", "add_remove"],
+     "The 'neighbours' parameter of sparse_marginals must be one of 'replace'"),
+    (["-m", "pmm", "-e", "1", "--seed", "-4"], "The 'seed' parameter of dpsynth must be an int in [0, inf)"),
+    (["-m", "pmm", "-e", "1", "--n-public", "x"], "The 'n_public' parameter of pmm must be an int"),
+    (["-m", "per_point_laplace", "-e", "1", "--n-public", "5"], "The 'n_public' parameter of per_point_laplace"),
+    (["-m", "pmm", "-e", "1", "--columns", "a,,b"], "The 'columns' parameter of dpsynth"),
+    (["-m", "pmm", "-e", "1", "--columns", "zz"], "no column 'zz'"),
+])
+def test_bad_parameters_give_one_line_and_exit_1(extra, match, data, tmp_path, capsys):
+    _, src = data
+    argv = ["synth", *extra, "-b", "0:10,-1:1", str(src), "-o", str(tmp_path / "o.csv"), "-q"]
+    assert main(argv) == 1
+    line = _one_error_line(capsys)
+    assert match in line, line
+    assert not (tmp_path / "o.csv").exists()  # nothing written on error
+
+
+@pytest.mark.parametrize("bounds, match", [
+    ("1:0,-1:1", "The 'upper' parameter of Domain must be greater than 'lower'"),
+    ("0:10,-1:1,0:1", "The 'bounds' parameter of dpsynth synth must give one 'lo:hi' per column"),
+    ("0-10,-1:1", "The 'bounds' parameter of Domain.parse"),
+    ("0:inf,-1:1", "The 'upper' parameter of Domain"),
+    ("a:b,c:d", "The 'bounds' parameter of Domain.parse"),
+])
+def test_bad_bounds(bounds, match, data, tmp_path, capsys):
+    _, src = data
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", bounds, str(src), "-o", str(tmp_path / "o.csv"), "-q"]) == 1
+    assert match in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("content, match", [
+    ("a,b\n", "at least one data row"),
+    ("", "non-empty CSV"),
+    ("a,b\n1,2\n3,nan\n", "row 3"),
+    ("a,b\n1,2\n3,inf\n", "infinite"),
+    ("1,2\n3,4\n", "header"),
+    ("a,b\nx,y\n", "numeric column"),
+])
+def test_bad_csv_files(content, match, tmp_path, capsys):
+    src = tmp_path / "bad.csv"
+    src.write_text(content)
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", str(src), "-o", str(tmp_path / "o.csv"), "-q"]) == 1
+    assert match in _one_error_line(capsys)
+    assert main(["w1", str(src), str(src), "-b", "0:1", "-q"]) == 1
+    assert match in _one_error_line(capsys)
+
+
+def test_files_and_usage_errors(data, tmp_path, capsys):
+    X, src = data
+    # a missing file
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", str(tmp_path / "nope.csv"), "-o",
+                 str(tmp_path / "o.csv"), "-q"]) == 1
+    assert "not a file" in _one_error_line(capsys)
+    # the output would overwrite the private input
+    before = src.read_bytes()
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:10,-1:1", str(src), "-o", str(src), "-q"]) == 1
+    assert "must not be the input file" in _one_error_line(capsys) and src.read_bytes() == before
+    # an unwritable output path
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:10,-1:1", str(src), "-o",
+                 str(tmp_path / "no" / "dir" / "o.csv"), "-q"]) == 1
+    assert "No such file or directory" in _one_error_line(capsys)
+    # usage errors: exit code 2, one line
+    for argv in ([], ["synth"], ["synth", "-m", "pmm", "-e", "1", str(src), "-o", "x.csv"], ["frobnicate"],
+                 ["w1", str(src)], ["synth", "--bogus"]):
+        assert main(argv) == 2, argv
+        _one_error_line(capsys)
+    # w1: B lacks A's columns, unknown metric and method
+    other = _write_csv(tmp_path / "other.csv", X, names=("a", "c"))
+    assert main(["w1", str(src), str(other), "-b", "0:10,-1:1", "-q"]) == 1
+    assert "no column 'b'" in _one_error_line(capsys)
+    assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--metric", "l3", "-q"]) == 1
+    assert "The 'metric' parameter of wasserstein1" in _one_error_line(capsys)
+    assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--method", "magic", "-q"]) == 1
+    assert "The 'method' parameter of wasserstein1" in _one_error_line(capsys)
+
+
+def test_errors_after_progress_still_end_in_one_error_line(data, tmp_path, capsys):
+    _, src = data
+    assert main(["synth", "-m", "pmm", "-e", "0", "-b", "0:10,-1:1", str(src), "-o", str(tmp_path / "o.csv")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("dpsynth: error: The 'epsilon' parameter of pmm")
+    assert [ln for ln in err if ln.startswith("dpsynth: error")] == [err[-1]] and all(ln.startswith("dpsynth: ") for ln in err)
+
+
+def test_stderr_reveals_nothing_about_the_input_size(data, tmp_path, capsys):
+    """Progress lines are public: they never print the private number of rows (300 here)."""
+    _, src = data
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:10,-1:1", "--seed", "0", str(src), "-o",
+                 str(tmp_path / "o.csv"), "--report", str(tmp_path / "r.json")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    # the synthetic size (public, in the report) is the only row count printed
+    assert not any("300" in ln for ln in err if "synthetic rows" not in ln)
+    report_text = (tmp_path / "r.json").read_text()
+    assert "seed" not in report_text  # the seed would let anyone undo the noise
+
+
+def test_long_runs_report_progress(capsys):
+    """The heartbeat prints "still running" on stderr while a step runs, and nothing with --quiet."""
+    import argparse
+    import time as _time
+
+    from dpsynth_core.cli import _Heartbeat
+
+    with _Heartbeat(argparse.Namespace(quiet=False), "pmm", interval=0.05):
+        _time.sleep(0.3)
+    err = capsys.readouterr().err
+    assert "dpsynth: pmm: still running" in err
+    with _Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
+        _time.sleep(0.2)
+    assert capsys.readouterr().err == ""
