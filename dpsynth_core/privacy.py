@@ -33,6 +33,10 @@ from .validation import check_choice, check_float, check_int, param_error
 __all__ = [
     "NEIGHBOURS",
     "SIZE_SHARE",
+    "MAX_SIZE",
+    "EPSILON_MIN",
+    "EPSILON_MAX",
+    "check_epsilon",
     "LedgerEntry",
     "Ledger",
     "check_neighbours",
@@ -51,6 +55,14 @@ NEIGHBOURS: tuple[str, ...] = ("add_remove", "replace")
 #: relation is add/remove and the caller did not declare ``n_public``.
 SIZE_SHARE = 0.05
 
+#: Largest dataset size a noisy size estimate is clamped to (and the largest n_public accepted).
+MAX_SIZE = 10_000_000
+
+#: Range of ε every mechanism accepts. Below 1e-6 the noise scales leave 64-bit integer range at
+#: deep partitions and every count is pure noise; above 1e6 nothing is private and the
+#: data-size-driven grids and depths exhaust memory.
+EPSILON_MIN, EPSILON_MAX = 1e-6, 1e6
+
 
 def check_neighbours(neighbours: Any, owner: str, supported: tuple[str, ...] = NEIGHBOURS) -> str:
     """Validate a neighbouring relation against those the mechanism supports."""
@@ -59,6 +71,11 @@ def check_neighbours(neighbours: Any, owner: str, supported: tuple[str, ...] = N
         raise param_error(owner, "neighbours", "one of " + ", ".join(repr(s) for s in supported)
                           + f" (this mechanism does not support {value!r})", value)
     return value
+
+
+def check_epsilon(epsilon: Any, owner: str) -> float:
+    """A mechanism's ε: a float in [1e-6, 1e6] (:data:`EPSILON_MIN`, :data:`EPSILON_MAX`)."""
+    return check_float(epsilon, "epsilon", owner, low=EPSILON_MIN, high=EPSILON_MAX)
 
 
 def count_sensitivity(neighbours: str) -> int:
@@ -145,7 +162,8 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     while f(hi) < 0:
         hi += 5.0
         if hi > 60:  # pragma: no cover - δ close to 1
-            raise ValueError(f"The 'delta' parameter of gaussian_mu is too large for epsilon={eps:g}. Got {dlt!r}.")
+            raise ValueError(f"The 'epsilon' parameter of gaussian_mu must be at most about 1e26 for "
+                             f"delta={dlt:g}. Got {eps:g}.")
     while f(lo) > 0:
         lo -= 20.0
     return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-13)))
@@ -214,9 +232,11 @@ def resolve_size(
     from .noise import discrete_laplace
 
     if n_public is not None:
-        return SizeEstimate(check_int(n_public, "n_public", owner, low=1), "n_public", 0.0)
+        return SizeEstimate(check_int(n_public, "n_public", owner, low=1, high=MAX_SIZE), "n_public", 0.0)
     if neighbours == "replace":
         return SizeEstimate(int(n_true), "replace", 0.0)
     eps_size = share * epsilon
     noisy = int(n_true) + int(discrete_laplace(1.0 / eps_size, None, rng))
-    return SizeEstimate(max(1, noisy), "noisy", eps_size)
+    # Clamping into [1, MAX_SIZE] is post-processing of the noisy count (no privacy cost); it keeps a
+    # tiny ε from asking for billions of synthetic points.
+    return SizeEstimate(min(max(1, noisy), MAX_SIZE), "noisy", eps_size)

@@ -169,7 +169,7 @@ def check_points(
             if missing:
                 raise ValueError(
                     f"The '{name}' parameter of {owner} must have the columns {list(columns)}. "
-                    f"Missing: {missing}."
+                    f"Got a table without {missing}."
                 )
             X = X.loc[:, list(columns)]
         non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]

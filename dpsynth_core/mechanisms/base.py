@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..domain import Domain
-from ..privacy import Ledger, check_neighbours
+from ..privacy import Ledger, check_epsilon, check_neighbours
 from ..validation import check_float, check_rng, param_error
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "run", "prepare", "Prepared",
@@ -183,7 +183,8 @@ class ParamSpec:
                     return False
                 raise ValueError
         except ValueError:
-            raise param_error(owner, self.name, f"a {self.kind}", text) from None
+            article = "an" if self.kind[0] in "aeiou" else "a"
+            raise param_error(owner, self.name, f"{article} {self.kind}", text) from None
         return text
 
 
@@ -265,7 +266,7 @@ def prepare(
     """Validate the arguments every mechanism shares and map X into the unit cube."""
     if not isinstance(domain, Domain):
         raise param_error(owner, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
-    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    eps = check_epsilon(epsilon, owner)
     rel = check_neighbours(neighbours, owner, supported)
     gen = check_rng(rng, owner)
     if max_dim is not None and domain.d > max_dim:

@@ -291,8 +291,8 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
         while b > 0 and (1 << b) ** d > MAX_CELLS:
             b -= 1
         return 1 << b
-    k = max(1, int(round(x ** (1.0 / d))))
-    while k > 1 and k**d > MAX_CELLS:
+    k = max(1, min(int(round(x ** (1.0 / d))), int(MAX_CELLS ** (1.0 / d)) + 1))
+    while k > 1 and k**d > MAX_CELLS:  # at most one or two steps after the min above
         k -= 1
     return k
 
