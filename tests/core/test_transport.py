@@ -1,0 +1,412 @@
+"""Tests of dpsynth_core.transport: W1 methods against POT's dense exact solver, the grid interval,
+the sparse certified method (issue 10), the BL projection (seed 000, Algorithm 2) and every
+validation rule.
+
+Tolerances: exact methods must agree with ``ot.emd2`` to 1e-9 relative (the acceptance figure of
+issue 10); both sides are network-simplex / sorted-CDF computations in float64, whose rounding
+error is ~1e-15 relative at these sizes, so 1e-9 leaves a wide margin yet fails on any wrong plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import ot
+import pytest
+from scipy.optimize import linprog
+from scipy.spatial.distance import cdist
+
+import dpsynth_core.transport as tr
+from dpsynth_core.domain import Domain
+from dpsynth_core.grid import cell_centres
+from dpsynth_core.transport import (
+    BLProjectionResult,
+    W1Result,
+    bl_projection,
+    check_dual_certificate,
+    wasserstein1,
+)
+
+CDIST = {"linf": "chebyshev", "l1": "cityblock", "l2": "euclidean"}
+REL = 1e-9
+
+
+def dense_w1(X, Y, a=None, b=None, metric="linf"):
+    X = np.asarray(X, float).reshape(len(X), -1)
+    Y = np.asarray(Y, float).reshape(len(Y), -1)
+    a = np.full(len(X), 1 / len(X)) if a is None else np.asarray(a, float) / np.sum(a)
+    b = np.full(len(Y), 1 / len(Y)) if b is None else np.asarray(b, float) / np.sum(b)
+    return float(ot.emd2(a, b, cdist(X, Y, CDIST[metric]), numItermax=10**9))
+
+
+def rel_err(x, ref):
+    return abs(x - ref) / max(abs(ref), 1e-300)
+
+
+# ------------------------------------------------------------------------------ exact methods vs POT
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
+def test_exact_methods_agree_with_pot(d, metric):
+    rng = np.random.default_rng(100 + 10 * d + len(metric))
+    for rep in range(3):
+        n, m = rng.integers(20, 160, size=2)
+        X = rng.random((n, d))
+        Y = rng.random((m, d)) ** 2
+        a = rng.random(n) if rep else None
+        b = rng.random(m) if rep else None
+        ref = dense_w1(X, Y, a, b, metric)
+        methods = ["pot", "sparse"] + (["exact_1d"] if d == 1 else [])
+        for meth in methods:
+            r = wasserstein1(X, Y, metric=metric, method=meth, weights_x=a, weights_y=b, return_result=True)
+            assert rel_err(r.value, ref) < REL, (meth, r.value, ref)
+            assert r.exact and r.certified and r.method == meth
+            assert r.lower == r.value == r.upper
+
+
+def test_exact_1d_weighted_against_scipy():
+    from scipy.stats import wasserstein_distance
+
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=500), rng.exponential(size=300)
+    a, b = rng.random(500), rng.random(300)
+    ref = wasserstein_distance(x, y, a, b)
+    assert rel_err(wasserstein1(x, y, method="exact_1d", weights_x=a, weights_y=b), ref) < REL
+
+
+def test_auto_routes_and_certifies(monkeypatch):
+    rng = np.random.default_rng(4)
+    r1 = wasserstein1(rng.random(50), rng.random(40), return_result=True)
+    assert r1.method == "exact_1d" and r1.exact
+    X, Y = rng.random((60, 2)), rng.random((70, 2))
+    r2 = wasserstein1(X, Y, return_result=True)
+    assert r2.method == "pot" and r2.exact and r2.certified and r2.details["requested_method"] == "auto"
+    # above the POT limit (lowered here to keep the test fast): grid interval for l_inf / l1,
+    # certified sparse for l2
+    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    r3 = wasserstein1(X, Y, return_result=True)
+    assert r3.method == "grid" and not r3.exact and r3.details["grid"] == 128
+    assert r3.lower <= dense_w1(X, Y) <= r3.upper
+    r4 = wasserstein1(X, Y, metric="l2", return_result=True)
+    assert r4.method == "sparse" and r4.exact and r4.certified
+    assert rel_err(r4.value, dense_w1(X, Y, metric="l2")) < REL
+    X4, Y4 = rng.random((60, 4)), rng.random((50, 4))
+    r5 = wasserstein1(X4, Y4, return_result=True)
+    assert r5.method == "grid" and not r5.exact
+    assert r5.lower <= dense_w1(X4, Y4) <= r5.upper
+
+
+def test_auto_never_reports_uncertified_sparse_as_exact(monkeypatch):
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((40, 2)), rng.random((30, 2))
+    real = tr._sparse_w1
+
+    def broken(*args, **kw):
+        v, det = real(*args, **kw)
+        return v, {**det, "certified": False}
+
+    monkeypatch.setattr(tr, "_sparse_w1", broken)
+    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    r = wasserstein1(X, Y, method="sparse", return_result=True)
+    assert not r.exact and not r.certified and r.lower <= r.value <= r.upper
+    # l2 has no grid fallback: the uncertified sparse value is returned, flagged as not exact
+    r = wasserstein1(X, Y, metric="l2", return_result=True)
+    assert r.method == "sparse" and not r.exact and not r.certified
+
+
+def test_pot_raises_when_not_optimal(monkeypatch):
+    rng = np.random.default_rng(6)
+    monkeypatch.setattr(tr, "_POT_ITERMAX", 2)
+    with pytest.raises(RuntimeError, match="did not reach optimality"):
+        wasserstein1(rng.random((200, 2)), rng.random((200, 2)), method="pot")
+
+
+def test_domain_maps_to_unit_cube():
+    rng = np.random.default_rng(7)
+    U, V = rng.random((80, 2)), rng.random((90, 2))
+    dom = Domain(lower=[-10, 5], upper=[30, 6])
+    X, Y = dom.from_unit(U), dom.from_unit(V)
+    assert rel_err(wasserstein1(X, Y, domain=dom), wasserstein1(U, V)) < REL
+
+
+def test_result_object_and_float():
+    rng = np.random.default_rng(8)
+    X, Y = rng.random((20, 2)), rng.random((25, 2))
+    r = wasserstein1(X, Y, return_result=True)
+    assert isinstance(r, W1Result) and float(r) == r.value
+    assert isinstance(wasserstein1(X, Y), float)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.value = 0.0  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------------------ grid method
+@pytest.mark.parametrize("d,k,metric", [(2, 8, "linf"), (2, 16, "l1"), (3, 5, "linf"), (1, 32, "linf")])
+def test_grid_exact_on_binned_measures_and_interval(d, k, metric):
+    rng = np.random.default_rng(9 + d + k)
+    X = rng.random((300, d))
+    Y = rng.beta(2, 5, size=(250, d))
+    a, b = rng.random(300), rng.random(250)
+    r = wasserstein1(X, Y, method="grid", grid=k, metric=metric, weights_x=a, weights_y=b, return_result=True)
+    # exact for the binned measures: dense POT between the two histograms on the cell centres
+    from dpsynth_core.grid import cell_of
+
+    ha = np.bincount(cell_of(X, k), weights=a / a.sum(), minlength=k**d)
+    hb = np.bincount(cell_of(Y, k), weights=b / b.sum(), minlength=k**d)
+    C = cell_centres(k, d)
+    ref_binned = float(ot.emd2(ha, hb, cdist(C, C, CDIST[metric]), numItermax=10**9))
+    assert rel_err(r.value, ref_binned) < REL
+    # the interval [value - h, value + h] holds the true W1
+    true = dense_w1(X, Y, a, b, metric)
+    h = {"linf": 1.0, "l1": float(d)}[metric] / k
+    assert r.upper - r.value == pytest.approx(h) and r.lower == pytest.approx(max(0.0, r.value - h))
+    assert r.lower <= true <= r.upper
+    assert not r.exact and r.method == "grid"
+
+
+def test_sliced_is_a_deterministic_lower_bound():
+    rng = np.random.default_rng(10)
+    X, Y = rng.random((200, 3)), rng.random((150, 3)) ** 2
+    s1 = wasserstein1(X, Y, method="sliced", metric="l2", rng=1, return_result=True)
+    s2 = wasserstein1(X, Y, method="sliced", metric="l2", rng=1, return_result=True)
+    assert s1.value == s2.value and not s1.exact and not s1.certified
+    # every 1-D projection on a unit vector is 1-Lipschitz in l2: the sliced value is a lower bound
+    assert s1.value <= dense_w1(X, Y, metric="l2") + 1e-12
+    sl = wasserstein1(X, Y, method="sliced", metric="linf", rng=1, return_result=True)
+    assert sl.lower <= dense_w1(X, Y, metric="linf") + 1e-12
+
+
+# ------------------------------------------------------------------------------ sparse (issue 10)
+def _instances(d, rng):
+    n = 300
+    yield "duplicates", np.repeat(rng.random((30, d)), 10, axis=0), np.repeat(rng.random((25, d)), 8, axis=0), None, None
+    yield "point_mass", rng.random((n, d)), np.full((1, d), 0.3), None, None
+    yield "identical", (Z := rng.random((n, d))), Z.copy(), None, None
+    far = np.concatenate([rng.random((150, d)) * 0.05, 0.95 + rng.random((150, d)) * 0.05])
+    far2 = np.concatenate([rng.random((40, d)) * 0.05, 0.95 + rng.random((260, d)) * 0.05])
+    yield "far_clusters_unequal", far, far2, None, None
+    yield "unequal_sizes_weights", rng.random((500, d)), rng.random((37, d)) ** 3, rng.random(500) ** 4, rng.random(37)
+    w = rng.random(n)
+    w[rng.random(n) < 0.3] = 0.0
+    yield "zero_weights", rng.random((n, d)), rng.random((200, d)), w, None
+    g = (np.round(rng.random((n, d)) * 6) / 6)
+    yield "lattice_ties", g, np.round(rng.random((250, d)) * 6) / 6, None, None
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
+def test_sparse_adversarial_instances(d, metric):
+    rng = np.random.default_rng(20 + d)
+    for name, X, Y, a, b in _instances(d, rng):
+        ref = dense_w1(X, Y, a, b, metric)
+        r = wasserstein1(X, Y, method="sparse", metric=metric, weights_x=a, weights_y=b, return_result=True)
+        assert r.certified and r.exact, name
+        if ref == 0:
+            assert abs(r.value) < 1e-12, name
+        else:
+            assert rel_err(r.value, ref) < REL, (name, r.value, ref)
+
+
+@pytest.mark.parametrize("d,n,m", [(2, 2000, 1500), (3, 1500, 1200)])
+def test_sparse_matches_dense_pot_at_a_few_thousand_points(d, n, m):
+    rng = np.random.default_rng(30 + d)
+    X = rng.random((n, d))
+    Y = np.concatenate([rng.normal(0.3, 0.1, (m // 2, d)), rng.random((m - m // 2, d))])
+    ref = dense_w1(X, Y)
+    r = wasserstein1(X, Y, method="sparse", return_result=True)
+    assert r.certified and rel_err(r.value, ref) < REL
+
+
+@pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
+def test_dual_certificate_matches_brute_force_and_rejects_perturbation(metric):
+    rng = np.random.default_rng(40)
+    X, Y = rng.random((150, 2)), rng.random((120, 2))
+    a, b = np.full(150, 1 / 150), np.full(120, 1 / 120)
+    M = cdist(X, Y, CDIST[metric])
+    _, log = ot.emd(a, b, M, numItermax=10**8, log=True)
+    u, v = np.asarray(log["u"]), np.asarray(log["v"])
+    # optimal duals: feasible up to rounding
+    assert check_dual_certificate(X, Y, a, b, u, v, metric) < 1e-12
+    # a deliberately perturbed dual is rejected with the exact violation
+    v_bad = v.copy()
+    v_bad[7] += 1e-3
+    viol = check_dual_certificate(X, Y, a, b, u, v_bad, metric)
+    assert viol == pytest.approx(np.max(u[:, None] + v_bad[None, :] - M), abs=1e-12)
+    assert viol >= 1e-3 - 1e-12
+    # random potentials: equal to the brute-force maximum
+    ur, vr = rng.normal(0, 0.3, 150), rng.normal(0, 0.3, 120)
+    brute = max(0.0, float(np.max(ur[:, None] + vr[None, :] - M)))
+    assert check_dual_certificate(X, Y, a, b, ur, vr, metric) == pytest.approx(brute, abs=1e-12)
+    # zero-weight points do not count
+    a0 = a.copy()
+    i_bad = int(np.argmax(np.max(u[:, None] + v_bad[None, :] - M, axis=1)))
+    a0[i_bad] = 0.0
+    assert check_dual_certificate(X, Y, a0, b, u, v_bad, metric) <= viol
+
+
+def test_sparse_certificate_details_are_consistent():
+    rng = np.random.default_rng(41)
+    X, Y = rng.random((400, 2)), rng.random((300, 2))
+    r = wasserstein1(X, Y, method="sparse", return_result=True)
+    det = r.details
+    assert det["lower"] <= r.value <= det["upper"]
+    assert abs(det["primal"] - det["dual"]) <= 1e-12
+    assert det["rounds"][-1]["violations"] == 0 and r.iterations == len(det["rounds"])
+
+
+# ------------------------------------------------------------------------------ BL projection
+def primal_dbl(nu, tau, Y, metric="linf"):
+    """Independent d_BL(nu, tau): max sum (nu - tau) f over |f_i - f_j| <= c_ij, |f| <= diam."""
+    m, d = Y.shape
+    diam = {"linf": 1.0, "l1": float(d), "l2": np.sqrt(d)}[metric]
+    C = cdist(Y, Y, CDIST[metric])
+    Ii, Jj = np.nonzero(~np.eye(m, dtype=bool))
+    import scipy.sparse as sp
+
+    A = sp.csr_matrix((np.r_[np.ones(Ii.size), -np.ones(Ii.size)],
+                       (np.r_[np.arange(Ii.size), np.arange(Ii.size)], np.r_[Ii, Jj])), shape=(Ii.size, m))
+    r = linprog(-(nu - tau), A_ub=A, b_ub=C[Ii, Jj], bounds=(-diam, diam), method="highs")
+    assert r.status == 0
+    return -r.fun
+
+
+def test_bl_sparse_equals_dense_on_20_random_signed_measures():
+    rng = np.random.default_rng(50)
+    shapes = [(4, 4), (8, 8), (4, 4, 4), (3, 3), (16,), (2, 2, 2)]
+    for t in range(20):
+        shape = shapes[t % len(shapes)]
+        m = int(np.prod(shape))
+        n = int(rng.integers(5, 200))
+        nu = (rng.multinomial(n, np.full(m, 1 / m)) + rng.laplace(0, 1 / 0.5, m)) / n  # PSMM-like
+        dense = bl_projection(nu, grid_shape=shape, method="dense")
+        sparse = bl_projection(nu, grid_shape=shape, method="sparse")
+        # both LPs are solved to optimality; HiGHS's feasibility tolerance is 1e-7
+        assert abs(dense.value - sparse.value) < 1e-7, (shape, dense.value, sparse.value)
+        for res in (dense, sparse):
+            assert isinstance(res, BLProjectionResult)
+            assert np.all(res.tau >= 0) and abs(res.tau.sum() - 1) < 1e-12
+            # the reported value is d_BL(nu, tau) computed independently from the primal (Prop. 6)
+            assert abs(primal_dbl(nu, res.tau, cell_centres(shape[0], len(shape))) - res.value) < 1e-7
+
+
+def test_bl_projection_is_optimal_and_l1():
+    rng = np.random.default_rng(51)
+    shape = (5, 5)
+    Y = cell_centres(5, 2)
+    nu = rng.normal(1 / 25, 0.05, 25)
+    best = bl_projection(nu, grid_shape=shape)
+    for _ in range(5):
+        tau = rng.dirichlet(np.ones(25))
+        assert primal_dbl(nu, tau, Y) >= best.value - 1e-9
+    # l1: 4-neighbour grid graph against the dense LP
+    d1 = bl_projection(nu, grid_shape=shape, method="dense", metric="l1")
+    s1 = bl_projection(nu, grid_shape=shape, method="sparse", metric="l1")
+    assert abs(d1.value - s1.value) < 1e-7
+    # dense on a general support with l2
+    sup = rng.random((30, 2))
+    nu2 = rng.normal(1 / 30, 0.05, 30)
+    r2 = bl_projection(nu2, sup, method="dense", metric="l2")
+    assert abs(primal_dbl(nu2, r2.tau, sup, "l2") - r2.value) < 1e-7
+
+
+def test_bl_projection_of_a_probability_vector_is_itself():
+    rng = np.random.default_rng(52)
+    p = rng.dirichlet(np.ones(16))
+    r = bl_projection(p, grid_shape=(4, 4))
+    assert r.value < 1e-12 and np.allclose(r.tau, p, atol=1e-12)
+
+
+def test_bl_all_negative_measure():
+    # no mass to move: the best tau costs at least the bound term; value = d_BL(nu, tau) still holds
+    nu = -np.full(9, 0.1)
+    r = bl_projection(nu, grid_shape=(3, 3))
+    assert abs(primal_dbl(nu, r.tau, cell_centres(3, 2)) - r.value) < 1e-7
+
+
+# ------------------------------------------------------------------------------ validation rules
+X2 = np.random.default_rng(0).random((10, 2))
+Y2 = np.random.default_rng(1).random((12, 2))
+
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    ({"metric": "l3"}, ValueError, r"The 'metric' parameter of wasserstein1 must be one of"),
+    ({"metric": 2}, TypeError, r"'metric' parameter of wasserstein1"),
+    ({"method": "exact"}, ValueError, r"The 'method' parameter of wasserstein1 must be one of"),
+    ({"return_result": 1}, TypeError, r"'return_result' parameter of wasserstein1 must be a bool"),
+    ({"weights_x": -np.ones(10)}, ValueError, r"'weights_x' .* non-negative"),
+    ({"weights_x": np.r_[np.nan, np.ones(9)]}, ValueError, r"'weights_x' .* finite"),
+    ({"weights_x": np.zeros(10)}, ValueError, r"'weights_x' .* positive sum"),
+    ({"weights_y": np.ones(11)}, ValueError, r"'weights_y' .* length 12"),
+    ({"weights_y": "uniform"}, TypeError, r"'weights_y' parameter of wasserstein1"),
+    ({"weights_y": np.ones((12, 2))}, ValueError, r"'weights_y' .* length 12"),
+    ({"grid": 1}, ValueError, r"'grid' parameter of wasserstein1 must be an int in \[2, 4096\]"),
+    ({"grid": 2.5}, ValueError, r"'grid' parameter of wasserstein1"),
+    ({"grid": "8"}, TypeError, r"'grid' parameter of wasserstein1"),
+    ({"n_projections": 0}, ValueError, r"'n_projections' parameter of wasserstein1"),
+    ({"method": "exact_1d"}, ValueError, r"'exact_1d', which needs d = 1"),
+    ({"method": "grid", "metric": "l2"}, ValueError, r"'metric' parameter of wasserstein1 must be 'linf' or 'l1'"),
+    ({"method": "grid", "grid": 2000}, ValueError, r"'grid' parameter of wasserstein1 gives 2000\^2 cells"),
+    ({"domain": "unit"}, TypeError, r"'domain' parameter of wasserstein1 must be a Domain"),
+    ({"domain": Domain.unit(3)}, ValueError, r"'X' parameter of wasserstein1 must be an array of shape \(n, 3\)"),
+])
+def test_wasserstein1_validation(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        wasserstein1(X2, Y2, **kwargs)
+
+
+def test_wasserstein1_point_validation(monkeypatch):
+    with pytest.raises(ValueError, match=r"'Y' parameter of wasserstein1 must be an array of shape \(n, 2\)"):
+        wasserstein1(X2, np.ones((5, 3)))
+    with pytest.raises(TypeError, match=r"'X' parameter of wasserstein1"):
+        wasserstein1("abc", Y2)
+    with pytest.raises(ValueError, match=r"'X' parameter of wasserstein1 must contain only finite values"):
+        wasserstein1(np.array([[0.0, np.inf]]), Y2)
+    with pytest.raises(ValueError, match=r"'Y' parameter of wasserstein1 must be an array with at least 1 row"):
+        wasserstein1(X2, np.zeros((0, 2)))
+    with pytest.raises(ValueError, match=r"'X' parameter of wasserstein1 must lie in the unit cube"):
+        wasserstein1(X2 * 3, Y2, method="grid")
+    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    with pytest.raises(ValueError, match=r"'pot', which is limited to n\*m <= 100"):
+        wasserstein1(X2, Y2, method="pot")
+
+
+NU16 = np.full(16, 1 / 16)
+
+
+@pytest.mark.parametrize("args,kwargs,exc,match", [
+    ((NU16,), {"grid_shape": (4, 4), "method": "lp"}, ValueError, r"'method' parameter of bl_projection must be one of"),
+    ((NU16,), {"grid_shape": (4, 4), "metric": "max"}, ValueError, r"'metric' parameter of bl_projection must be one of"),
+    (("abc",), {"grid_shape": (4, 4)}, TypeError, r"'nu' parameter of bl_projection"),
+    ((np.ones((4, 4)),), {"grid_shape": (4, 4)}, ValueError, r"'nu' parameter of bl_projection must be a non-empty 1-D"),
+    ((np.zeros(0),), {"grid_shape": (4, 4)}, ValueError, r"'nu' parameter of bl_projection must be a non-empty 1-D"),
+    ((np.r_[np.nan, NU16[1:]],), {"grid_shape": (4, 4)}, ValueError, r"'nu' parameter of bl_projection must be a 1-D array of finite"),
+    ((NU16,), {"grid_shape": 16}, TypeError, r"'grid_shape' parameter of bl_projection"),
+    ((NU16,), {"grid_shape": (2, 8)}, ValueError, r"'grid_shape' .* same k on every axis"),
+    ((NU16,), {"grid_shape": (4, 5)}, ValueError, r"'grid_shape' .* same k on every axis"),
+    ((NU16,), {"grid_shape": (5, 5)}, ValueError, r"'grid_shape' parameter of bl_projection must be a grid with 16 cells"),
+    ((np.ones(1),), {"grid_shape": (1,) * 7}, ValueError, r"'grid_shape' parameter of bl_projection must be a tuple of 1 to 6"),
+    ((NU16,), {"grid_shape": (4.5, 4.5)}, ValueError, r"'grid_shape' parameter of bl_projection"),
+    ((NU16, np.zeros((15, 2))), {"method": "dense"}, ValueError, r"'support' parameter of bl_projection must be an array with 16 rows"),
+    ((NU16, np.full((16, 2), 2.0)), {"method": "dense"}, ValueError, r"'support' .* unit cube"),
+    ((NU16, np.full((16, 2), 0.5)), {"grid_shape": (4, 4)}, ValueError, r"'support' .* cell centres"),
+    ((NU16,), {"method": "dense"}, TypeError, r"'support' parameter of bl_projection"),
+    ((NU16,), {"method": "sparse"}, TypeError, r"'grid_shape' parameter of bl_projection"),
+    ((NU16,), {"grid_shape": (4, 4), "metric": "l2"}, ValueError, r"'metric' parameter of bl_projection must be 'linf' or 'l1'"),
+    ((np.full(441, 1 / 441),), {"grid_shape": (21, 21), "method": "dense"}, ValueError, r"at most 400 entries with method='dense'"),
+])
+def test_bl_projection_validation(args, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        bl_projection(*args, **kwargs)
+
+
+def test_check_dual_certificate_validation():
+    a, b = np.full(10, 0.1), np.full(12, 1 / 12)
+    with pytest.raises(ValueError, match=r"'u' parameter of check_dual_certificate must be an array of length 10"):
+        check_dual_certificate(X2, Y2, a, b, np.zeros(9), np.zeros(12))
+    with pytest.raises(ValueError, match=r"'v' parameter of check_dual_certificate must be an array of length 12"):
+        check_dual_certificate(X2, Y2, a, b, np.zeros(10), np.zeros(11))
+    with pytest.raises(ValueError, match=r"'u' and 'v' parameters of check_dual_certificate must be finite"):
+        check_dual_certificate(X2, Y2, a, b, np.full(10, np.nan), np.zeros(12))
+    with pytest.raises(ValueError, match=r"'metric' parameter of check_dual_certificate"):
+        check_dual_certificate(X2, Y2, a, b, np.zeros(10), np.zeros(12), "lp")
+    with pytest.raises(ValueError, match=r"'a' parameter of check_dual_certificate .* non-negative"):
+        check_dual_certificate(X2, Y2, -a, b, np.zeros(10), np.zeros(12))
