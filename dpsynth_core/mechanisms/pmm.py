@@ -1,0 +1,680 @@
+"""Private Measure Mechanism (PMM): He, Vershynin, Zhu (seed 000), Algorithms 3-4.
+
+The unit cube is split by the binary hierarchical partition of :mod:`dpsynth_core.partition`
+(level j+1 halves every level-j cell along axis ``j mod d``). Every count of levels 0..r receives
+integer noise :math:`\\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j)`, the noisy counts are
+clipped at 0 and made consistent top-down (Algorithm 3), and :math:`m_\\theta` points are placed in
+each leaf (Algorithm 4).
+
+Privacy (Theorem 9; MATH_NOTES, sensitivity rules)
+    add/remove: one count per level moves by 1, :math:`\\varepsilon = \\sum_{j=0}^r 1/\\sigma_j`.
+    replace: n is public, the root count is released exactly and two counts per level j >= 1 move
+    by 1, :math:`\\varepsilon = \\sum_{j=1}^r 2/\\sigma_j`.
+
+Noise split (A.4, generalised to the noised levels J and the sensitivity s)
+    :math:`\\sigma_j = s\\,S/(\\varepsilon\\sqrt{\\Delta_{j-1}})`, :math:`S = \\sum_{j\\in J}\\sqrt{\\Delta_{j-1}}`,
+    the minimiser of Theorem 10's bound under the budget :math:`\\sum_{j\\in J} s/\\sigma_j = \\varepsilon`.
+
+Depth
+    ``depth_rule="paper"`` is Corollary 12 (:math:`r = \\log_2(\\varepsilon n)` rounded, minus one
+    for d = 1). The default ``"auto"`` (:func:`default_depth`) comes from the depth study in
+    ``benchmarks/depth_study.py`` (exact W1, 42 settings of n, ε, d and data shape): Corollary 12's
+    depth is the rate-optimal order but too deep at moderate n, where leaf noise swamps leaf counts.
+
+Consistency
+    ``"least_squares"`` (default) is the generalised least-squares estimate of the whole tree (Hay,
+    Rastogi, Miklau, Suciu 2010, with per-level variances: an exact two-pass O(2^r) algorithm),
+    rounded to integers and then made consistent by the top-down comparable map. It is
+    post-processing (no privacy cost) and lowered W1 by about 23% (geometric mean, each map at its
+    best depth) in the depth study, but Theorem 10's proof (Lemma 17) covers the paper's maps only:
+    ``"proportional"`` and ``"uniform"`` (Section 4.2), kept as options.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import partition
+from ..domain import Domain
+from ..noise import discrete_laplace
+from ..privacy import Ledger, check_epsilon, check_neighbours, count_sensitivity, resolve_size
+from ..validation import check_choice, check_int, check_points, check_rng, param_error
+from .base import ParamSpec, Release, register
+
+__all__ = [
+    "pmm",
+    "DEPTH_RULES",
+    "NOISE_SPLITS",
+    "CONSISTENCY",
+    "PLACEMENTS",
+    "MAX_PMM_DEPTH",
+    "paper_depth",
+    "default_depth",
+    "bound_depth",
+    "resolve_depth",
+    "level_sigmas",
+    "dlaplace_variance",
+    "add_level_noise",
+    "consistent_counts",
+    "least_squares_tree",
+    "comparable_split",
+]
+
+OWNER = "pmm"
+DEPTH_RULES = ("auto", "paper", "bound")
+NOISE_SPLITS = ("optimal", "uniform")
+CONSISTENCY = ("proportional", "uniform", "least_squares")
+PLACEMENTS = ("uniform", "center")
+#: Deepest tree pmm builds (2^24 leaves; the trace holds four count trees of 2^25 int32 each).
+MAX_PMM_DEPTH = 24
+#: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
+#: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
+#: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
+#: shapes (least squares: d=1 bound rule 1.08, d=2 shift 1 1.10, d=3 shift 0 1.06; proportional:
+#: d=1 bound rule 1.13, d=2 shift 3 1.12, d=3 shift 1 1.14; Corollary 12 itself: 1.18-1.64).
+AUTO_SHIFT = {
+    "least_squares": {2: 1, 3: 0},
+    "proportional": {2: 3, 3: 1},
+    "uniform": {2: 3, 3: 1},
+}
+#: The "auto" rule builds at most 2^16 leaves: the tree costs O(2^r) noise draws, and beyond 2^16
+#: leaves it dominates the O(n d) coding (issue 3: end-to-end within 5x a grid index + bincount at
+#: n = 10^6). Pass ``depth`` explicitly for deeper trees.
+AUTO_MAX_DEPTH = 16
+
+
+# ------------------------------------------------------------------------------------------ depth
+def _log2_eps_n(n: int, epsilon: float) -> float:
+    return math.log2(max(epsilon * n, 1.0))
+
+
+def paper_depth(n: int, epsilon: float, d: int) -> int:
+    """Corollary 12: :math:`r = \\log_2(\\varepsilon n) - 1` (d = 1) or :math:`\\log_2(\\varepsilon n)`
+    (d >= 2), rounded to the nearest integer and clamped to [0, MAX_PMM_DEPTH]."""
+    r = round(_log2_eps_n(n, epsilon)) - (1 if d == 1 else 0)
+    return int(min(max(r, 0), MAX_PMM_DEPTH))
+
+
+def default_depth(n: int, epsilon: float, d: int, consistency: str = "least_squares",
+                  neighbours: str = "add_remove") -> int:
+    """The default depth rule ``"auto"`` (depth study, ``benchmarks/depth_study.py``).
+
+    .. math:: r = \\min\\big(\\mathrm{round}(\\log_2(\\varepsilon n)) - c_{d}, \\; 16\\big)^+ \\quad (d \\ge 2),
+              \\qquad r = \\arg\\min_r \\text{Theorem 11} \\quad (d = 1)
+
+    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d >= 3; the
+    paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
+    below Corollary 12's by a growing number of levels (the (r+1)^2 of Theorem 11), which the
+    bound-minimising depth tracks. Depends only on the public (n, ε, d) and the consistency map.
+    """
+    if d == 1:
+        r = bound_depth(n, epsilon, d, neighbours)
+    else:
+        table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
+        r = paper_depth(n, epsilon, d) - table.get(d, table[3])
+    return int(min(max(r, 0), AUTO_MAX_DEPTH))
+
+
+def bound_depth(n: int, epsilon: float, d: int, neighbours: str = "add_remove") -> int:
+    """The depth minimising Theorem 11's bound (optimal noise split) for this (n, ε, d)."""
+    from ..rates import pmm_theorem11
+
+    best, best_r = math.inf, 0
+    for r in range(0, MAX_PMM_DEPTH + 1):
+        b = pmm_theorem11(n, epsilon, d, r, neighbours=neighbours)
+        if b < best - 1e-15:
+            best, best_r = b, r
+    return best_r
+
+
+def resolve_depth(rule: str, n: int, epsilon: float, d: int, neighbours: str = "add_remove",
+                   consistency: str = "least_squares") -> int:
+    """Depth from a rule name in :data:`DEPTH_RULES`."""
+    if rule == "paper":
+        return paper_depth(n, epsilon, d)
+    if rule == "bound":
+        return bound_depth(n, epsilon, d, neighbours)
+    return default_depth(n, epsilon, d, consistency, neighbours)
+
+
+# ------------------------------------------------------------------------------------------ noise
+def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
+                 neighbours: str = "add_remove") -> np.ndarray:
+    """Noise scales :math:`\\sigma_0..\\sigma_r` spending exactly ``epsilon`` (Theorem 9).
+
+    .. math:: \\sigma_j = \\frac{s\\,S}{\\varepsilon\\sqrt{w_j}}, \\quad S = \\sum_{j \\in J}\\sqrt{w_j}
+              \\quad\\Rightarrow\\quad \\sum_{j\\in J} s/\\sigma_j = \\varepsilon
+
+    Parameters
+    ----------
+    depth : int >= 0
+    d : int >= 1
+    epsilon : float > 0
+        Budget of the tree.
+    split : "optimal", "uniform" or sequence of depth+1 positive floats
+        "optimal": A.4, :math:`w_j = \\Delta_{j-1}` (minimises Theorem 10's bound);
+        "uniform": all noised levels share the budget equally;
+        a sequence: the *shape* of the scales, :math:`\\sigma_j \\propto` ``split[j]``, rescaled to spend
+        exactly ``epsilon`` (so that :math:`\\sigma_j = c\\,\\mathrm{split}_j`).
+    neighbours : "add_remove" (s = 1, levels J = 0..r) or "replace" (s = 2, J = 1..r, root exact).
+
+    Returns
+    -------
+    ndarray (depth+1,); entry 0 is 0.0 under replace (the root count is exact: no noise).
+    """
+    s = count_sensitivity(neighbours)
+    first = 0 if neighbours == "add_remove" else 1
+    sig = np.zeros(depth + 1)
+    if depth + 1 - first <= 0:
+        return sig  # replace at depth 0: only the (public) root, nothing is noised
+    if isinstance(split, str):
+        if split == "optimal":
+            w = partition.deltas(depth, d)[first:]
+            root_w = np.sqrt(w)
+            sig[first:] = s * root_w.sum() / (epsilon * root_w)
+        else:  # uniform
+            sig[first:] = s * (depth + 1 - first) / epsilon
+        return sig
+    shape = np.asarray(split, dtype=float)[first:]
+    c = s * np.sum(1.0 / shape) / epsilon
+    sig[first:] = c * shape
+    return sig
+
+
+def dlaplace_variance(sigma: np.ndarray | float) -> np.ndarray:
+    """Variance of :math:`\\mathrm{Lap}_\\mathbb{Z}(\\sigma)`: :math:`2p/(1-p)^2`, :math:`p = e^{-1/\\sigma}`
+    (0 for sigma = 0, an exact count)."""
+    s = np.asarray(sigma, dtype=float)
+    out = np.zeros_like(s)
+    pos = s > 0
+    p = np.exp(-1.0 / s[pos])
+    out[pos] = 2.0 * p / (-np.expm1(-1.0 / s[pos])) ** 2
+    return out
+
+
+def add_level_noise(levels: Sequence[np.ndarray], sigmas: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """Raw noisy counts :math:`n_\\theta + \\lambda_\\theta`, :math:`\\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j)`
+    i.i.d. (Algorithm 4, "Add noise"); levels with :math:`\\sigma_j = 0` are returned exactly.
+
+    ``levels[j]`` may have any leading batch shape ``(..., 2^j)`` (tests draw many copies at once).
+    """
+    out = []
+    for c, s in zip(levels, sigmas, strict=True):
+        c = np.asarray(c, dtype=np.int64)
+        out.append(c.copy() if s == 0 else c + discrete_laplace(float(s), c.shape, rng))
+    return out
+
+
+# ------------------------------------------------------------------------------------ consistency
+def comparable_split(m: np.ndarray, a: np.ndarray, b: np.ndarray, method: str) -> np.ndarray:
+    """First child of the comparable split of ``m`` given the non-negative integer pair ``(a, b)``.
+
+    Returns integer ``x`` with ``(x, m - x)`` on the line :math:`L(m)`, non-negative, and comparable
+    with ``(a, b)``: :math:`x \\ge a, m - x \\ge b` when :math:`m \\ge a + b` (deficit) and
+    :math:`x \\le a, m - x \\le b` otherwise (Algorithm 3).
+
+    * ``"proportional"``: :math:`x = \\mathrm{round}(m\\,a/(a+b))` (halves rounded up), even split
+      (:math:`\\lfloor m/2 \\rfloor`) when :math:`a + b = 0`.
+    * ``"uniform"``: the nearest point of :math:`\\mathbb{Z}^2_+ \\cap L(m)` in the Euclidean metric,
+      :math:`x = (m + a - b)/2` rounded down on ties, clipped to [0, m].
+
+    Both are finally clamped to the comparable interval
+    :math:`[\\max(0, \\min(a, m-b)), \\min(m, \\max(a, m-b))]` (never empty); for integer inputs the
+    clamp is a no-op (proved in the module docstring of the tests), it only guards overflow paths.
+    """
+    m = np.asarray(m, dtype=np.int64)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    if method == "uniform":
+        x = (m + a - b) >> 1  # floor((m + a - b) / 2)
+    else:
+        s = a + b
+        # m·a is an exact int64 product (counts < 2^31); one correctly rounded division then makes the
+        # half-way cases exact. Beyond that float64 is monotone and the clamp restores comparability.
+        safe = int(m.max(initial=0)) < (1 << 31) and int(a.max(initial=0)) < (1 << 31)
+        prod = m * a if safe else m.astype(float) * a
+        x = np.floor(prod / np.maximum(s, 1) + 0.5).astype(np.int64)
+        even = s == 0
+        if even.any():
+            x[even] = (m[even] if m.shape == x.shape else np.broadcast_to(m, x.shape)[even]) >> 1
+    lo = np.minimum(a, m - b)
+    np.maximum(lo, 0, out=lo)
+    hi = np.maximum(a, m - b)
+    np.minimum(hi, m, out=hi)
+    np.maximum(x, lo, out=x)
+    np.minimum(x, hi, out=x)
+    return x
+
+
+def _interleave(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    out = np.empty(x.shape[:-1] + (2 * x.shape[-1],), dtype=np.int64)
+    out[..., 0::2] = x
+    out[..., 1::2] = y
+    return out
+
+
+def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str) -> list[np.ndarray]:
+    """Algorithm 3: ``m_root = root``; at every node split ``m_θ`` comparably with the children's inputs."""
+    out = [np.asarray(root, dtype=np.int64)]
+    for j in range(len(inputs) - 1):
+        child = inputs[j + 1]
+        a, b = child[..., 0::2], child[..., 1::2]
+        m = out[j]
+        x = comparable_split(m, a, b, method)
+        out.append(_interleave(x, m - x))
+    return out
+
+
+def least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray) -> list[np.ndarray]:
+    """Generalised least-squares estimate of the count tree (Hay et al. 2010, per-level variances).
+
+    .. math:: \\hat x = \\arg\\min_{x \\text{ consistent}} \\sum_\\theta (y_\\theta - x_\\theta)^2 / v_{j(\\theta)}
+
+    Two passes, O(2^r): bottom-up, the best subtree estimate
+    :math:`z_\\theta = (y_\\theta V_c + (z_{\\theta0} + z_{\\theta1}) v_j)/(v_j + V_c)` with
+    :math:`V_c = 2V_{j+1}`, :math:`V_j = v_j V_c/(v_j + V_c)`; top-down, the parent's surplus
+    :math:`\\hat x_\\theta - z_{\\theta 0} - z_{\\theta 1}` is shared equally by the two children (equal
+    variances within a level). A level with variance 0 (the exact root under replace) is kept exactly.
+    Leading batch dimensions are allowed.
+
+    Returns
+    -------
+    list of float arrays, consistent (:math:`\\hat x_\\theta = \\hat x_{\\theta0} + \\hat x_{\\theta1}`).
+    """
+    r = len(noisy) - 1
+    v = np.asarray(variances, dtype=float)
+    z = [None] * (r + 1)
+    z[r] = np.asarray(noisy[r], dtype=float)
+    V = v[r]
+    for j in range(r - 1, -1, -1):
+        zc = z[j + 1][..., 0::2] + z[j + 1][..., 1::2]
+        Vc = 2.0 * V
+        y = np.asarray(noisy[j], dtype=float)
+        if v[j] == 0.0:
+            z[j], V = y, 0.0
+        elif Vc == 0.0:
+            z[j], V = zc, 0.0
+        else:
+            z[j] = (y * Vc + zc * v[j]) / (v[j] + Vc)
+            V = v[j] * Vc / (v[j] + Vc)
+    x = [z[0]]
+    for j in range(r):
+        zj = z[j + 1]
+        half = (x[j] - zj[..., 0::2] - zj[..., 1::2]) / 2.0
+        xx = np.empty_like(zj)
+        xx[..., 0::2] = zj[..., 0::2] + half
+        xx[..., 1::2] = zj[..., 1::2] + half
+        x.append(xx)
+    return x
+
+
+def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: str = "proportional"):
+    """Clip the raw noisy counts and make them consistent (Algorithm 3 or least squares + Algorithm 3).
+
+    Parameters
+    ----------
+    noisy : list of int arrays, ``noisy[j]`` of shape (..., 2^j): raw noisy counts :math:`n_\\theta+\\lambda_\\theta`
+    sigmas : array (r+1,), the noise scales (0 = exact level)
+    method : "proportional", "uniform" or "least_squares"
+
+    Returns
+    -------
+    clipped : list of int arrays, :math:`n'_\\theta = (n_\\theta + \\lambda_\\theta)_+`
+    consistent : list of int arrays :math:`m_\\theta`, non-negative, :math:`m_\\theta = m_{\\theta0} + m_{\\theta1}`
+    inputs : list of int arrays the comparable map was applied to (``clipped`` for the paper's
+        maps; the rounded non-negative least-squares counts for ``"least_squares"``)
+    ls : list of float arrays (least-squares estimates) or None
+    """
+    clipped = [np.maximum(c, 0) for c in noisy]
+    if method == "least_squares":
+        ls = least_squares_tree(noisy, dlaplace_variance(sigmas))
+        inputs = [np.maximum(np.rint(t), 0).astype(np.int64) for t in ls]
+        return clipped, _top_down(inputs, inputs[0], "proportional"), inputs, ls
+    return clipped, _top_down(clipped, clipped[0], method), clipped, None
+
+
+# ------------------------------------------------------------------------------------------ output
+def _leaf_lower_corners(depth: int, d: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower corners (len(codes), d) of level-``depth`` cells and the cell widths (d,).
+
+    O(2^r) through the code <-> row-major grid permutation, instead of a loop over the r bits."""
+    bits = partition.axis_bits(depth, d)
+    widths = np.ldexp(1.0, -bits)
+    if d == 1 or depth == 0:
+        grid_idx = codes
+    else:
+        perm = partition._grid_to_code_order(np.arange(1 << depth, dtype=np.int64), depth, d)
+        grid_idx = perm[codes]  # code c -> row-major grid index
+    coords = np.empty((codes.size, d), dtype=np.int64)
+    rest = np.asarray(grid_idx, dtype=np.int64).copy()
+    for a in range(d - 1, -1, -1):
+        coords[:, a] = rest & ((1 << int(bits[a])) - 1)
+        rest >>= int(bits[a])
+    return coords * widths, widths
+
+
+def _sample_leaves(leaf_counts: np.ndarray, depth: int, domain, placement: str, rng: np.random.Generator):
+    """``m_θ`` points in each leaf, uniform in the leaf or at its centre, directly in domain units.
+
+    Returns (synthetic (m, d), leaf code of each row (int32), rows in leaf-code order)."""
+    d = domain.d
+    occ = np.flatnonzero(leaf_counts)
+    cnt = leaf_counts[occ]
+    m = int(cnt.sum())
+    lower, widths = _leaf_lower_corners(depth, d, occ)
+    scale = widths * domain.widths  # leaf side in domain units
+    if placement == "uniform":
+        out = rng.random((m, d))
+    else:
+        out = np.full((m, d), 0.5)
+    upper = domain.upper_array
+    for a in range(d):  # column-wise in place: 1-D loops, no (m, d) temporaries
+        col = out[:, a]
+        col *= scale[a]
+        col += np.repeat(domain.lower[a] + lower[:, a] * domain.widths[a], cnt)
+        # lower + non-negative terms never falls below lower in floating point; only the upper face
+        # can be crossed, by one rounding
+        if m and col.max() > upper[a]:
+            np.minimum(col, upper[a], out=col)
+    codes = np.repeat(occ.astype(np.int32), cnt)
+    return out, codes
+
+
+def _coded_leaf_counts(arr: np.ndarray, domain, depth: int) -> tuple[np.ndarray, int]:
+    """Leaf counts (cell-code order) of the rows of ``arr`` (domain units) and the number of rows clamped.
+
+    Bit-for-bit the same cells as ``partition.leaf_counts(domain.to_unit(arr), depth)`` — per axis
+    :math:`u = (x - \\mathrm{lower})/\\mathrm{width}`, clamped to [0, 1], cell :math:`\\min(\\lfloor u k\\rfloor, k-1)`
+    — but one axis at a time, without materialising the (n, d) unit-cube copy: O(n d) time and
+    three n-vectors of working memory."""
+    n, d = arr.shape
+    bits = partition.axis_bits(depth, d)
+    lo, w = domain.lower_array, domain.widths
+    idx = None
+    outside = None
+    for a in range(d):
+        k = 1 << int(bits[a])
+        u = arr[:, a] - lo[a] if lo[a] != 0.0 else arr[:, a].copy()
+        mant, _ = math.frexp(w[a])
+        if mant == 0.5:
+            # width a power of two: (x - lo)/w·k = (x - lo)·(k/w) exactly, one pass saved
+            u *= k / w[a]
+            top = float(k)
+        else:
+            u /= w[a]
+            top = 1.0
+        umin, umax = (float(u.min()), float(u.max())) if n else (0.0, 0.0)
+        if umin < 0.0 or umax > top:
+            bad = (u < 0.0) | (u > top)
+            outside = bad if outside is None else (outside | bad)
+            np.clip(u, 0.0, top, out=u)
+        if k == 1:
+            continue
+        if top == 1.0:
+            u *= k
+        c = u.astype(np.int64)
+        del u
+        if umax >= top:  # only u == 1 (after clamping) lands on index k
+            np.minimum(c, k - 1, out=c)
+        if idx is None:
+            idx = c
+        else:
+            idx *= k
+            idx += c
+            del c
+    n_clamped = 0 if outside is None else int(outside.sum())
+    if idx is None:
+        return np.array([n], dtype=np.int64), n_clamped
+    hist = np.bincount(idx, minlength=1 << depth)
+    return partition._grid_to_code_order(hist, depth, d), n_clamped
+
+
+def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """int32 copies when every value fits (halves the trace), int64 otherwise."""
+    lim = np.iinfo(np.int32)
+    out = []
+    for c in levels:
+        if c.size and (c.max() > lim.max or c.min() < lim.min):
+            out.append(np.asarray(c, dtype=np.int64))
+        else:
+            out.append(c.astype(np.int32))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- mechanism
+@register(dict(
+    name="pmm",
+    title="PMM — private measure mechanism",
+    paper="seed 000 (He, Vershynin, Zhu 2023)",
+    algorithm="Algorithms 3-4; Theorems 9-11, Corollary 12",
+    dp="pure",
+    neighbours=("add_remove", "replace"),
+    params=(
+        ParamSpec("depth", "int", None,
+                  "Depth r of the binary partition (2^r leaves). Default: the depth rule below, from the "
+                  "public or noisy n.", low=0, high=MAX_PMM_DEPTH),
+        ParamSpec("depth_rule", "choice", "auto",
+                  "How the default depth is chosen from (n, ε, d): 'auto' = the depth study's rule (Corollary "
+                  "12's depth minus 1 level in 2-D with least squares, the bound-minimising depth in 1-D, at most "
+                  "16); 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising "
+                  "Theorem 11's bound.", choices=DEPTH_RULES),
+        ParamSpec("noise", "choice", "optimal",
+                  "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "
+                  "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 "
+                  "relative scales.", choices=NOISE_SPLITS),
+        ParamSpec("consistency", "choice", "least_squares",
+                  "Making noisy counts consistent: 'least_squares' (default: Hay et al. 2010 tree estimate, then "
+                  "the comparable integer rounding; about 20% lower W1 in the depth study, but Theorem 10's proof "
+                  "does not cover it), or the paper's comparable maps (Algorithm 3) 'proportional' and 'uniform'.",
+                  choices=CONSISTENCY),
+        ParamSpec("placement", "choice", "uniform",
+                  "Where the m_θ points of a leaf go: uniformly at random in the leaf, or at its centre.",
+                  choices=PLACEMENTS, advanced=True),
+        ParamSpec("n_public", "int", None,
+                  "Public dataset size for the depth rule and the bound; without it (add/remove) 5% of ε "
+                  "buys a noisy size when one is needed.", low=1, high=10**9, advanced=True),
+    ),
+    summary="Noisy counts on a binary hierarchical partition, made consistent top-down, sampled in the leaves.",
+))
+def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", consistency="least_squares",
+        placement="uniform", neighbours="add_remove", n_public=None, rng=None) -> Release:
+    """Private Measure Mechanism (seed 000, Algorithm 4 with Algorithm 3).
+
+    .. math:: n'_\\theta = (n_\\theta + \\lambda_\\theta)_+,\\ \\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j);
+              \\quad \\mathbb{E}\\,W_1(\\mu_\\mathcal{X}, \\mu_\\mathcal{Y}) \\le
+              \\frac{\\sqrt 2}{\\varepsilon n}\\Big(\\sum_{j=0}^r \\sqrt{\\Delta_{j-1}}\\Big)^2 + \\delta
+
+    Parameters
+    ----------
+    X : array (n, d) or DataFrame
+        Private data; rows outside ``domain`` are clamped into it.
+    domain : Domain
+        Public bounds; the mechanism works in the unit cube with the l_inf metric.
+    epsilon : float in (0, inf)
+        Total privacy budget (Theorem 9), including the noisy size when one is bought.
+    depth : int in [0, 24] or None
+        Partition depth r (:math:`2^r` leaves, cost O(n d + 2^r), memory O(2^r)). ``None``: the
+        ``depth_rule`` at the size estimate; with an explicit ``noise`` sequence, ``len(noise) - 1``.
+    depth_rule : {"auto", "paper", "bound"}
+        Used when ``depth`` is None; see :func:`default_depth`, :func:`paper_depth`, :func:`bound_depth`.
+    noise : {"optimal", "uniform"} or sequence of depth+1 floats > 0
+        Per-level noise split; see :func:`level_sigmas`. A sequence gives the relative scales,
+        rescaled to spend exactly the tree's ε (its first entry is ignored under replace).
+    consistency : {"proportional", "uniform", "least_squares"}
+        See :func:`consistent_counts`.
+    placement : {"uniform", "center"}
+        Synthetic points uniform in their leaf or at its centre (Algorithm 4 allows any choice).
+    neighbours : {"add_remove", "replace"}
+        Sensitivity 1 per level (add/remove) or 2 per level below an exact root (replace, n public).
+    n_public : int >= 1 or None
+        Public size used by the depth rule and the bound. Without it, under add/remove, a noisy
+        size costing 5% of ε is bought only when the depth rule needs n.
+    rng : numpy Generator, int or None
+
+    Returns
+    -------
+    Release
+        ``synthetic`` has :math:`m = m_\\emptyset` rows (the consistent root count), in leaf order.
+        ``params``: depth, depth_rule (the rule used, or "given"), sigmas (one per level, 0 = exact),
+        noise split, level_epsilons, consistency, placement, n used for parameters and its source.
+        ``bound``: Theorem 11 (A.4 split) or Theorem 10 (other splits), evaluated at the public/noisy
+        n (or the released size when no n was needed), unit-cube l_inf units.
+        ``trace``: ``noisy_counts``, ``clipped_counts``, ``consistent_counts`` (lists, level j has
+        :math:`2^j` entries in cell-code order, see :mod:`dpsynth_core.partition`),
+        ``ls_estimates`` (least squares only), ``sigmas``, ``diameters``, ``deltas``, ``split_axes``,
+        ``leaf_codes`` (leaf of every synthetic row), ``depth``, ``d``; owner view:
+        ``trace["owner"]["true_counts"]``, ``n``, ``n_clamped``. Cell bounds of level j:
+        ``partition.cell_bounds(j, d)``.
+
+    Notes
+    -----
+    Time O(n d + 2^r), memory O(n d + 2^r); nothing is quadratic.
+    """
+    if not isinstance(domain, Domain):
+        raise param_error(OWNER, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
+    eps_total = check_epsilon(epsilon, OWNER)
+    relation = check_neighbours(neighbours, OWNER)
+    gen = check_rng(rng, OWNER)
+    arr = check_points(X, "X", OWNER, d=domain.d, min_rows=1, columns=domain._cols(X))
+    n_true = int(arr.shape[0])
+    d = domain.d
+    consistency = check_choice(consistency, "consistency", OWNER, CONSISTENCY)
+    placement = check_choice(placement, "placement", OWNER, PLACEMENTS)
+    depth_rule = check_choice(depth_rule, "depth_rule", OWNER, DEPTH_RULES)
+    shape = None
+    if isinstance(noise, str):
+        split = check_choice(noise, "noise", OWNER, NOISE_SPLITS)
+    else:
+        try:
+            shape = np.asarray(noise, dtype=float)
+        except (TypeError, ValueError):
+            raise param_error(OWNER, "noise", "'optimal', 'uniform' or a sequence of positive floats", noise,
+                              kind=TypeError) from None
+        if shape.ndim != 1 or shape.size < 1 or shape.size > MAX_PMM_DEPTH + 1:
+            raise param_error(OWNER, "noise", f"'optimal', 'uniform' or a sequence of 1 to {MAX_PMM_DEPTH + 1} "
+                              "positive floats", noise)
+        if not np.all(np.isfinite(shape)) or np.any(shape <= 0):
+            raise param_error(OWNER, "noise", "a sequence of finite positive floats", noise)
+        split = "given"
+    if depth is not None:
+        depth = check_int(depth, "depth", OWNER, low=0, high=MAX_PMM_DEPTH)
+        if shape is not None and shape.size != depth + 1:
+            raise param_error(OWNER, "noise", f"a sequence of depth + 1 = {depth + 1} scales", noise)
+    elif shape is not None:
+        depth = shape.size - 1
+    if n_public is not None:
+        n_public = check_int(n_public, "n_public", OWNER, low=1, high=10**9)
+
+    ledger = Ledger()
+    size = None
+    if depth is None or n_public is not None or relation == "replace":
+        # the depth rule needs n; a declared n (or n under replace, public) costs nothing and also
+        # serves the bound. Under add/remove with a given depth no size is bought.
+        size = resolve_size(n_true, epsilon=eps_total, neighbours=relation, n_public=n_public, rng=gen,
+                            owner=OWNER)
+        if size.epsilon_spent:
+            ledger.add("noisy size for the depth rule (discrete Laplace)", size.epsilon_spent)
+    eps_tree = eps_total - ledger.epsilon
+    rule_used = "given"
+    if depth is None:
+        depth = resolve_depth(depth_rule, size.n, eps_tree, d, relation, consistency)
+        rule_used = depth_rule
+
+    sigmas = level_sigmas(depth, d, eps_tree, split=shape if shape is not None else split,
+                          neighbours=relation)
+    sens = count_sensitivity(relation)
+    level_eps = np.where(sigmas > 0, sens / np.where(sigmas > 0, sigmas, 1.0), 0.0)
+    if relation == "replace" and depth == 0:
+        level_eps = np.zeros(1)
+    # ledger: one entry per noised level; they add up to eps_tree (Theorem 9)
+    noised = [j for j in range(depth + 1) if sigmas[j] > 0]
+    if noised:
+        for j in noised[:-1]:
+            ledger.add(f"level {j} counts (discrete Laplace, σ={sigmas[j]:.4g})", float(level_eps[j]))
+        last = noised[-1]
+        ledger.add(f"level {last} counts (discrete Laplace, σ={sigmas[last]:.4g})",
+                   max(0.0, eps_total - ledger.epsilon))
+    else:  # replace with depth 0: only the public n is released; ε holds trivially
+        ledger.add("unused (depth 0 under replace releases only the public n)", eps_total)
+
+    # ---- counts (O(n d + 2^r)), noise, consistency (O(2^r))
+    leaves, n_clamped = _coded_leaf_counts(arr, domain, depth)
+    true_levels = [leaves]
+    for _ in range(depth):
+        true_levels.append(true_levels[-1][0::2] + true_levels[-1][1::2])  # children of c are 2c, 2c+1
+    true_levels = true_levels[::-1]
+    if relation == "replace":
+        true_levels[0] = np.array([n_true], dtype=np.int64)
+    noisy = add_level_noise(true_levels, sigmas, gen)
+    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, consistency)
+    leaf = cons[-1]
+    synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)
+    m = int(cons[0][0])
+
+    # ---- bound (public quantities only: n estimate, or the released size)
+    from ..rates import pmm_theorem10, pmm_theorem11
+
+    if size is not None:
+        n_bound, n_source = size.n, size.source
+    else:
+        n_bound, n_source = max(m, 1), "released size (DP)"
+    if split == "optimal":
+        bound = pmm_theorem11(n_bound, eps_tree, d, depth, neighbours=relation)
+        bound_kind = "Theorem 11 (expected W1, A.4 noise)"
+    else:
+        bound = pmm_theorem10(n_bound, sigmas, d)
+        bound_kind = "Theorem 10 (expected W1, given σ_j)"
+    notes = [f"Bound evaluated at n = {n_bound} ({n_source}); unit cube, l_inf metric."]
+    if consistency == "least_squares":
+        bound_kind += "; proof covers the paper's maps only"
+        notes.append("Theorem 10's proof (Lemma 17) covers the paper's consistency maps only (proportional, "
+                     "uniform); with least_squares the bound is shown for reference, not proved.")
+    if m == 0:
+        notes.append("The consistent root count is 0 (the noisy total was <= 0): the release has no synthetic "
+                     "points. Use a larger ε or more data.")
+    if relation == "replace":
+        notes.append("Replace neighbours: n is public, the root count is exact and each level j ≥ 1 has "
+                     "sensitivity 2 (ε = Σ_{j≥1} 2/σ_j).")
+
+    trace = {
+        "depth": depth, "d": d,
+        "sigmas": sigmas,
+        "level_epsilons": level_eps,
+        "diameters": partition.diameters(depth, d),
+        "deltas": partition.deltas(depth, d),
+        "split_axes": np.arange(depth) % d,
+        "noisy_counts": _compact(noisy),
+        "clipped_counts": _compact(clipped),
+        "consistent_counts": _compact(cons),
+        "leaf_codes": leaf_codes,
+        "owner": {"true_counts": _compact(true_levels), "n": n_true, "n_clamped": n_clamped},
+    }
+    if ls is not None:
+        trace["ls_estimates"] = [t.astype(np.float32) for t in ls]  # float32: pictures only
+        trace["ls_rounded"] = _compact(inputs)
+    params = {
+        "depth": depth,
+        "depth_rule": rule_used,
+        "leaves": 1 << depth,
+        "noise": split,
+        "sigmas": sigmas.tolist(),
+        "level_epsilons": level_eps.tolist(),
+        "epsilon_tree": eps_tree,
+        "sensitivity": sens,
+        "consistency": consistency,
+        "placement": placement,
+        "n_synthetic": m,
+        "n_for_parameters": n_bound,
+        "n_source": n_source,
+        "resolution": float(partition.diameters(depth, d)[-1]),
+        "size": size.to_dict() if size is not None else None,
+    }
+    return Release(
+        synthetic=synthetic, epsilon=eps_total, delta=0.0, neighbours=relation, mechanism=OWNER,
+        domain=domain, ledger=ledger, params=params, bound=float(bound), bound_kind=bound_kind,
+        trace=trace, notes=notes,
+    )

@@ -1,0 +1,189 @@
+"""Theoretical W1 bounds of seed 000 (He, Vershynin, Zhu) as plain functions, for the rates page.
+
+All values are in unit-cube coordinates with the l_inf metric, for :math:`\\Omega = [0,1]^d` with the
+cyclic binary partition of :mod:`dpsynth_core.partition` (PMM) or the regular :math:`k^d` grid (PSMM).
+
+PMM (Section 4)
+    * :func:`pmm_theorem10` — any noise scales :math:`\\sigma_0..\\sigma_r`:
+      :math:`\\mathbb{E} W_1 \\le \\frac{2\\sqrt2}{n}\\sum_{j=0}^r \\sigma_j\\Delta_{j-1} + \\delta`.
+    * :func:`pmm_theorem11` — the A.4 split: :math:`\\frac{\\sqrt2}{\\varepsilon n} S^2 + \\delta`,
+      :math:`S = \\sum_{j=0}^r \\sqrt{\\Delta_{j-1}}`.
+    * :func:`pmm_corollary12` — the rate at Corollary 12's depth.
+
+    Note on constants (seed 000 as printed): substituting A.4's :math:`\\sigma_j` into Theorem 10
+    gives :math:`2\\sqrt2 S^2/(\\varepsilon n)`, twice Theorem 11's printed :math:`\\sqrt2 S^2/(\\varepsilon n)`.
+    :func:`pmm_theorem11` follows the paper as printed (``proven=False``, the default) and returns
+    the Theorem-10 substitution with ``proven=True``; the tests check measured W1 against the
+    smaller, printed value.
+
+PSMM (Section 3)
+    * :func:`psmm_theorem7` — :math:`\\max_i \\mathrm{diam}\\,\\Omega_i + \\frac{2m}{\\varepsilon n}\\tilde L_m(\\mathcal F)`
+      with Corollary 4's Laplacian complexity, whose absolute constant C the paper leaves unspecified
+      (``complexity_constant``, default 1: a constant-free evaluation, not a proven number).
+    * :func:`psmm_corollary8` — the constant-free rate at :math:`m = \\lceil\\varepsilon n\\rceil`.
+
+Replace neighbours (MATH_NOTES): the root count is exact and each level j >= 1 has sensitivity 2;
+the same proofs give the formulas with the root term dropped and :math:`\\varepsilon` replaced by
+:math:`\\varepsilon/2` on the noised levels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import partition
+from .validation import check_choice, check_float, check_int, param_error
+
+__all__ = [
+    "pmm_deltas",
+    "pmm_resolution",
+    "pmm_S",
+    "pmm_theorem10",
+    "pmm_theorem11",
+    "corollary12_depth",
+    "pmm_corollary12",
+    "laplacian_complexity_rate",
+    "psmm_theorem7",
+    "psmm_corollary8",
+]
+
+
+def _n_eps_d(n, epsilon, d, owner):
+    nn = check_float(n, "n", owner, low=0.0, low_open=True)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    dd = check_int(d, "d", owner, low=1)
+    return nn, eps, dd
+
+
+def pmm_deltas(depth: int, d: int) -> np.ndarray:
+    """:math:`\\Delta_{j-1}` for j = 0..r, :math:`\\Delta_j = 2^j 2^{-\\lfloor j/d \\rfloor}` (Eq. 4.1 on the
+    cube), :math:`\\Delta_{-1} = \\Delta_0 = 1`."""
+    r = check_int(depth, "depth", "pmm_deltas", low=0, high=60)
+    return partition.deltas(r, check_int(d, "d", "pmm_deltas", low=1))
+
+
+def pmm_resolution(depth: int, d: int) -> float:
+    """:math:`\\delta = 2^{-\\lfloor r/d \\rfloor}`, the l_inf diameter of the leaves."""
+    r = check_int(depth, "depth", "pmm_resolution", low=0, high=60)
+    return math.ldexp(1.0, -(r // check_int(d, "d", "pmm_resolution", low=1)))
+
+
+def pmm_S(depth: int, d: int, *, neighbours: str = "add_remove") -> float:
+    """:math:`S = \\sum_{j\\in J}\\sqrt{\\Delta_{j-1}}` over the noised levels J (0..r, or 1..r under replace)."""
+    check_choice(neighbours, "neighbours", "pmm_S", ("add_remove", "replace"))
+    w = pmm_deltas(depth, d)
+    first = 0 if neighbours == "add_remove" else 1
+    return float(np.sqrt(w[first:]).sum())
+
+
+def pmm_theorem10(n: float, sigmas, d: int) -> float:
+    """Theorem 10 for any noise scales.
+
+    .. math:: \\mathbb{E} W_1(\\mu_\\mathcal{X}, \\mu_\\mathcal{Y}) \\le \\frac{2\\sqrt2}{n}\\sum_{j=0}^r \\sigma_j \\Delta_{j-1} + \\delta
+
+    Parameters
+    ----------
+    n : float > 0, true dataset size
+    sigmas : sequence of r+1 floats >= 0 (σ_0 = 0: exact root, as under replace)
+    d : int >= 1
+    """
+    owner = "pmm_theorem10"
+    nn = check_float(n, "n", owner, low=0.0, low_open=True)
+    dd = check_int(d, "d", owner, low=1)
+    s = np.asarray(sigmas, dtype=float)
+    if s.ndim != 1 or s.size < 1 or not np.all(np.isfinite(s)) or np.any(s < 0):
+        raise param_error(owner, "sigmas", "a non-empty sequence of finite floats >= 0", sigmas)
+    r = s.size - 1
+    return float(2.0 * math.sqrt(2.0) / nn * np.dot(s, partition.deltas(r, dd)) + pmm_resolution(r, dd))
+
+
+def pmm_theorem11(n: float, epsilon: float, d: int, depth: int, *, neighbours: str = "add_remove",
+                  proven: bool = False) -> float:
+    """Theorem 11: the bound with the A.4 noise split.
+
+    .. math:: \\mathbb{E} W_1 \\le \\frac{\\sqrt2\\, s}{\\varepsilon n} S^2 + \\delta, \\qquad S = \\sum_{j\\in J}\\sqrt{\\Delta_{j-1}}
+
+    s = 1 and J = {0..r} under add/remove (the paper's statement); s = 2 and J = {1..r} under
+    replace. ``proven=True`` doubles the first term: the value obtained by substituting A.4 into
+    Theorem 10 as printed (see the module docstring).
+    """
+    owner = "pmm_theorem11"
+    nn, eps, dd = _n_eps_d(n, epsilon, d, owner)
+    r = check_int(depth, "depth", owner, low=0, high=60)
+    rel = check_choice(neighbours, "neighbours", owner, ("add_remove", "replace"))
+    s = 1.0 if rel == "add_remove" else 2.0
+    S = pmm_S(r, dd, neighbours=rel)
+    factor = 2.0 if proven else 1.0
+    return float(factor * math.sqrt(2.0) * s * S * S / (eps * nn) + pmm_resolution(r, dd))
+
+
+def corollary12_depth(n: float, epsilon: float, d: int) -> float:
+    """Corollary 12's (real-valued) depth: :math:`\\log_2(\\varepsilon n) - 1` for d = 1,
+    :math:`\\log_2(\\varepsilon n)` for d >= 2 (PMM rounds it)."""
+    nn, eps, dd = _n_eps_d(n, epsilon, d, "corollary12_depth")
+    return math.log2(eps * nn) - (1.0 if dd == 1 else 0.0)
+
+
+def pmm_corollary12(n: float, epsilon: float, d: int) -> tuple[float, bool]:
+    """Corollary 12's rate, returned as (value, constant_free).
+
+    d = 1: :math:`(2+\\sqrt2)\\log_2^2(\\varepsilon n)/(\\varepsilon n)` (explicit constant, A.9),
+    ``constant_free=False``. d >= 2: :math:`(\\varepsilon n)^{-1/d}` with the unspecified constant
+    set to 1, ``constant_free=True``.
+    """
+    nn, eps, dd = _n_eps_d(n, epsilon, d, "pmm_corollary12")
+    en = eps * nn
+    if dd == 1:
+        return float((2.0 + math.sqrt(2.0)) * math.log2(max(en, 1.0)) ** 2 / en), False
+    return float(en ** (-1.0 / dd)), True
+
+
+def laplacian_complexity_rate(m: float, d: int, complexity_constant: float = 1.0) -> float:
+    """Corollary 4: :math:`\\tilde L_m(\\mathcal F) \\le C m^{-1/2}` (d=1), :math:`C\\log m\\; m^{-1/2}` (d=2),
+    :math:`C d^{-1} m^{-1/d}` (d>=3); C = ``complexity_constant`` (unspecified in the paper)."""
+    owner = "laplacian_complexity_rate"
+    mm = check_float(m, "m", owner, low=1.0)
+    dd = check_int(d, "d", owner, low=1)
+    c = check_float(complexity_constant, "complexity_constant", owner, low=0.0, low_open=True)
+    if dd == 1:
+        return c * mm ** -0.5
+    if dd == 2:
+        return c * max(math.log(mm), 1.0) * mm ** -0.5
+    return c / dd * mm ** (-1.0 / dd)
+
+
+def psmm_theorem7(n: float, epsilon: float, d: int, cells_per_axis: int, *, complexity_constant: float = 1.0,
+                  neighbours: str = "add_remove") -> float:
+    """Theorem 7 on the regular :math:`k^d` grid with Corollary 4's complexity.
+
+    .. math:: \\mathbb{E} W_1 \\le \\frac1k + \\frac{2m}{\\varepsilon' n}\\, C\\, \\ell_d(m), \\qquad m = k^d
+
+    where :math:`1/k` is the l_inf diameter of a cell, :math:`\\ell_d` the rate of
+    :func:`laplacian_complexity_rate`, and :math:`\\varepsilon' = \\varepsilon` (add/remove) or
+    :math:`\\varepsilon/2` (replace, noise :math:`\\mathrm{Lap}_\\mathbb{Z}(2/\\varepsilon)`). With
+    ``complexity_constant=1`` this is a constant-free evaluation, not a proven number.
+    """
+    owner = "psmm_theorem7"
+    nn, eps, dd = _n_eps_d(n, epsilon, d, owner)
+    k = check_int(cells_per_axis, "cells_per_axis", owner, low=1)
+    rel = check_choice(neighbours, "neighbours", owner, ("add_remove", "replace"))
+    eps_eff = eps if rel == "add_remove" else eps / 2.0
+    m = float(k) ** dd
+    return float(1.0 / k + 2.0 * m / (eps_eff * nn) * laplacian_complexity_rate(m, dd, complexity_constant))
+
+
+def psmm_corollary8(n: float, epsilon: float, d: int) -> tuple[float, bool]:
+    """Corollary 8's rate with C = 1, returned as (value, constant_free=True).
+
+    :math:`(\\varepsilon n)^{-1/2}` (d=1), :math:`\\log(\\varepsilon n)(\\varepsilon n)^{-1/2}` (d=2),
+    :math:`(\\varepsilon n)^{-1/d}` (d>=3).
+    """
+    nn, eps, dd = _n_eps_d(n, epsilon, d, "psmm_corollary8")
+    en = max(eps * nn, 1.0)
+    if dd == 1:
+        return float(en ** -0.5), True
+    if dd == 2:
+        return float(max(math.log(en), 1.0) * en ** -0.5), True
+    return float(en ** (-1.0 / dd)), True
