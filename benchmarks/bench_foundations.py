@@ -48,6 +48,9 @@ def main(quick: bool = False) -> dict:
                              "target_ratio": 3.0, "exact_sampler_seconds_per_10k": t_ex},
         "timing": f"best of {repeat} runs, same process",
     }
+    from benchmarks.bench_transport import foundations as transport_figures
+
+    out["transport"] = transport_figures(quick)  # (c) grid W1 at 10^6 points, (d) POT exact at 3000
     print(out)
     write("foundations", out)
     return out

@@ -22,7 +22,8 @@ What this module computes
                   vectorised kd-tree branch-and-bound, adding violated arcs until none is left.
   ``"sliced"``    sliced W1 with random l2 projections: a preview, not W1 (a lower bound for l2).
   ``"auto"``      exact_1d (d = 1), pot (n*m <= 2.5e7), else grid (128^2 in 2-D, 20^3 in 3-D) for
-                  l_inf / l1 and sparse for l2; an uncertified number is never reported as exact.
+                  l_inf / l1 and sparse for l2 up to n + m = 20,000 (refused beyond, with a message);
+                  an uncertified number is never reported as exact.
 
 * :func:`bl_projection` -- seed 000, Algorithm 2 (Proposition 6): the probability vector closest to
   a signed measure in the bounded-Lipschitz distance,
@@ -75,6 +76,10 @@ W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 POT_MAX_PAIRS = 25_000_000
 #: Kept for callers: "auto" now uses "pot" up to POT_MAX_PAIRS (measured faster than "sparse").
 AUTO_POT_PAIRS = POT_MAX_PAIRS
+#: Largest n + m for which "auto" runs the certified sparse method (l2 above the POT limit); measured
+#: about 40 s at n = m = 10^4 in 2-D on 2 cores, superlinear beyond (issue 10 notes).
+AUTO_SPARSE_MAX_POINTS = 20_000
+
 #: Cells per axis of the grid used by "auto" above the POT limit (about 1 s each, MATH_NOTES).
 _AUTO_GRID = {2: 128, 3: 20}
 #: Largest support of the dense Algorithm 2 LP (2 m^2 variables).
@@ -237,8 +242,11 @@ def w1_1d(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     w = np.concatenate([a, -b])
     order = np.argsort(t, kind="mergesort")
     t, w = t[order], w[order]
-    diff = np.cumsum(w)[:-1]
-    return float(np.sum(np.abs(diff) * np.diff(t)))
+    diff = np.abs(np.cumsum(w)[:-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        gaps = np.diff(t)  # may overflow to inf for supports spanning ±1e308
+        terms = np.where(diff > 0, diff * gaps, 0.0)  # no inf * 0 where the CDFs agree
+    return float(np.sum(terms))
 
 
 # ------------------------------------------------------------------------------------ sliced
@@ -778,6 +786,13 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
         elif n * m <= POT_MAX_PAIRS:
             chosen = "pot"
         elif metric == "l2":
+            if n + m > AUTO_SPARSE_MAX_POINTS:
+                raise ValueError(
+                    f"The 'method' parameter of wasserstein1 must name an approximation for l2 at this size: "
+                    f"exact l2 W1 is available up to n*m = {POT_MAX_PAIRS:.3g} (pot) or n+m = "
+                    f"{AUTO_SPARSE_MAX_POINTS} (sparse, about a minute). Got 'auto' with n={n}, m={m}; use "
+                    f"metric='linf' or 'l1' (grid interval) or method='sliced'."
+                )
             chosen = "sparse"
         else:
             chosen = "grid"
@@ -832,7 +847,13 @@ def _dispatch(method, X, Y, a, b, metric, grid, n_projections, rng) -> W1Result:
             )
         k = grid if grid is not None else _default_grid(d, n, m)
         if k**d > 2_000_000:
-            raise ValueError(f"The 'grid' parameter of {_OWNER} gives {k}^{d} cells, more than 2e6. Got {k}.")
+            if grid is None:
+                raise ValueError(
+                    f"The 'method' parameter of {_OWNER} must not be 'grid' in dimension {d}: even 2 cells per "
+                    f"axis make {k}^{d} > 2e6 cells. Got 'grid'; use 'pot' (n*m <= {POT_MAX_PAIRS:.3g})."
+                )
+            raise ValueError(f"The 'grid' parameter of {_OWNER} must give at most 2e6 cells (grid^d). "
+                             f"Got {k} in dimension {d}.")
         ha, hb = _bin(X, a, k), _bin(Y, b, k)
         v, det = _grid_w1_hist(ha, hb, k, d, metric)
         h = _cell_diam(k, d, metric)

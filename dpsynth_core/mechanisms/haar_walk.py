@@ -306,6 +306,7 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
               "(folding); seed 002 Lemma 3 and Eq. (30) (bound)",
     dp="pure",
     neighbours=("add_remove", "replace"),
+    max_dim=32,
     params=(
         ParamSpec("grid", "int", None,
                   "d = 1: number of cells on [0, 1] (default 2^k ≈ εn). d ≥ 2: cells per axis k, k^d cells "
@@ -390,7 +391,7 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         :math:`\\lesssim \\log^{3/2}` rates: its constants are not given.
     """
     owner = "haar_walk"
-    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
+    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=32)
     d = domain.d
     pth = check_choice(path, "path", owner, PATHS)
     proj = check_choice(projection, "projection", owner, PROJECTIONS)

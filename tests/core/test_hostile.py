@@ -177,14 +177,9 @@ def test_run_with_hostile_parameters(name, n, d, epsilon, neighbours, rng, rever
 
 
 #: (mechanism, d) pairs of test_run_up_to_50_dimensions that fail today, with the bug.
-KNOWN_HIGH_D = {
-    ("haar_walk", 50): "BUG haar_walk: d > 32 fails inside grid_path ('The 'd' parameter of grid_path must be an int "
-                       "in [1, 32]') instead of a haar_walk message; the spec declares no max_dim",
-    ("psmm", 10): "BUG psmm: d > 6 fails inside bl_projection ('grid_shape' parameter of bl_projection) instead of a "
-                  "psmm message; the spec declares no max_dim",
-    ("psmm", 32): "BUG psmm: as for d = 10",
-    ("psmm", 50): "BUG psmm: as for d = 10",
-}
+#: (mechanism, d) pairs with a known failure, pinned as strict xfails (empty: all found were fixed; the
+#: high-d refusals of haar_walk (d > 32) and psmm (d > 6) now come from their specs' max_dim).
+KNOWN_HIGH_D: dict = {}
 #: Those of KNOWN_HIGH_D that are slow rather than refused: stopped by pytest-timeout.
 SLOW_HIGH_D: set = set()
 HIGH_D = [1, 2, 10, 32, 50]
@@ -457,19 +452,12 @@ def test_private_evolution_huge_epsilon_message():
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(strict=True, raises=(AssertionError,),
-                   reason="BUG transport.wasserstein1 (exact_1d): two copies of the same 1-D measure {-1e308, 1e308} "
-                          "give NaN instead of 0 (np.diff of the merged support overflows to inf, then inf * 0)")
 def test_wasserstein1_extreme_1d_values_are_not_nan():
     X = np.array([[1e308], [-1e308]])
     v = documented(lambda: wasserstein1(X, X[::-1]))
     assert v is None or v == 0.0, v
 
 
-@pytest.mark.xfail(strict=True, raises=(AssertionError,),
-                   reason="BUG transport.wasserstein1(method='grid') at d = 50: \"The 'grid' parameter of wasserstein1 "
-                          "gives 2^50 cells, more than 2e6. Got 2.\" is outside the message format (no 'must') and "
-                          "names a parameter the caller did not pass")
 def test_wasserstein1_grid_refusal_message():
     X = np.random.default_rng(0).random((6, 50))
     documented(lambda: wasserstein1(X, X[:3], domain=Domain.unit(50), method="grid"))

@@ -344,7 +344,7 @@ Y2 = np.random.default_rng(1).random((12, 2))
     ({"n_projections": 0}, ValueError, r"'n_projections' parameter of wasserstein1"),
     ({"method": "exact_1d"}, ValueError, r"'exact_1d', which needs d = 1"),
     ({"method": "grid", "metric": "l2"}, ValueError, r"'metric' parameter of wasserstein1 must be 'linf' or 'l1'"),
-    ({"method": "grid", "grid": 2000}, ValueError, r"'grid' parameter of wasserstein1 gives 2000\^2 cells"),
+    ({"method": "grid", "grid": 2000}, ValueError, r"'grid' parameter of wasserstein1 must give at most 2e6 cells \(grid\^d\). Got 2000"),
     ({"domain": "unit"}, TypeError, r"'domain' parameter of wasserstein1 must be a Domain"),
     ({"domain": Domain.unit(3)}, ValueError, r"'X' parameter of wasserstein1 must be an array of shape \(n, 3\)"),
 ])
