@@ -95,7 +95,7 @@ def test_points_rules():
     assert check_points(np.ones((3, 2), dtype=np.int32), "X", "f", d=2).dtype == np.float64
     df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0], "c": [5, 6]})
     assert check_points(df, "X", "f", columns=["b", "a"]).tolist() == [[3.0, 1.0], [4.0, 2.0]]
-    with pytest.raises(ValueError, match="Missing"):
+    with pytest.raises(ValueError, match=r"must have the columns \[.z.\]. Got a table without"):
         check_points(df, "X", "f", columns=["z"])
     with pytest.raises(TypeError, match="non-numeric"):
         check_points(pd.DataFrame({"s": ["x", "y"]}), "X", "f")
