@@ -18,7 +18,7 @@ import numpy as np
 
 from ..domain import Domain
 from ..privacy import Ledger, check_epsilon, check_neighbours
-from ..validation import check_float, check_rng, param_error
+from ..validation import check_rng, param_error
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "run", "prepare", "Prepared",
            "to_jsonable"]
