@@ -1,0 +1,140 @@
+"""Tests of dpsynth_core.experiments: the W1 sweep and seed 004's digits SVM experiment (tiny sizes)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import ot
+import pytest
+
+from dpsynth_core import Domain
+from dpsynth_core.datasets import uniform_cube
+from dpsynth_core.experiments import DIGITS_COLUMNS, SWEEP_COLUMNS, digits_svm, sweep
+from dpsynth_core.mechanisms.pmm import pmm
+
+
+def _cube(n, rng):
+    return uniform_cube(n, 2, rng=rng)
+
+
+def _pair(n, rng):
+    return rng.random((n, 2)), Domain.unit(2)
+
+
+def test_sweep_columns_progress_and_w1():
+    seen = []
+    df = sweep("pmm", _cube, [40, 80], [1.0, 4.0], 2, rng=0, progress=seen.append)
+    assert list(df.columns) == list(SWEEP_COLUMNS)
+    assert len(df) == 2 * 2 * 2
+    assert set(df.mechanism) == {"pmm"} and sorted(set(df.n)) == [40, 80] and set(df.rep) == {0, 1}
+    assert np.all((df.w1 >= 0) & (df.w1 <= 1)) and np.all(df.w1_lower <= df.w1) and np.all(df.w1 <= df.w1_upper)
+    assert np.all(df.seconds > 0) and np.all(np.isfinite(df.bound))
+    assert len(seen) == 8 and seen[-1] == pytest.approx(1.0) and np.all(np.diff(seen) > 0)
+
+
+def test_sweep_w1_is_the_exact_w1_of_the_run():
+    """The W1 column equals POT's exact l_inf W1 of the same data and release (same seeds)."""
+    captured = []
+
+    def mech(X, domain, *, epsilon, rng, **kw):
+        rel = pmm(X, domain, epsilon=epsilon, rng=rng, neighbours="replace")
+        captured.append((X, rel.synthetic))
+        return rel
+
+    df = sweep(mech, _pair, [60], [2.0], 1, rng=3)
+    X, S = captured[0]
+    M = ot.dist(X, S, metric="chebyshev")
+    exact = ot.emd2(np.full(len(X), 1 / len(X)), np.full(len(S), 1 / len(S)), M)
+    assert df.w1.iloc[0] == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    assert df.mechanism.iloc[0] == "mech"
+
+
+def test_sweep_shares_the_data_across_epsilons_and_is_deterministic():
+    datasets = []
+
+    def data_fn(n, rng):
+        X = rng.random((n, 2))
+        datasets.append(X)
+        return X, Domain.unit(2)
+
+    a = sweep("flat_histogram", data_fn, [30], [0.5, 1.0, 2.0], 2, rng=7)
+    assert len(datasets) == 2  # one dataset per (n, rep), shared by the three ε
+    b = sweep("flat_histogram", _pair, [30], [0.5, 1.0, 2.0], 2, rng=7)
+    assert np.array_equal(a.w1.to_numpy(), b.w1.to_numpy())
+    c = sweep("flat_histogram", _pair, [30], [0.5, 1.0, 2.0], 2, rng=8)
+    assert not np.array_equal(a.w1.to_numpy(), c.w1.to_numpy())
+
+
+def test_sweep_low_dim_and_params():
+    df = sweep("low_dim", lambda n, rng: uniform_cube(n, 3, rng=rng), [50], [2.0], 1, rng=0,
+               params={"target_dim": 2})
+    assert df.mechanism.iloc[0] == "low_dim" and np.isfinite(df.bound.iloc[0])
+
+
+def test_sweep_validation():
+    with pytest.raises(ValueError, match="The 'mechanism' parameter of sweep must be a registered mechanism name"):
+        sweep("nope", _cube, [10], [1.0], 1)
+    with pytest.raises(TypeError, match="The 'mechanism' parameter of sweep must be"):
+        sweep(3, _cube, [10], [1.0], 1)
+    with pytest.raises(TypeError, match="The 'data_fn' parameter of sweep must be a callable"):
+        sweep("pmm", None, [10], [1.0], 1)
+    with pytest.raises(ValueError, match="The 'ns' parameter of sweep must be a non-empty sequence of ints"):
+        sweep("pmm", _cube, [], [1.0], 1)
+    with pytest.raises(ValueError, match=r"The 'ns' parameter of sweep must be an int in \[1, 10000000\]"):
+        sweep("pmm", _cube, [0], [1.0], 1)
+    with pytest.raises(TypeError, match="The 'ns' parameter of sweep must be a non-empty sequence"):
+        sweep("pmm", _cube, 10, [1.0], 1)
+    with pytest.raises(ValueError, match=r"The 'epsilons' parameter of sweep must be a float in \(0, inf\)"):
+        sweep("pmm", _cube, [10], [0.0], 1)
+    with pytest.raises(ValueError, match=r"The 'reps' parameter of sweep must be an int in \[1, 1000\]"):
+        sweep("pmm", _cube, [10], [1.0], 0)
+    with pytest.raises(ValueError, match="The 'w1_method' parameter of sweep must be one of"):
+        sweep("pmm", _cube, [10], [1.0], 1, w1_method="fast")
+    with pytest.raises(TypeError, match="The 'progress' parameter of sweep must be a callable"):
+        sweep("pmm", _cube, [10], [1.0], 1, progress=3)
+    with pytest.raises(TypeError, match="The 'params' parameter of sweep must be a dict"):
+        sweep("pmm", _cube, [10], [1.0], 1, params=[1])
+    with pytest.raises(TypeError, match="The 'data_fn' parameter of sweep must be a callable"):
+        sweep("pmm", lambda n, rng: 5, [10], [1.0], 1)
+
+
+def test_digits_svm_tiny():
+    seen = []
+    df = digits_svm([8.0], [2], 1, rng=0, progress=seen.append)
+    assert list(df.columns) == list(DIGITS_COLUMNS)
+    assert list(df.method) == ["real", "low_dim", "pmm_full"]
+    assert list(df.target_dim) == [64, 2, 64]
+    real = df[df.method == "real"].iloc[0]
+    assert math.isinf(real.epsilon) and real.accuracy > 0.9  # the non-private SVM on real digits
+    assert np.all((df.accuracy >= 0) & (df.accuracy <= 1))
+    assert set(df.n_train) == {1257} and set(df.n_test) == {540}
+    # replace: PMM releases exactly the class size, so the union has the training size
+    assert set(df[df.method != "real"].n_synthetic) == {1257}
+    assert seen[-1] == pytest.approx(1.0) and len(seen) == 3
+    again = digits_svm([8.0], [2], 1, rng=0)
+    assert np.array_equal(df.accuracy.to_numpy(), again.accuracy.to_numpy())
+
+
+def test_digits_svm_huge_epsilon_learns():
+    """At ε = 10^6 low_dim with d' = 8 keeps the classes' mean and main directions: the SVM trained on the
+    synthetic digits must be far above chance (10%); 0.5 is a loose floor (measured ~0.9)."""
+    df = digits_svm([1e6], [8], 1, rng=1, include_full_pmm=False, include_real=False)
+    assert list(df.method) == ["low_dim"] and df.accuracy.iloc[0] > 0.5
+
+
+def test_digits_svm_validation():
+    with pytest.raises(ValueError, match=r"The 'epsilons' parameter of digits_svm must be a float in \(0, inf\)"):
+        digits_svm([-1.0], [2], 1)
+    with pytest.raises(ValueError, match=r"The 'target_dims' parameter of digits_svm must be an int in \[1, 64\]"):
+        digits_svm([1.0], [65], 1)
+    with pytest.raises(TypeError, match="The 'target_dims' parameter of digits_svm must be a sequence"):
+        digits_svm([1.0], 2, 1)
+    with pytest.raises(ValueError, match=r"The 'reps' parameter of digits_svm must be an int in \[1, 100\]"):
+        digits_svm([1.0], [2], 0)
+    with pytest.raises(ValueError, match=r"The 'test_size' parameter of digits_svm must be a float in \(0, 1\)"):
+        digits_svm([1.0], [2], 1, test_size=1.0)
+    with pytest.raises(ValueError, match="The 'subroutine' parameter of digits_svm must be one of 'pmm', 'psmm'"):
+        digits_svm([1.0], [2], 1, subroutine="x")
+    with pytest.raises(ValueError, match="The 'target_dims' parameter of digits_svm must be non-empty"):
+        digits_svm([1.0], [], 1, include_full_pmm=False)
