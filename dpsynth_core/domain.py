@@ -163,7 +163,8 @@ class Domain:
             on the private data: it is an owner-side diagnostic, never part of a release.
         """
         arr = check_points(X, "X", owner, d=self.d, min_rows=0, columns=self._cols(X))
-        U = (arr - self.lower_array) / self.widths
+        with np.errstate(over="ignore"):  # |x| near 1e308 overflows to ±inf, which the clamp maps to 0 or 1
+            U = (arr - self.lower_array) / self.widths
         outside = np.any((U < 0.0) | (U > 1.0), axis=1)
         np.clip(U, 0.0, 1.0, out=U)
         if return_clamped:
