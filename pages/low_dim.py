@@ -69,7 +69,8 @@ if spec is not None:
                      "principal plane through the true mean (owner view); red plane: the private one through the "
                      "private mean (DP). Drag to rotate." + (" Only the first three of the d coordinates are drawn."
                                                               if d.d > 3 else ""),
-                     r"\widehat M = M + A,\ A_{ij}=A_{ji}\sim\mathrm{Lap}(\sigma),\ \sigma=\frac{3d^2}{(\varepsilon/3)n};"
+                     r"\widehat M = M + A,\ A_{ij}=A_{ji}\sim\mathrm{Lap}(\sigma),\ \sigma=\frac{\Delta_1}{2\varepsilon/3},\ "
+                     r"\Delta_1=\frac{d^2(n+1)}{n(n-1)}\ (\text{paper: } 6d^2/n);"
                      r"\quad \widehat V_{d'} = \mathrm{top}_{d'}(\widehat M)", key="ld_3d")
         else:
             st.caption("The 3-D view needs d ≥ 3.")

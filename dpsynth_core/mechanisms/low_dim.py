@@ -6,7 +6,8 @@ Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemma
    :math:`\\widehat M = M + A` with :math:`M = \\frac{1}{n-1}\\sum_i (X_i-\\bar X)(X_i-\\bar X)^\\top` (1.2)
    and the symmetric Laplace matrix :math:`A_{ij} = A_{ji} = \\lambda_{ij}` (i < j),
    :math:`A_{ii} = 2\\lambda_{ii}`, :math:`\\lambda_{ij} \\sim \\mathrm{Lap}(\\sigma)` i.i.d.,
-   :math:`\\sigma = 3d^2/((\\varepsilon/3)\\, n)`.
+   :math:`\\sigma = \\Delta_1/(2\\varepsilon/3)` with the covariance's l1 sensitivity
+   :math:`\\Delta_1 = d^2(n+1)/(n(n-1))` (proved below; the paper's :math:`6d^2/n` on request).
 2. **Private mean and projection** (Algorithm 3), budget ε/3: :math:`\\bar X_{priv} = \\bar X + \\lambda`,
    :math:`\\lambda \\sim \\mathrm{Lap}(d/((\\varepsilon/3) n))^d`; coordinates
    :math:`a_i = \\widehat V_{d'}^\\top (X_i - \\bar X_{priv})` on the top-d' eigenvectors of
@@ -19,13 +20,23 @@ Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemma
    f = clip to :math:`[0,1]^d` (the l_inf metric projection, Proposition 3.2). Post-processing.
 
 Privacy and the paper's constants (read against MATH_NOTES)
-    * Theorem 2.1's proof bounds every entry change by :math:`|M_{ij} - M'_{ij}| \\le 6/n` under
-      replace and charges :math:`\\frac{1}{2\\sigma}\\sum_{i,j}|M_{ij}-M'_{ij}| \\le 3d^2/(\\sigma n)`,
-      hence :math:`\\sigma = 3d^2/(\\varepsilon n)` for an ε-DP step (our step budget ε/3 gives
-      :math:`\\sigma = 9d^2/(\\varepsilon n)`). MATH_NOTES states the same σ. The 6/n is conservative
-      (for data in the unit cube the two cross terms of (C.1) move by at most 1/n each and the
-      square term by at most 1/n, so 3/n, and the worst change we can construct is about 1/n per
-      entry); we keep the paper's calibration: the step is at least as private as stated.
+    * Algorithm 2's privacy loss is :math:`\\frac{1}{2\\sigma}\\sum_{i,j}|M_{ij}-M'_{ij}|` (proof of
+      Theorem 2.1: off-diagonal λ_ij enters two entries, the diagonal noise is doubled), so
+      :math:`\\sigma = \\Delta_1/(2\\varepsilon)` with :math:`\\Delta_1` the replace sensitivity of M
+      in the entrywise l1 norm. The paper bounds every entry by 6/n, :math:`\\Delta_1 \\le 6d^2/n`,
+      :math:`\\sigma = 3d^2/(\\varepsilon n)` (``covariance_noise="paper"``; MATH_NOTES states the same).
+    * **Default** (``covariance_noise="tight"``): the exact worst case,
+      :math:`\\Delta_1 = d^2(n+1)/(n(n-1))` (about d²/n, six times smaller). Proof (data in
+      :math:`[0,1]^d`, :func:`covariance_sensitivity`): replacing x by x' in a dataset with mean m
+      changes :math:`(n-1)M` by :math:`u'u'^\\top - uu^\\top - aa^\\top/n` with u = x - m, u' = x' - m,
+      a = x' - x. Since :math:`u'u'^\\top - uu^\\top = \\tfrac12(ab^\\top + ba^\\top)`, b = u + u', the
+      entrywise l1 norm is at most :math:`\\|a\\|_1\\|b\\|_1 + \\|a\\|_1^2/n`; coordinatewise
+      :math:`|a_k| + |b_k| = 2\\max(|u_k|, |u'_k|) \\le 2`, so with :math:`\\alpha = \\|a\\|_1 \\le d`
+      the bound is :math:`\\alpha(2d-\\alpha) + \\alpha^2/n`, increasing on [0, d], at most
+      :math:`d^2(1 + 1/n)`; divide by n - 1. It is attained up to a factor 1 + 2/n: everyone at the
+      origin and one record jumping to (1, ..., 1) moves every entry by exactly 1/n
+      (tests/core/test_low_dim.py checks both the bound and this pair, and the privacy audit
+      measures the release). The step is ε/3-DP either way; "tight" only stops overpaying.
     * Algorithm 3 adds :math:`\\mathrm{Lap}(d/(\\varepsilon n))` per coordinate (l1 sensitivity of
       the mean d/n under replace); the proof of Theorem 2.3 writes :math:`\\mathrm{Lap}(1/(\\varepsilon n))`
       in (C.7). We follow Algorithm 3 (the calibrated scale). The proof of Theorem 4.1 speaks of
@@ -67,6 +78,8 @@ __all__ = [
     "PSMM_MAX_DIM",
     "covariance_matrix",
     "covariance_noise_scale",
+    "covariance_sensitivity",
+    "COVARIANCE_NOISES",
     "symmetric_laplace",
     "private_covariance",
     "mean_noise_scale",
@@ -80,6 +93,8 @@ __all__ = [
 OWNER = "low_dim"
 SUBROUTINES = ("pmm", "psmm")
 BOXES = ("paper", "projected_cube")
+#: Calibration of Algorithm 2's noise: the exact l1 sensitivity (default) or the paper's 6d²/n.
+COVARIANCE_NOISES = ("tight", "paper")
 #: PSMM's exact BL projection handles grids of dimension 1..6 (transport.bl_projection).
 PSMM_MAX_DIM = 6
 
@@ -101,10 +116,23 @@ def covariance_matrix(U: np.ndarray) -> np.ndarray:
     return (M + M.T) / 2.0
 
 
-def covariance_noise_scale(n: int, d: int, epsilon: float) -> float:
-    """Algorithm 2's Laplace scale :math:`\\sigma = 3d^2/(\\varepsilon n)` for an ε-DP covariance
-    (Theorem 2.1; per-entry replace sensitivity 6/n, diagonal noise doubled)."""
-    return 3.0 * d * d / (epsilon * n)
+def covariance_sensitivity(n: int, d: int, rule: str = "tight") -> float:
+    """Replace sensitivity of the centred covariance (1.2) in the entrywise l1 norm,
+    :math:`\\max \\sum_{i,j} |M_{ij} - M'_{ij}|` over neighbouring datasets in :math:`[0,1]^d`.
+
+    ``"tight"``: :math:`d^2(n+1)/(n(n-1))`, proved in the module docstring and attained up to a
+    factor 1 + 2/n. ``"paper"``: :math:`6d^2/n` (Theorem 2.1's proof, 6/n per entry).
+    """
+    if rule == "paper":
+        return 6.0 * d * d / n
+    return d * d * (n + 1.0) / (n * (n - 1.0))
+
+
+def covariance_noise_scale(n: int, d: int, epsilon: float, rule: str = "tight") -> float:
+    """Algorithm 2's Laplace scale for an ε-DP covariance: :math:`\\sigma = \\Delta_1/(2\\varepsilon)`
+    (the privacy loss is :math:`\\sum_{i,j}|\\Delta M_{ij}|/(2\\sigma)`, proof of Theorem 2.1).
+    With ``rule="paper"`` this is the paper's :math:`\\sigma = 3d^2/(\\varepsilon n)`."""
+    return covariance_sensitivity(n, d, rule) / (2.0 * epsilon)
 
 
 def symmetric_laplace(d: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
@@ -119,8 +147,9 @@ def symmetric_laplace(d: int, sigma: float, rng: np.random.Generator) -> np.ndar
     return A
 
 
-def private_covariance(U: np.ndarray, epsilon: float, rng: np.random.Generator):
-    """Algorithm 2 at budget ``epsilon``: :math:`\\widehat M = M + A`.
+def private_covariance(U: np.ndarray, epsilon: float, rng: np.random.Generator, rule: str = "tight"):
+    """Algorithm 2 at budget ``epsilon``: :math:`\\widehat M = M + A`, σ from
+    :func:`covariance_noise_scale` with ``rule``.
 
     Returns
     -------
@@ -130,7 +159,7 @@ def private_covariance(U: np.ndarray, epsilon: float, rng: np.random.Generator):
     sigma : float
     """
     n, d = U.shape
-    sigma = covariance_noise_scale(n, d, epsilon)
+    sigma = covariance_noise_scale(n, d, epsilon, rule)
     M = covariance_matrix(U)
     A = symmetric_laplace(d, sigma, rng)
     return M + A, M, A, sigma
@@ -277,12 +306,16 @@ def theorem42_terms(*, tail: float, d: int, d_prime: int, sigma: float, mean_sca
                   "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
                   "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy).",
                   choices=BOXES, advanced=True),
+        ParamSpec("covariance_noise", "choice", "tight",
+                  "Calibration of the covariance noise: 'tight' = the exact l1 sensitivity d²(n+1)/(n(n-1)) "
+                  "(proved in the module docstring); 'paper' = Theorem 2.1's 6d²/n (six times more noise). "
+                  "Both are ε/3-DP.", choices=COVARIANCE_NOISES, advanced=True),
     ),
     summary="Private centred covariance and mean, projection on the top-d' noisy eigenvectors, PMM/PSMM in "
             "the subspace, shift back and clip; ε split in thirds.",
 ))
 def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=False, box="paper",
-            neighbours="replace", rng=None) -> Release:
+            covariance_noise="tight", neighbours="replace", rng=None) -> Release:
     """Low-dimensional synthetic data (seed 004, Algorithm 1 with Algorithms 2-5).
 
     .. math:: Y_j = \\mathrm{clip}_{[0,1]^d}\\big(\\widehat V_{d'} a'_j + \\bar X_{priv}\\big),\\quad
@@ -310,6 +343,9 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         ``target_dim`` is then ignored. No privacy cost (a ledger entry of ε = 0 records the step).
     box : {"paper", "projected_cube"}
         The subroutine's public box; see the module docstring.
+    covariance_noise : {"tight", "paper"}
+        Algorithm 2's noise calibrated to the exact l1 sensitivity :math:`d^2(n+1)/(n(n-1))` of the
+        covariance ("tight", proved in the module docstring) or to the paper's :math:`6d^2/n`.
     neighbours : {"replace"}
         Only replace is supported (n is public and every noise scale uses it).
     rng : numpy Generator, int or None
@@ -342,6 +378,7 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     subroutine = check_choice(subroutine, "subroutine", OWNER, SUBROUTINES)
     adaptive = check_bool(adaptive, "adaptive", OWNER)
     box = check_choice(box, "box", OWNER, BOXES)
+    cov_rule = check_choice(covariance_noise, "covariance_noise", OWNER, COVARIANCE_NOISES)
     k_max = d if subroutine == "pmm" else min(d, PSMM_MAX_DIM)
     requested = check_int(target_dim, "target_dim", OWNER, low=1, high=d)
     if not adaptive and requested > k_max:
@@ -355,8 +392,9 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     ledger = Ledger()
 
     # ---- Algorithm 2: private centred covariance (ε/3)
-    M_hat, M, A, sigma = private_covariance(p.U, eps_cov, gen)
-    ledger.add(f"private centred covariance (Algorithm 2, symmetric Laplace, σ={sigma:.4g})", eps_cov)
+    M_hat, M, A, sigma = private_covariance(p.U, eps_cov, gen, cov_rule)
+    ledger.add(f"private centred covariance (Algorithm 2, symmetric Laplace, σ={sigma:.4g}, l1 sensitivity "
+               f"{covariance_sensitivity(n, d, cov_rule):.4g})", eps_cov)
     noisy_values, noisy_vectors = top_eigenvectors(M_hat)
 
     # ---- Appendix E: d' from the noisy spectrum (post-processing)
@@ -433,7 +471,8 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         "epsilon_mean": eps_mean,
         "epsilon_subroutine": eps_sub,
         "covariance_sigma": sigma,
-        "covariance_sensitivity_per_entry": 6.0 / n,
+        "covariance_noise": cov_rule,
+        "covariance_sensitivity_l1": covariance_sensitivity(n, d, cov_rule),
         "mean_scale": b,
         "R": R,
         "box_lower": lo.tolist(),

@@ -284,6 +284,10 @@ AUDITS: dict[str, list[Case]] = {
         # ε = 6 so the mean and covariance steps (2 each) are visible at test-sized trials.
         Case("move", low_dim_moment_shift, 1500, dict(), n=10, point=[1.0, 1.0], epsilon=6.0,
              data=np.r_[[[0.0, 0.0]], np.random.default_rng(1).random((9, 2))]),
+        # The covariance's worst pair (module docstring of low_dim): everyone at the origin, one record
+        # jumps to (1, 1); every covariance entry moves by exactly 1/n, the tight calibration's case.
+        Case("move", low_dim_moment_shift, 1500, dict(), n=10, point=[1.0, 1.0], epsilon=6.0,
+             data=np.zeros((10, 2))),
         Case("move", lambda ctx: coordinate_mean(0), 1000, dict(target_dim=1), n=10, point=[1.0, 1.0],
              data=np.r_[[[0.0, 0.0]], np.random.default_rng(1).random((9, 2))],
              note="synthetic mean of a coordinate: post-processing"),
