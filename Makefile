@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PORT    ?= 8501
 
-.PHONY: run test bench lint setup clean test-fast
+.PHONY: run test bench lint setup clean test-fast screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not e2e" tests
+
+screenshots: $(STAMP)
+	DPSYNTH_SCREENSHOTS=assets/screens $(BIN)/python -m pytest -q -p no:cacheprovider -m e2e tests/e2e
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -1,7 +1,9 @@
 """End-to-end tests: the real app (`streamlit run app.py`) in a real headless Chromium (Playwright).
 
 Every page is visited, its main control clicked, no exception element may appear, and a
-screenshot is saved to assets/screens/<page>.png (the README shows them). Chromium must be at
+screenshot is saved to $DPSYNTH_SCREENSHOTS/<page>.png: `make screenshots` sets it to assets/screens
+(the README shows them); `make test` writes them to a temporary folder so that a test run leaves
+the checkout unchanged. Chromium must be at
 /usr/bin/chromium (installed by .ci/run): if it is missing these tests FAIL, they never skip.
 """
 
@@ -20,7 +22,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENS = ROOT / "assets" / "screens"
+SCREENS = Path(os.environ.get("DPSYNTH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "dpsynth-screens")
+if not SCREENS.is_absolute():
+    SCREENS = ROOT / SCREENS
 CHROMIUM = Path(os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
