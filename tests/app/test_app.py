@@ -256,6 +256,18 @@ def test_parse_query():
     assert "rel='bogus'" in q["ignored"] and "delta='2'" in q["ignored"]
 
 
+def test_certificate_sweep_reports_the_released_bound_and_its_terms():
+    d = small_data()
+    df = core.certificate_sweep(d.X, d.domain, epsilons=[1.0], seeds=[3, 4])
+    for _, row in df.iterrows():
+        rel = core.run_mechanism("sparse_marginals", d.X, d.domain, epsilon=1.0, neighbours="replace",
+                                 seed=int(row["seed"]))
+        # the sweep shows the released certificate (rel.bound), and its three terms add up to it
+        assert row["certificate"] == rel.bound
+        assert row["discretisation"] + row["privatisation"] + row["projection"] == pytest.approx(rel.bound, rel=1e-12)
+        assert 0 < row["loss"] <= 1
+
+
 # ------------------------------------------------------------------------ sweeps and compare
 def test_rates_sweep_and_switch_mechanism():
     at = new_app(small_data(300))

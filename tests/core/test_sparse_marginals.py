@@ -168,11 +168,27 @@ def test_certificate_terms_nonnegative_and_add_up(cert, snap):
         # the quantile is the conservative order statistic of the Monte Carlo draws
         mc = np.sort(rel.trace["mc_samples"][name])
         assert terms["privatisation_quantile"] == mc[math.ceil(0.9 * mc.size) - 1]
-    assert rel.bound == rel.trace["certificate"][cert]["total"]
+    # the released bound is the consistent certificate (Eq. (4) with G∘Π); the paper's one is kept
+    assert set(rel.trace["certificate"]) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
+        set() if cert == "U_T" else {"U_T", "U_T_consistent"})
+    assert rel.bound == rel.trace["certificate"][f"{cert}_consistent"]["total"]
+    assert rel.params["certificate_key"] == f"{cert}_consistent"
     if snap:
         assert rel.trace["certificate"][cert]["projection_support"] == 0.0
     else:
         assert 0 < rel.trace["certificate"][cert]["projection_support"] <= 1 / 8
+        assert rel.trace["certificate"]["L_T_consistent"]["projection_support"] == \
+            rel.trace["certificate"]["L_T"]["projection_support"]
+    if cert == "U_T":
+        ut = rel.trace["certificate"]["U_T_consistent"]
+        assert ut["projection_support"] == 0.0  # the exact KR term includes the support offsets
+        assert ut["projection_kind"].startswith("exact KR")
+        # exact term <= U_T(Π v_DP, T mu) + U(T^-1 T mu, mu) (triangle inequality), equal when snapped
+        assert ut["projection_proxy"] <= ut["projection_via_grid"] + 1e-12
+        if snap:
+            assert ut["projection_proxy"] == ut["projection_via_grid"]
+        else:
+            assert ut["projection_proxy"] < ut["projection_via_grid"]  # measured: 0.127 vs 0.143
     # the projection term is recomputable from the released trace (it is private)
     noisy, proj = rel.trace["noisy_marginals"], rel.trace["projected_marginals"]
     order = rel.trace["snake_order"]
@@ -180,6 +196,18 @@ def test_certificate_terms_nonnegative_and_add_up(cert, snap):
         sm.proxy_lt((noisy - proj)[:, order], 4))
     # projected marginals are those of the released synthetic points
     np.testing.assert_allclose(proj, sm.marginal_vector(rel.synthetic, 2, 4, order="row"), atol=1e-12)
+
+
+def test_consistency_none_releases_the_papers_certificate():
+    _, a = _rel(consistency="none", rng=4)
+    _, b = _rel(rng=4)
+    assert set(a.trace["certificate"]) == {"U_T", "L_T"}
+    assert a.bound == a.trace["certificate"]["U_T"]["total"]
+    # same noise, same Step 3, same paper certificate; only the released bound differs
+    np.testing.assert_array_equal(a.synthetic, b.synthetic)
+    assert a.trace["certificate"]["U_T"] == b.trace["certificate"]["U_T"]
+    np.testing.assert_array_equal(a.trace["noisy_marginals"], a.trace["consistent_marginals"])
+    assert a.params["consistency_projection"] == "none" and b.params["consistency_projection"] == "GLS"
 
 
 def test_release_contents():
@@ -256,6 +284,7 @@ def test_step3_ut_option_lowers_projection_term():
     (dict(certificate="W1"), ValueError, "'certificate' parameter of sparse_marginals"),
     (dict(step3="L2"), ValueError, "'step3' parameter of sparse_marginals"),
     (dict(noise="gauss"), ValueError, "'noise' parameter of sparse_marginals"),
+    (dict(consistency="yes"), ValueError, "'consistency' parameter of sparse_marginals"),
     (dict(delta_cert=0.0), ValueError, "'delta_cert' parameter of sparse_marginals"),
     (dict(delta_cert=0.9), ValueError, "'delta_cert' parameter of sparse_marginals"),
     (dict(mc_draws=5), ValueError, "'mc_draws' parameter of sparse_marginals"),
@@ -388,6 +417,105 @@ def test_empirical_privacy_of_noisy_marginals(exact_total):
     assert good <= eps
     broken, _, _ = log_ratio_lower(b / 3)
     assert broken > eps
+
+
+# ------------------------------------------------------------------- consistent certificate
+@pytest.mark.parametrize("d,s,k", [(4, 2, 5), (4, 3, 3), (3, 1, 6), (5, 2, 4)])
+def test_consistency_projection_is_identity_on_query_differences(d, s, k):
+    # Validity of the consistent certificate rests on Π(Tμ_D - Tμ) = Tμ_D - Tμ (module docstring)
+    g = np.random.default_rng(d * 100 + s * 10 + k)
+    X1, X2 = g.random((70, d)) ** 2, g.random((90, d))
+    w2 = g.random(90)
+    x = sm.marginal_vector(X1, s, k, order="row") - sm.marginal_vector(X2, s, k, w2 / w2.sum(), order="row")
+    A = sm.consistency_constraints(d, s, k)
+    assert np.abs(A @ x.ravel()).max() < 1e-12
+    for exact_total in (True, False):
+        cmap = sm.consistency_map(d, s, k, exact_total=exact_total)
+        np.testing.assert_allclose(sm.consistent_part(x, cmap), x, atol=1e-12)
+        # and Π maps noisy vectors to consistent zero-total ones (the noise directions are removed)
+        eta = sm.haar_block_noise(math.comb(d, s), k, s, 0.01, rng=g, draws=20, exact_total=exact_total)
+        order, rank = sm._path_rank(k, s)
+        pe = sm.consistent_part(eta[..., rank], cmap)
+        assert np.abs(pe.reshape(20, -1) @ A.T.toarray()).max() < 1e-12
+
+
+def test_consistency_projection_lowers_the_noise_quantile():
+    # d=4, s=2, k=8: over 400 fixed-seed draws the 0.9-quantile of U_T(0, Πη) is below that of U_T(0, η)
+    # (measured 0.133 vs 0.152 at the benchmark's scale; GLS removes the inconsistent noise components).
+    # A deterministic check with a 5% margin: the sampling error of a 0.9-quantile from 400 draws is ~2%.
+    K, k, s = 6, 8, 2
+    b = sm.noise_scale(2000, 1.0, 4, 2, k, exact_total=True)
+    _, rank = sm._path_rank(k, s)
+    eta = sm.haar_block_noise(K, k, s, b, rng=0, draws=400, exact_total=True)[..., rank]
+    cmap = sm.consistency_map(4, 2, 8, exact_total=True)
+    q_old = np.quantile(sm.proxy_ut(eta, k, s), 0.9)
+    q_new = np.quantile(sm.proxy_ut(sm.consistent_part(eta, cmap), k, s), 0.9)
+    assert q_new < 0.95 * q_old
+
+
+def test_kr_grid_points_matches_dense_lp_and_pot():
+    from scipy.optimize import linprog
+
+    from dpsynth_core.grid import cell_centres
+
+    g = np.random.default_rng(11)
+    k, s = 3, 2
+    C = cell_centres(k, s)
+    for trial in range(4):
+        w = g.normal(size=k * k) * 0.1 + 1 / 9  # signed, total != 1 in general
+        P = g.random((5, s))
+        a = g.random(5)
+        a /= a.sum()
+        val = sm.kr_grid_points(w, k, s, P, a)
+        # dense LP over f on {0} ∪ centres ∪ points: max Σ f(c_i) w_i - Σ f(p_j) a_j, |f_i - f_j| <= d_ij, f(0) = 0
+        Z = np.vstack([np.zeros((1, s)), C, P])
+        coef = np.concatenate([[0.0], w, -a])
+        n = Z.shape[0]
+        D = np.max(np.abs(Z[:, None] - Z[None]), axis=2)
+        iu = np.triu_indices(n, 1)
+        rows = np.zeros((2 * len(iu[0]), n))
+        for r, (i, j) in enumerate(zip(*iu, strict=True)):
+            rows[2 * r, i], rows[2 * r, j] = 1, -1
+            rows[2 * r + 1, i], rows[2 * r + 1, j] = -1, 1
+        bounds = [(0, 0)] + [(None, None)] * (n - 1)
+        res = linprog(-coef, A_ub=rows, b_ub=np.repeat(D[iu], 2), bounds=bounds, method="highs")
+        assert res.status == 0
+        assert val == pytest.approx(-res.fun, abs=1e-9)
+        if trial == 0:
+            # probability weights on the centres: it is the l_inf W1, as POT computes it
+            p = np.abs(w) / np.abs(w).sum()
+            w1 = ot.emd2(p, a, ot.dist(C, P, metric="chebyshev"))
+            assert sm.kr_grid_points(p, k, s, P, a) == pytest.approx(w1, abs=1e-12)
+    # points on the centres: the exact term is U_T of the difference (the snapped case)
+    u = g.random(9)
+    u /= u.sum()
+    w = g.normal(size=9) * 0.05 + u
+    keep = u > 0
+    assert sm.kr_grid_points(w, k, s, C[keep], u[keep]) == pytest.approx(sm.proxy_ut((w - u)[None], k, s),
+                                                                         abs=1e-12)
+
+
+def test_consistent_certificate_below_papers_on_seeded_runs():
+    # Not a theorem for the snapped default (Π changes both the quantile and the projection term), so a
+    # fixed-seed check on the coverage setting of the benchmark (n=2000, d=4, s=2, k=8): the consistent
+    # U_T certificate is below the paper's in every one of 4 runs; measured ratios 0.90-0.95.
+    for seed in range(4):
+        X, P, dom = sm.shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
+        rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=8, public=P, rng=10_000 + seed)
+        new, old = rel.trace["certificate"]["U_T_consistent"], rel.trace["certificate"]["U_T"]
+        assert new["total"] < old["total"]
+        assert new["privatisation_quantile"] < old["privatisation_quantile"]
+
+
+def test_consistency_both_fits_the_consistent_marginals():
+    _, rel = _rel(consistency="both", rng=6)
+    order = rel.trace["snake_order"]
+    lt = sm.proxy_lt((rel.trace["consistent_marginals"] - rel.trace["lp_marginals"])[:, order], 4)
+    # Step 3's optimum is L_T(Π v_DP, T mu) of its measure, up to the tie-break (relative λ = 1e-3)
+    assert rel.trace["lp"]["objective"] == pytest.approx(lt, rel=2e-3)
+    _, rel2 = _rel(consistency="certificate", rng=6)
+    np.testing.assert_array_equal(rel.trace["consistent_marginals"], rel2.trace["consistent_marginals"])
+    assert not np.array_equal(rel.trace["lp_marginals"], rel2.trace["lp_marginals"])
 
 
 # --------------------------------------------------------------------------- coverage (small)
