@@ -2,7 +2,8 @@
 
 Writes benchmarks/results/exact_w1.json and benchmarks/results/foundations_transport.json.
 Run from the repo root: ``.venv/bin/python benchmarks/bench_transport.py [--quick] [--full]``.
-``--full`` adds the 10^4-point sparse-vs-dense comparison (dense POT alone takes ~90 s there).
+``--full`` adds the 10^4-point sparse-vs-dense comparison (dense POT alone takes ~50-90 s there) and
+the sparse method alone at 2*10^4 points; ``--huge`` adds 10^5 points (hours: see issue 10's note).
 """
 
 from __future__ import annotations
@@ -29,8 +30,13 @@ def timed(fn):
 
 
 def _phases(rs) -> dict:
-    """Time per phase of the sparse method (candidate graph, restricted solves, dual checks)."""
+    """Time per phase of the sparse method: the assignment path (n = m, uniform weights: auction phases
+    and the certificate's c-transform) or the general path (candidate graph, restricted solves, checks)."""
     det = rs.details
+    if det["formulation"].startswith("assignment"):
+        return {"setup_s": det["setup_seconds"], "auction_s": det["auction_seconds"], "check_s": det["check_seconds"],
+                "bids": det["bids"], "searches": det["searches"], "duality_gap": det["duality_gap"],
+                "eps_phases": [{k: p[k] for k in ("eps", "bids", "searches", "seconds")} for p in det["phases"]]}
     return {"candidates_s": det["candidate_seconds"], "solves_s": [r["solve_s"] for r in det["rounds"]],
             "checks_s": [r["check_s"] for r in det["rounds"]], "added_arcs": [r.get("added", 0) for r in det["rounds"]],
             "final_check_s": det["final_check_seconds"]}
@@ -60,7 +66,7 @@ def foundations(quick: bool) -> dict:
     return {"c_grid_w1_1e6": c, "d_pot_exact_3000": d}
 
 
-def exact_w1(quick: bool, full: bool) -> dict:
+def exact_w1(quick: bool, full: bool, huge: bool = False) -> dict:
     rng = np.random.default_rng(1)
     out: dict = {}
     # BL projection targets (PMM issue): 128^2 < 2 s, 32^3 < 30 s
@@ -72,54 +78,53 @@ def exact_w1(quick: bool, full: bool) -> dict:
         t, res = timed(lambda nu=nu, k=k, d=d: bl_projection(nu, grid_shape=(k,) * d))
         out[f"bl_projection_{k}^{d}"] = {"seconds": t, "target_seconds": target, "value": res.value,
                                          "arcs": res.details["arcs"]}
-    # sparse certified vs dense POT (same instances, same run)
-    sizes = [1000] if quick else [1000, 3000]
+    # sparse certified vs dense POT (same instances, same run). Equal sizes with uniform weights take the
+    # assignment path (auction); the unequal-size instance takes the general path (transshipment + CG).
+    sizes = [1000] if quick else [1000, 3000, 5000]
     if full:
         sizes.append(10_000)
     for d in (2, 3):
-        for n in sizes:
-            if d == 3 and n > 3000:
-                continue
+        for n, m in [(s, s) for s in sizes] + ([] if quick else [(3000, 2000)]):
             X = rng.random((n, d))
-            Y = np.concatenate([rng.normal(0.3, 0.1, (n // 2, d)), rng.random((n - n // 2, d))])
+            Y = np.concatenate([rng.normal(0.3, 0.1, (m // 2, d)), rng.random((m - m // 2, d))])
             t_s, rs = timed(lambda X=X, Y=Y: wasserstein1(X, Y, method="sparse", return_result=True))
             t_p, ref = timed(lambda X=X, Y=Y: float(ot.emd2(np.full(len(X), 1 / len(X)), np.full(len(Y), 1 / len(Y)),
                                                             cdist(X, Y, "chebyshev"), numItermax=10**12)))
-            out[f"sparse_vs_pot_d{d}_n{n}"] = {
-                "sparse_seconds": t_s, "dense_pot_seconds": t_p, "ratio": t_s / t_p, "target_ratio": 0.1,
-                "certified": rs.certified, "rel_diff": abs(rs.value - ref) / ref, "rounds": rs.iterations,
-                "final_arcs": rs.details["rounds"][-1]["arcs"],
-                "phases": _phases(rs),
+            out[f"sparse_vs_pot_d{d}_n{n}_m{m}"] = {
+                "path": rs.details["formulation"], "sparse_seconds": t_s, "dense_pot_seconds": t_p,
+                "ratio": t_s / t_p, "target_ratio": 0.1, "certified": rs.certified,
+                "rel_diff": abs(rs.value - ref) / ref, "iterations": rs.iterations, "phases": _phases(rs),
             }
-            print(f"sparse d={d} n={n}: {t_s:.1f}s vs pot {t_p:.1f}s, rounds={rs.iterations}", flush=True)
+            print(f"sparse d={d} n={n} m={m}: {t_s:.1f}s vs pot {t_p:.1f}s", flush=True)
     # sparse alone above the dense limit: where it stops scaling (--full only; minutes each)
     if full:
-        for d, n in [(2, 30_000), (2, 100_000), (3, 100_000)]:
+        for d, n in [(2, 20_000), (3, 20_000)] + ([(2, 100_000), (3, 100_000)] if huge else []):
             X = rng.random((n, d))
             Y = np.concatenate([rng.normal(0.3, 0.1, (n // 2, d)), rng.random((n - n // 2, d))])
             t_s, rs = timed(lambda X=X, Y=Y: wasserstein1(X, Y, method="sparse", return_result=True))
             out[f"sparse_d{d}_n{n}"] = {"sparse_seconds": t_s, "target_seconds": 60.0, "certified": rs.certified,
                                         "value": rs.value, "interval": [rs.lower, rs.upper],
-                                        "rounds": rs.iterations, "phases": _phases(rs)}
+                                        "iterations": rs.iterations, "phases": _phases(rs)}
             print(f"sparse d={d} n={n}: {t_s:.1f}s certified={rs.certified}", flush=True)
     # auto above the POT limit in 2-D: the grid interval at 128^2
     n = 10**5 if not quick else 2 * 10**4
     X, Y = rng.random((n, 2)), rng.beta(2, 3, size=(n, 2))
     t, r = timed(lambda: wasserstein1(X, Y, return_result=True))
     out[f"auto_2d_n{n}"] = {"seconds": t, "method": r.method, "value": r.value, "interval": [r.lower, r.upper]}
-    out["note"] = ("sparse = transshipment (Kantorovich-Rubinstein) flow on a k-NN graph over X u Y, POT network "
-                   "simplex (Orden's reduction), all-pairs dual check by kd-tree branch and bound, direct arcs "
-                   "added for the worst violators. See the closing note of issue 10 for the figures.")
+    out["note"] = ("sparse, n = m with uniform weights: auction with eps-scaling on the implicit complete graph "
+                   "(kd-tree bids, numba), certified by an exact c-transform over all pairs. Otherwise: transshipment "
+                   "(Kantorovich-Rubinstein) flow on a k-NN graph over X u Y, POT network simplex, all-pairs dual "
+                   "check by kd-tree branch and bound, direct arcs added for the worst violators. Issue 10's note.")
     return out
 
 
-def main(quick: bool = False, full: bool = False) -> dict:
+def main(quick: bool = False, full: bool = False, huge: bool = False) -> dict:
     # The foundations figures (c), (d) are written by bench_foundations.py (which calls foundations()).
-    e = exact_w1(quick, full)
+    e = exact_w1(quick, full or huge, huge)
     print(e, flush=True)
     write("exact_w1", e)
     return {"exact_w1": e}
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv, full="--full" in sys.argv)
+    main(quick="--quick" in sys.argv, full="--full" in sys.argv, huge="--huge" in sys.argv)

@@ -17,9 +17,13 @@ What this module computes
                   moves for l_inf, 2d-neighbour moves for l1: their path metrics are the l_inf / l1
                   distances between cell centres), so the true W1 lies in ``[value - h, value + h]``
                   with ``h`` the cell's diameter (MATH_NOTES, "Exact W1 at scale").
-  ``"sparse"``    certified exact W1 between point clouds (issue 10): network simplex on a sparse
-                  set of candidate arcs, then a check of dual feasibility over *all* pairs with a
-                  vectorised kd-tree branch-and-bound, adding violated arcs until none is left.
+  ``"sparse"``    certified exact W1 between point clouds (issue 10), never forming the n x m
+                  pairs. Equal sizes with uniform weights (the assignment case): auction with
+                  epsilon-scaling whose bids search a kd-tree of Y (compiled, ``_assign``), then an
+                  exact c-transform over all pairs as the dual certificate. Otherwise: network
+                  simplex on a sparse set of candidate arcs, a check of dual feasibility over *all*
+                  pairs with a vectorised kd-tree branch-and-bound, adding violated arcs until none
+                  is left.
   ``"sliced"``    sliced W1 with random l2 projections: a preview, not W1 (a lower bound for l2).
   ``"auto"``      exact_1d (d = 1), pot (n*m <= 2.5e7), else grid (128^2 in 2-D, 20^3 in 3-D) for
                   l_inf / l1 and sparse for l2 up to n + m = 20,000 (refused beyond, with a message);
@@ -77,7 +81,7 @@ POT_MAX_PAIRS = 25_000_000
 #: Kept for callers: "auto" now uses "pot" up to POT_MAX_PAIRS (measured faster than "sparse").
 AUTO_POT_PAIRS = POT_MAX_PAIRS
 #: Largest n + m for which "auto" runs the certified sparse method (l2 above the POT limit); measured
-#: about 40 s at n = m = 10^4 in 2-D on 2 cores, superlinear beyond (issue 10 notes).
+#: 20-45 s at n = m = 10^4 in 2-D on 2 cores (assignment path), 70-130 s at 2*10^4 (issue 10 notes).
 AUTO_SPARSE_MAX_POINTS = 20_000
 
 #: Cells per axis of the grid used by "auto" above the POT limit (about 1 s each, MATH_NOTES).
@@ -714,6 +718,125 @@ def _sparse_w1(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metri
     return primal, details
 
 
+def _heap_tree(Y: np.ndarray):
+    """The kd-tree of :class:`_VTree` laid out as a heap (node h has children 2h+1, 2h+2)."""
+    t = _VTree(Y, np.zeros(Y.shape[0]))
+    lo = np.ascontiguousarray(np.concatenate(t.lo))
+    hi = np.ascontiguousarray(np.concatenate(t.hi))
+    return lo, hi, np.ascontiguousarray(t.Yl), np.ascontiguousarray(t.idx.astype(np.int64)), t.L
+
+
+def _assignment_applies(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal sizes and uniform weights (the assignment case), with the compiled kernels available."""
+    if a.size != b.size or a.size < 2 or not (np.all(a == a[0]) and np.all(b == b[0])):
+        return False
+    try:
+        from . import _assign  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a declared dependency
+        return False
+    return True
+
+
+def _assignment_w1(X: np.ndarray, Y: np.ndarray, metric: str, *, rtol: float = 1e-9, theta: float = 4.0,
+                   cache: int = 8, max_bids: int | None = None) -> tuple[float, dict]:
+    """Certified exact W1 between two clouds of n points each with uniform weights.
+
+    With uniform weights and n = m the transport polytope's vertices are permutation matrices
+    (Birkhoff), so W1 is the optimal assignment cost divided by n. Solved by Bertsekas' forward
+    auction with epsilon-scaling on the *complete* bipartite graph, never formed: every bid finds its
+    best and second-best object by exact branch and bound over a kd-tree of Y whose nodes carry the
+    minimum price below them (``_assign.auction_full``). Prices are kept between phases; eps is divided
+    by ``theta`` per phase down to rtol/4 of the assignment cost (+ 2.5e-13 diam).
+
+    Certificate (checked, not assumed): primal P = (1/n) sum_i c(x_i, y_sigma(i)) for the permutation
+    sigma (feasible); dual D = (1/n) sum_i (f_i - margin) - (1/n) sum_j p_j with f_i = min_j c(x_i, y_j) +
+    p_j, the exact c-transform over *all* j recomputed by a separate branch and bound
+    (``_assign.c_knn``, tau = 0), so (f - margin, -p) is dual feasible over every pair; ``margin``
+    (1e-15 of the magnitudes) covers floating-point rounding of the distances. Certified when
+    P - D <= rtol P + 1e-12 diam; eps-complementary slackness makes the gap at most eps.
+    """
+    from . import _assign as A
+
+    t0 = time.perf_counter()
+    n = X.shape[0]
+    code = {"linf": A.LINF, "l1": A.L1, "l2": A.L2}[metric]
+    X = np.ascontiguousarray(X, dtype=float)
+    Y = np.ascontiguousarray(Y, dtype=float)
+    lo, hi, Yl, idxl, L = _heap_tree(Y)
+    leaf_of = np.empty(n, dtype=np.int64)
+    valid = idxl >= 0
+    leaf_of[idxl[valid]] = np.nonzero(valid)[0]
+    t_setup = time.perf_counter() - t0
+    diam = float(_rowdist(np.maximum(X.max(0), Y.max(0))[None], np.minimum(X.min(0), Y.min(0))[None], metric)[0])
+    big = diam + 1.0
+    if max_bids is None:
+        max_bids = 10**10
+    price = np.zeros(n)
+    pm = A.node_pmin(price, idxl, L)
+    po = np.full(n, -1, dtype=np.int64)
+    op = np.full(n, -1, dtype=np.int64)
+
+    def primal():
+        return float(_rowdist(X, Y[po], metric).mean())
+
+    def target(P):
+        return 0.25 * (rtol * P + 1e-12 * diam)
+
+    cache_j = np.full((n, cache), -1, dtype=np.int64)
+    cache_c = np.full((n, cache), np.inf)
+    cache_lb = np.full(n, -np.inf)
+    visits_mean = float("nan")
+
+    def certificate_dual():
+        nonlocal visits_mean
+        vals, _, visits = A.c_knn(X, 1, 0.0, code, lo, hi, A.node_pmin(price, idxl, L), Yl, idxl, price)
+        margin = 1e-15 * (diam + float(np.abs(price).max(initial=0.0)) + float(np.abs(X).max()) + 1.0)
+        visits_mean = float(visits.mean())
+        return float(np.mean(vals[:, 0] - margin) - np.mean(price))
+
+    phases = []
+    done = False
+    eps = max(diam / 4.0, 1e-300)
+    ta = time.perf_counter()
+    while True:
+        tp = time.perf_counter()
+        po[:] = -1
+        op[:] = -1
+        bids, searches = A.auction_full(X, code, lo, hi, pm, Yl, idxl, leaf_of, price, po, op, eps, big, max_bids,
+                                        cache_j, cache_c, cache_lb)
+        if bids < 0:
+            break
+        P = primal()
+        phase = {"eps": eps, "bids": int(bids), "searches": int(searches), "primal": P}
+        phases.append(phase)
+        if eps <= 64 * target(P):
+            # the duality gap is at most eps; near the target, test the certificate after every phase
+            # (one exact c-transform) and stop as soon as it holds
+            D = certificate_dual()
+            phase["dual"] = D
+            if P - D <= rtol * P + 1e-12 * diam or eps <= target(P):
+                done = True
+                phase["seconds"] = time.perf_counter() - tp
+                break
+        phase["seconds"] = time.perf_counter() - tp
+        eps = max(eps / theta, target(P))
+    t_auction = time.perf_counter() - ta
+    tc = time.perf_counter()
+    P = primal() if done else math.inf
+    D = certificate_dual() if done else -math.inf
+    t_check = time.perf_counter() - tc
+    certified = bool(done and P - D <= rtol * P + 1e-12 * diam)
+    details = {"formulation": "assignment (n = m, uniform weights): auction with eps-scaling on the implicit complete "
+                              "graph (kd-tree bids) + exact c-transform certificate",
+               "setup_seconds": t_setup, "auction_seconds": t_auction, "check_seconds": t_check,
+               "phases": phases, "bids": int(sum(p["bids"] for p in phases)),
+               "searches": int(sum(p["searches"] for p in phases)), "rounds": phases,
+               "check_mean_nodes_visited": visits_mean, "primal": P, "dual": D, "duality_gap": P - D,
+               "final_eps": eps, "certified": certified, "lower": max(0.0, D) if done else 0.0, "upper": P,
+               "n_support": n, "m_support": n}
+    return P, details
+
+
 # ------------------------------------------------------------------------------------ W1
 def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", method: str = "auto",
                  weights_x: Any = None, weights_y: Any = None, grid: int | None = None,
@@ -778,9 +901,10 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
 
     chosen = method
     if method == "auto":
-        # measured (benchmarks/bench_transport.py): dense POT beats the certified sparse method at every
-        # size it accepts, so auto uses it up to its limit; above it, the grid interval (l_inf, l1) or
-        # the certified sparse method (l2, no exact grid graph).
+        # measured (benchmarks/bench_transport.py, exact_w1.json): dense POT beats the certified sparse
+        # method at every size it accepts (sparse/pot 1.3-2.4 at n = m = 3000-10^4 on the assignment path,
+        # 4-9 on the general path), so auto uses it up to its limit; above it, the grid interval (l_inf,
+        # l1, about a second) or the certified sparse method (l2, no exact grid graph; ~40 s at n = m = 10^4).
         if d == 1:
             chosen = "exact_1d"
         elif n * m <= POT_MAX_PAIRS:
@@ -864,7 +988,10 @@ def _dispatch(method, X, Y, a, b, metric, grid, n_projections, rng) -> W1Result:
         return W1Result(v, max(0.0, v - h), v + h, "grid", False, True, 1, time.perf_counter() - t0,
                         {**det, "grid": k, "h": h})
     if method == "sparse":
-        v, det = _sparse_w1(X, Y, a, b, metric)
+        if _assignment_applies(a, b):
+            v, det = _assignment_w1(X, Y, metric)
+        else:
+            v, det = _sparse_w1(X, Y, a, b, metric)
         cert = det["certified"]
         lo, hi = (v, v) if cert else (det["lower"], det["upper"])
         return W1Result(v, lo, hi, "sparse", cert, cert, len(det["rounds"]), time.perf_counter() - t0, det)

@@ -253,6 +253,85 @@ def test_sparse_certificate_details_are_consistent():
     assert det["rounds"][-1]["violations"] == 0 and r.iterations == len(det["rounds"])
 
 
+# ------------------------------------------------- sparse, assignment case (n = m, uniform weights)
+def _equal_size_instances(d, rng):
+    n = 400
+    yield "random_skewed", rng.random((n, d)), rng.random((n, d)) ** 1.5
+    yield "duplicates", np.repeat(rng.random((40, d)), 10, axis=0), np.repeat(rng.random((50, d)), 8, axis=0)
+    yield "one_point_mass", rng.random((n, d)), np.full((n, d), 0.3)
+    yield "identical", (Z := rng.random((n, d))), Z.copy()
+    far = np.concatenate([rng.random((300, d)) * 0.05, 0.95 + rng.random((100, d)) * 0.05])
+    far2 = np.concatenate([rng.random((60, d)) * 0.05, 0.95 + rng.random((340, d)) * 0.05])
+    yield "far_clusters_unequal", far, far2
+    yield "lattice_ties", np.round(rng.random((n, d)) * 5) / 5, np.round(rng.random((n, d)) * 5) / 5
+    yield "not_unit_scale", rng.normal(0, 50, (n, d)), rng.normal(20, 30, (n, d))
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
+def test_sparse_assignment_case_equals_dense_pot(d, metric):
+    """Equal sizes, uniform weights: the auction + c-transform path, equal to ot.emd2 to 1e-9 relative
+    (the issue's tolerance; the certificate accepts a gap of 1e-9 W1 + 1e-12 diam)."""
+    rng = np.random.default_rng(50 + d)
+    for name, X, Y in _equal_size_instances(d, rng):
+        ref = dense_w1(X, Y, metric=metric)
+        r = wasserstein1(X, Y, method="sparse", metric=metric, return_result=True)
+        assert r.details["formulation"].startswith("assignment"), name
+        assert r.certified and r.exact, name
+        det = r.details
+        # the certificate's interval contains the dense optimum (up to POT's own rounding)
+        scale = 1e-12 * max(1.0, float(np.abs(np.concatenate([X, Y])).max()))
+        assert det["dual"] <= ref + scale and ref <= det["primal"] + scale, name
+        if ref == 0:
+            assert abs(r.value) < 1e-12, name
+        else:
+            assert rel_err(r.value, ref) < REL, (name, r.value, ref)
+
+
+def test_sparse_assignment_case_at_a_few_thousand_points():
+    rng = np.random.default_rng(60)
+    X = rng.random((2500, 2))
+    Y = np.concatenate([rng.normal(0.3, 0.1, (1250, 2)), rng.random((1250, 2))])
+    ref = dense_w1(X, Y)
+    r = wasserstein1(X, Y, method="sparse", return_result=True)
+    assert r.details["formulation"].startswith("assignment")
+    assert r.certified and rel_err(r.value, ref) < REL
+
+
+def test_sparse_assignment_is_not_certified_when_stopped_early():
+    """An auction cut short leaves free persons: no certificate, and the W1Result says so."""
+    rng = np.random.default_rng(61)
+    X, Y = rng.random((300, 2)), rng.random((300, 2)) ** 2
+    v, det = tr._assignment_w1(X, Y, "linf", max_bids=200)
+    assert not det["certified"] and v == np.inf and det["lower"] == 0.0
+    # a run to the end is certified, and its interval is the duality gap
+    v, det = tr._assignment_w1(X, Y, "linf")
+    assert det["certified"] and det["lower"] <= v == det["upper"]
+    assert 0 <= det["duality_gap"] <= 1e-9 * v + 1e-12 * 2
+
+
+def test_sparse_assignment_dual_is_feasible_over_all_pairs():
+    """The certificate's dual (c-transform of the final prices) checked against the brute-force n x m
+    matrix: every constraint f_i - p_j <= c_ij holds, and its objective is the reported dual."""
+    from dpsynth_core import _assign as A
+
+    rng = np.random.default_rng(62)
+    n = 250
+    X, Y = rng.random((n, 2)), rng.random((n, 2)) ** 1.5
+    M = cdist(X, Y, "chebyshev")
+    lo, hi, Yl, idxl, L = tr._heap_tree(Y)
+    price = rng.normal(0, 0.2, n)
+    vals, inds, _ = A.c_knn(X, 3, 0.0, A.LINF, lo, hi, A.node_pmin(price, idxl, L), Yl, idxl, price)
+    R = M + price[None, :]
+    assert np.allclose(vals, np.sort(R, axis=1)[:, :3], atol=1e-15, rtol=0)
+    assert np.array_equal(inds[:, 0], R.argmin(axis=1))
+    # a perturbed dual (one f raised above its c-transform) is rejected by the all-pairs check
+    f = vals[:, 0].copy()
+    assert check_dual_certificate(X, Y, np.full(n, 1 / n), np.full(n, 1 / n), f, -price, "linf") < 1e-15
+    f[5] += 1e-4
+    assert check_dual_certificate(X, Y, np.full(n, 1 / n), np.full(n, 1 / n), f, -price, "linf") >= 1e-4 - 1e-15
+
+
 # ------------------------------------------------------------------------------ BL projection
 def primal_dbl(nu, tau, Y, metric="linf"):
     """Independent d_BL(nu, tau): max sum (nu - tau) f over |f_i - f_j| <= c_ij, |f| <= diam."""
