@@ -677,7 +677,7 @@ def certificate_sweep(X: np.ndarray, domain: Domain, *, epsilons: Sequence[float
         for j, sd in enumerate(seeds):
             rel = run_mechanism("sparse_marginals", X, domain, epsilon=eps, neighbours="replace", seed=int(sd),
                                 params=params)
-            cert = rel.params.get("certificate_key", rel.params.get("certificate", "U_T"))
+            cert = rel.params["certificate_key"]
             terms = rel.trace["certificate"][cert]
             rows.append({"epsilon": float(eps), "seed": int(sd), "certificate": float(rel.bound),
                          "loss": sparse_loss(X, rel.synthetic, domain, rel.params["s"]),

@@ -57,9 +57,10 @@ if head is not None:
                  key="sm_maps")
 
         st.subheader("The certificate")
-        cert = pr.get("certificate_key", pr.get("certificate", "U_T"))
+        cert = pr["certificate_key"]
         terms = tr["certificate"][cert]
         label = cert.replace("_consistent", "∘Π")
+        pi = r"\Pi " if cert.endswith("_consistent") else ""  # the consistency projection, when applied
         loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
         _ui.plot(viz.certificate_bar({"discretisation 1/2k": terms["discretisation"],
                                       "privatisation (1−δ)-quantile": terms["privatisation_quantile"],
@@ -70,8 +71,8 @@ if head is not None:
                  + (" Π projects the noisy marginals onto consistent ones before the proxy is applied (it removes "
                     "noise that no dataset can produce; the paper's Eq. (4) as printed gives "
                     f"{tr['certificate'][pr['certificate']]['total']:.4g})." if cert.endswith("_consistent") else ""),
-                 r"\mathcal U(\mu_D,\mu)\le \tfrac1{2k} + q_{1-\delta}\big(\mathcal G(0,\Pi\eta)\big) + "
-                 r"\mathcal G(\Pi v_{DP}, T\mu),\qquad \mathcal U = \max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)",
+                 r"\mathcal U(\mu_D,\mu)\le \tfrac1{2k} + q_{1-\delta}\big(\mathcal G(0," + pi + r"\eta)\big) + "
+                 r"\mathcal G(" + pi + r"v_{DP}, T\mu),\qquad \mathcal U = \max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)",
                  key="sm_cert")
 
         st.subheader("Utility loss against the certificate")
