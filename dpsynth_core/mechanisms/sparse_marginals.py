@@ -88,6 +88,7 @@ from ..grid import cell_centres, cell_of, largest_remainder
 from ..haar import haar_synthesis, levels_for, superregular_noise
 from ..paths import snake_order
 from ..privacy import Ledger
+from ..transport.marginals import marginal_subsets, sparse_utility_loss, unique_weighted
 from ..validation import (
     check_bool,
     check_choice,
@@ -150,22 +151,6 @@ _DIRECT_MAX_NODES = 3000
 
 
 # ----------------------------------------------------------------------------- query operator
-def marginal_subsets(d: int, s: int) -> list[tuple[int, ...]]:
-    """All K = C(d, s) subsets of s coordinates, in lexicographic order.
-
-    Parameters
-    ----------
-    d : int >= 1; s : int in [1, d]
-
-    Returns
-    -------
-    list of K tuples of s increasing coordinate indices.
-    """
-    dd = check_int(d, "d", "marginal_subsets", low=1)
-    ss = check_int(s, "s", "marginal_subsets", low=1, high=dd)
-    return list(itertools.combinations(range(dd), ss))
-
-
 @functools.lru_cache(maxsize=64)
 def _path_rank(k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
     """(order, rank): ``order[p]`` = row-major cell at path position p; ``rank[c]`` = position of cell c."""
@@ -882,7 +867,7 @@ def _direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subs
     """Per block :math:`\\|T^{-1}v^S - P^S_\\#\\mu\\|_{KR,0}` for μ = Σ α_j δ_{z_j} (points merged per block)."""
     out = np.empty(len(subsets))
     for b, S in enumerate(subsets):
-        Pu, wu = _unique_weighted(pts[:, list(S)], wts)
+        Pu, wu = unique_weighted(pts[:, list(S)], wts)
         out[b] = kr_grid_points(v_row[b], k, s, Pu, wu)
     return out
 
@@ -1205,93 +1190,6 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
                    f"loss of Eq. (1) for the released points; private",
         trace=trace, notes=notes,
     )
-
-
-# ------------------------------------------------------------------------------- utility loss
-def _unique_weighted(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    uniq, inv = np.unique(P, axis=0, return_inverse=True)
-    return uniq, np.bincount(inv.ravel(), weights=w, minlength=uniq.shape[0])
-
-
-def _w1(A: np.ndarray, wa: np.ndarray, B: np.ndarray, wb: np.ndarray, metric: str, method: str):
-    """W1 between two weighted point sets: :func:`dpsynth_core.transport.wasserstein1` (a ``W1Result``)."""
-    from ..transport import wasserstein1
-
-    return wasserstein1(A, B, metric=metric, method=method, weights_x=wa, weights_y=wb, return_result=True)
-
-
-def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *, metric: str = "linf",
-                        method: str = "auto", weights_x: Any = None, weights_y: Any = None,
-                        return_details: bool = False):
-    """The utility loss of seed 002, Eq. (1): the largest W1 over all s-dimensional marginals.
-
-    .. math:: \\mathcal U(\\mu_X, \\mu_Y) = \\max_{S \\subset [d],\\ |S| = s} W_1\\big(P^S_\\#\\mu_X, P^S_\\#\\mu_Y\\big)
-
-    Both measures are probability measures (uniform weights or the given ones, normalised); W1 uses
-    the l_inf metric on ``[0,1]^s`` in unit-cube coordinates (seed 002, Theorem 1 and Appendix C: the
-    s-sparse 1-Lipschitz functions w.r.t. l_inf). Each marginal's points are merged into weighted unique
-    points first (exact; synthetic data often repeats points), then passed to
-    :func:`dpsynth_core.transport.wasserstein1` (exact 1-D for s = 1, exact POT or the grid / certified
-    sparse methods for s >= 2, per ``method``).
-
-    Parameters
-    ----------
-    X : array (n, d); Y : array (m, d), in domain units (unit cube when ``domain`` is None)
-    s : int in [1, d]
-    domain : Domain or None
-    metric : {"linf", "l1", "l2"}, default "linf" (the paper's)
-    method : str, default "auto", passed to ``wasserstein1``
-    weights_x, weights_y : arrays of non-negative weights, optional
-    return_details : bool, default False
-        Also return a dict with the per-subset values and subsets.
-
-    Returns
-    -------
-    float, or (float, dict) with ``return_details``: per-subset values, the worst subset, ``lower`` /
-    ``upper`` (the maximum over subsets of each marginal's proven bounds: equal to the value for exact
-    methods, the grid interval otherwise), ``exact`` and the ``W1Result`` of every marginal.
-    """
-    owner = "sparse_utility_loss"
-    if domain is not None and not isinstance(domain, Domain):
-        raise param_error(owner, "domain", "a dpsynth_core.Domain or None", domain, kind=TypeError)
-    A = check_points(X, "X", owner, d=None if domain is None else domain.d)
-    B = check_points(Y, "Y", owner, d=A.shape[1])
-    d = A.shape[1]
-    ss = check_int(s, "s", owner, low=1, high=d)
-    check_choice(metric, "metric", owner, ("linf", "l1", "l2"))
-    if domain is not None:
-        A = domain.to_unit(A, owner=owner)
-        B = domain.to_unit(B, owner=owner)
-
-    def _weights(w: Any, n: int, name: str) -> np.ndarray:
-        if w is None:
-            return np.full(n, 1.0 / n)
-        arr = np.asarray(w, dtype=float)
-        if arr.shape != (n,) or not np.all(np.isfinite(arr)) or np.any(arr < 0) or arr.sum() <= 0:
-            raise param_error(owner, name, f"an array of {n} non-negative finite weights with a positive sum", w)
-        return arr / arr.sum()
-
-    wa = _weights(weights_x, A.shape[0], "weights_x")
-    wb = _weights(weights_y, B.shape[0], "weights_y")
-    subsets = marginal_subsets(d, ss)
-    values = []
-    extra = []
-    for S in subsets:
-        Pa, qa = _unique_weighted(A[:, S], wa)
-        Pb, qb = _unique_weighted(B[:, S], wb)
-        res = _w1(Pa, qa, Pb, qb, metric, method)
-        values.append(float(res.value))
-        extra.append(res)
-    values_arr = np.asarray(values)
-    worst = int(np.argmax(values_arr))
-    out = float(values_arr[worst])
-    if not return_details:
-        return out
-    details = {"per_subset": values_arr, "subsets": [list(S) for S in subsets], "argmax": list(subsets[worst]),
-               "lower": float(max(r.lower for r in extra)), "upper": float(max(r.upper for r in extra)),
-               "exact": bool(all(r.exact for r in extra)), "methods": sorted({r.method for r in extra}),
-               "results": extra}
-    return out, details
 
 
 # -------------------------------------------------------------------------- shift scenario

@@ -83,7 +83,7 @@ def test_auto_routes_and_certifies(monkeypatch):
     assert r2.method == "pot" and r2.exact and r2.certified and r2.details["requested_method"] == "auto"
     # above the POT limit (lowered here to keep the test fast): grid interval for l_inf / l1,
     # certified sparse for l2
-    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    monkeypatch.setattr(tr.w1, "POT_MAX_PAIRS", 100)
     r3 = wasserstein1(X, Y, return_result=True)
     assert r3.method == "grid" and not r3.exact and r3.details["grid"] == 128
     assert r3.lower <= dense_w1(X, Y) <= r3.upper
@@ -99,14 +99,14 @@ def test_auto_routes_and_certifies(monkeypatch):
 def test_auto_never_reports_uncertified_sparse_as_exact(monkeypatch):
     rng = np.random.default_rng(5)
     X, Y = rng.random((40, 2)), rng.random((30, 2))
-    real = tr._sparse_w1
+    real = tr.sparse.sparse_w1
 
     def broken(*args, **kw):
         v, det = real(*args, **kw)
         return v, {**det, "certified": False}
 
-    monkeypatch.setattr(tr, "_sparse_w1", broken)
-    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    monkeypatch.setattr(tr.sparse, "sparse_w1", broken)
+    monkeypatch.setattr(tr.w1, "POT_MAX_PAIRS", 100)
     r = wasserstein1(X, Y, method="sparse", return_result=True)
     assert not r.exact and not r.certified and r.lower <= r.value <= r.upper
     # l2 has no grid fallback: the uncertified sparse value is returned, flagged as not exact
@@ -116,7 +116,7 @@ def test_auto_never_reports_uncertified_sparse_as_exact(monkeypatch):
 
 def test_pot_raises_when_not_optimal(monkeypatch):
     rng = np.random.default_rng(6)
-    monkeypatch.setattr(tr, "_POT_ITERMAX", 2)
+    monkeypatch.setattr(tr._common, "POT_ITERMAX", 2)
     with pytest.raises(RuntimeError, match="did not reach optimality"):
         wasserstein1(rng.random((200, 2)), rng.random((200, 2)), method="pot")
 
@@ -302,10 +302,10 @@ def test_sparse_assignment_is_not_certified_when_stopped_early():
     """An auction cut short leaves free persons: no certificate, and the W1Result says so."""
     rng = np.random.default_rng(61)
     X, Y = rng.random((300, 2)), rng.random((300, 2)) ** 2
-    v, det = tr._assignment_w1(X, Y, "linf", max_bids=200)
+    v, det = tr.sparse.assignment_w1(X, Y, "linf", max_bids=200)
     assert not det["certified"] and v == np.inf and det["lower"] == 0.0
     # a run to the end is certified, and its interval is the duality gap
-    v, det = tr._assignment_w1(X, Y, "linf")
+    v, det = tr.sparse.assignment_w1(X, Y, "linf")
     assert det["certified"] and det["lower"] <= v == det["upper"]
     assert 0 <= det["duality_gap"] <= 1e-9 * v + 1e-12 * 2
 
@@ -313,13 +313,13 @@ def test_sparse_assignment_is_not_certified_when_stopped_early():
 def test_sparse_assignment_dual_is_feasible_over_all_pairs():
     """The certificate's dual (c-transform of the final prices) checked against the brute-force n x m
     matrix: every constraint f_i - p_j <= c_ij holds, and its objective is the reported dual."""
-    from dpsynth_core import _assign as A
+    from dpsynth_core.transport import _auction as A
 
     rng = np.random.default_rng(62)
     n = 250
     X, Y = rng.random((n, 2)), rng.random((n, 2)) ** 1.5
     M = cdist(X, Y, "chebyshev")
-    lo, hi, Yl, idxl, L = tr._heap_tree(Y)
+    lo, hi, Yl, idxl, L = tr.sparse._heap_tree(Y)
     price = rng.normal(0, 0.2, n)
     vals, inds, _ = A.c_knn(X, 3, 0.0, A.LINF, lo, hi, A.node_pmin(price, idxl, L), Yl, idxl, price)
     R = M + price[None, :]
@@ -443,7 +443,7 @@ def test_wasserstein1_point_validation(monkeypatch):
         wasserstein1(X2, np.zeros((0, 2)))
     with pytest.raises(ValueError, match=r"'X' parameter of wasserstein1 must lie in the unit cube"):
         wasserstein1(X2 * 3, Y2, method="grid")
-    monkeypatch.setattr(tr, "POT_MAX_PAIRS", 100)
+    monkeypatch.setattr(tr.dense, "POT_MAX_PAIRS", 100)
     with pytest.raises(ValueError, match=r"'pot', which is limited to n\*m <= 100"):
         wasserstein1(X2, Y2, method="pot")
 

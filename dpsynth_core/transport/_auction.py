@@ -1,7 +1,7 @@
-r"""Compiled kernels for the certified exact W1 between two clouds of equal size (issue 10).
+r"""Compiled kernels for the certified exact W1 between two clouds of equal size.
 
 With uniform weights and n = m points on each side, W1 is the optimal assignment cost divided by n
-(the transport polytope's vertices are permutation matrices, Birkhoff). ``transport._assignment_w1``
+(the transport polytope's vertices are permutation matrices, Birkhoff). :func:`dpsynth_core.transport.sparse.assignment_w1`
 solves it with Bertsekas' forward auction and epsilon-scaling on the *complete* bipartite graph,
 which is never formed:
 
@@ -16,7 +16,7 @@ which is never formed:
   :math:`(f, -p)` is dual feasible over every pair and
   :math:`\frac1n \sum_i f_i - \frac1n \sum_j p_j \le W_1` -- the certificate's lower bound.
 
-The tree itself is ``transport._VTree`` laid out as a heap (``transport._heap_tree``).
+The tree itself is the kd-tree of :mod:`dpsynth_core.transport.sparse` laid out as a heap.
 """
 
 from __future__ import annotations

@@ -1,0 +1,60 @@
+"""Wasserstein-1 distances and the bounded-Lipschitz projection.
+
+* :func:`wasserstein1` -- W1 between two weighted point sets,
+
+  .. math:: W_1(\\mu, \\nu) = \\min_{\\gamma \\in \\Gamma(a, b)} \\sum_{i,j} \\gamma_{ij} \\, \\rho(x_i, y_j),
+
+  with :math:`\\rho` the l_inf (default), l1 or l2 metric, by one of the methods (one module each):
+
+  ==============  =========================================================================================
+  ``exact_1d``    :mod:`.exact1d` -- d = 1: :math:`\\int |F - G|`, exact, O((n+m) log(n+m)).
+  ``pot``         :mod:`.dense` -- POT's network simplex on the dense cost matrix (n*m <= 2.5e7), its
+                  result code and duals checked over all pairs.
+  ``grid``        :mod:`.flows` -- both sets binned on a k^d grid, the transport between the histograms
+                  solved exactly as a min-cost flow on the grid graph: a certified interval of half-width
+                  one cell.
+  ``sparse``      :mod:`.sparse` -- certified exact W1 between point clouds without the n x m pairs
+                  (auction on the implicit complete graph, or column generation on a kNN graph).
+  ``sliced``      :mod:`.sliced` -- sliced W1, a preview and a lower bound, never reported as exact.
+  ``auto``        :func:`choose_method` -- one policy for every caller, with optional budgets.
+  ==============  =========================================================================================
+
+* :func:`bl_projection` (:mod:`.bl`) -- [HVZ23, Algorithm 2]: the probability vector closest to a
+  signed measure in the bounded-Lipschitz distance, as a dense LP or a sparse grid min-cost flow.
+* :func:`sparse_utility_loss` (:mod:`.marginals`) -- the largest W1 over s-dimensional marginals.
+
+Conventions: points are used as given, or mapped to the unit cube with ``domain.to_unit`` when a
+domain is passed (W1 then in unit-cube units). Dual potentials follow POT's convention: the dual of
+the transport LP is :math:`\\max a^\\top u + b^\\top v` subject to :math:`u_i + v_j \\le c(x_i, y_j)`.
+The mathematics and the certificates are in docs/transport.md.
+"""
+
+from __future__ import annotations
+
+from ._common import METRICS, W1Result
+from .bl import BL_DENSE_MAX_M, BLProjectionResult, bl_projection
+from .dense import POT_MAX_PAIRS
+from .exact1d import w1_1d
+from .marginals import marginal_subsets, sparse_utility_loss
+from .sliced import sliced_w1
+from .sparse import check_dual_certificate
+from .w1 import AUTO_SPARSE_MAX_POINTS, BUDGETS, W1_METHODS, choose_method, wasserstein1
+
+__all__ = [
+    "W1Result",
+    "BLProjectionResult",
+    "wasserstein1",
+    "choose_method",
+    "bl_projection",
+    "check_dual_certificate",
+    "sparse_utility_loss",
+    "marginal_subsets",
+    "w1_1d",
+    "sliced_w1",
+    "POT_MAX_PAIRS",
+    "AUTO_SPARSE_MAX_POINTS",
+    "BL_DENSE_MAX_M",
+    "METRICS",
+    "W1_METHODS",
+    "BUDGETS",
+]
