@@ -17,7 +17,8 @@ Real data
     :func:`default_dataset` is the dashboard's embedded default.
 CSV
     :func:`load_csv` reads a user's file (path, bytes or binary file-like) in memory with strict,
-    spreadsheet-friendly error messages; :func:`csv_bytes` exports synthetic data.
+    spreadsheet-friendly error messages (a wrapper over :func:`dpsynth_core.tabular.read_table`);
+    :func:`csv_bytes` exports synthetic data.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import functools
 import io
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -721,76 +721,6 @@ def default_dataset() -> Dataset:
 
 
 # ---------------------------------------------------------------------------------------- CSV
-_CSV = "load_csv"
-
-
-def _csv_error(expected: str, got: str) -> ValueError:
-    return ValueError(f"The 'source' parameter of {_CSV} must be {expected}. Got {got}.")
-
-
-def _read_source(source: Any, max_bytes: int) -> bytes:
-    """The raw bytes of ``source`` (path, bytes-like or binary file-like), at most ``max_bytes``."""
-    too_big = f"at most {max_bytes} bytes (max_bytes)"
-    size_known = True
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    elif isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.isfile(path):
-            raise _csv_error("a path to an existing file, bytes or a binary file-like object",
-                             f"{path!r}, which is not a file")
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise _csv_error(too_big, f"a file of {size} bytes")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-        size_known = False
-    elif hasattr(source, "getvalue") or hasattr(source, "read"):
-        # Streamlit's UploadedFile is a BytesIO: getvalue() is the whole upload, whatever was read.
-        if hasattr(source, "getvalue"):
-            data = source.getvalue()
-        else:
-            data, size_known = source.read(max_bytes + 1), False
-        if isinstance(data, str):
-            raise TypeError(f"The 'source' parameter of {_CSV} must be opened in binary mode ('rb'). "
-                            f"Got a text stream.")
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"The 'source' parameter of {_CSV} must be a binary file-like object returning "
-                            f"bytes. Got one returning {type(data).__name__}.")
-        data = bytes(data)
-    else:
-        raise TypeError(f"The 'source' parameter of {_CSV} must be a path, bytes or a binary file-like object. "
-                        f"Got {type(source).__name__}.")
-    if len(data) > max_bytes:
-        raise _csv_error(too_big, f"{len(data)} bytes" if size_known else f"more than {max_bytes} bytes")
-    return data
-
-
-def _decode(data: bytes) -> str:
-    try:
-        text = data.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
-    except UnicodeDecodeError as exc:
-        raise _csv_error("UTF-8 encoded text (save it as 'CSV UTF-8')",
-                         f"bytes that are not UTF-8 at byte offset {exc.start}") from None
-    if "\x00" in text:
-        raise _csv_error("a text CSV file", "NUL characters (a binary or UTF-16 file?)")
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _numeric(series) -> bool:
-    import pandas as pd
-
-    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-
-
 def load_csv(
     source: Any,
     *,
@@ -799,17 +729,18 @@ def load_csv(
     max_cols: int = 64,
     max_bytes: int = 50 * 2**20,
 ):
-    """Read a comma-separated file with a header row into a DataFrame of numeric columns.
+    """Read a CSV file with a header row into a DataFrame of its numeric columns.
 
-    Everything happens in memory: nothing is written to disk, nothing of the content is logged,
-    and error messages name rows and columns but never echo cell values.
+    A thin wrapper over :func:`dpsynth_core.tabular.read_table` (which documents the rules: separator
+    and decimal-comma detection, numeric versus text columns, header checks, limits) that returns
+    only the frame, refuses missing values and names the file ``"the file '<path>'"`` or
+    ``"the CSV data"``. Callers that want the notes (text columns left out, separator detected),
+    ``missing="drop"`` or their own wording of the file use ``read_table`` directly.
 
     Parameters
     ----------
     source : str, os.PathLike, bytes or binary file-like
-        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes
-        (Streamlit's ``UploadedFile``, :class:`io.BytesIO`, a file opened with ``"rb"``).
-        The text must be UTF-8 (a byte-order mark is accepted); the first line is the header.
+        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes.
     columns : sequence of str, optional
         Columns to return, in this order. Default: every numeric column of the file.
     max_rows : int in [1, inf)
@@ -822,92 +753,21 @@ def load_csv(
     Returns
     -------
     pandas.DataFrame of shape (n, k)
-        float64 columns, n >= 1 rows (a single row is fine, so are constant columns), all values
-        finite.
+        float64 columns, n >= 1 rows, all values finite.
 
     Raises
     ------
     TypeError
         ``source`` is not a path, bytes or binary file-like; ``columns`` is not a sequence of str.
     ValueError
-        Empty file or header only; undecodable bytes (not UTF-8); a first line that looks like data
-        (no header); no numeric column; a requested column missing or not numeric; an empty cell,
-        NA/NaN or an infinite value in a returned column; more than ``max_bytes`` bytes,
-        ``max_rows`` rows or ``max_cols`` columns. Row numbers in messages are those a spreadsheet
-        shows: the header is row 1, the first data row is row 2.
-
-    Notes
-    -----
-    Blank lines at the end of the file are ignored; a blank line inside it is a row of empty cells
-    (so later row numbers stay right). Row numbers count records: a quoted cell spanning several
-    lines shifts the numbers of the rows after it. Text columns are left out unless requested;
-    ``True``/``False`` columns count as text, not numbers.
+        A wrong limit or ``columns`` value; :class:`dpsynth_core.tabular.CSVError` (a ValueError)
+        for a file that cannot be read as it is, with the spreadsheet row (header = row 1) and
+        column of the first problem and what to change.
     """
-    import pandas as pd
+    from .tabular import MAX_FILE_COLS, _read_table
 
-    max_rows = check_int(max_rows, "max_rows", _CSV, low=1)
-    max_cols = check_int(max_cols, "max_cols", _CSV, low=1)
-    max_bytes = check_int(max_bytes, "max_bytes", _CSV, low=1)
-    if columns is not None:
-        if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not all(
-                isinstance(c, str) for c in columns):
-            raise param_error(_CSV, "columns", "None or a sequence of column names (str)", columns, kind=TypeError)
-        if len(columns) == 0 or len(set(columns)) != len(columns):
-            raise param_error(_CSV, "columns", "None or a non-empty sequence of distinct column names",
-                              list(columns))
-    text = _decode(_read_source(source, max_bytes)).rstrip()  # trailing blank lines are not rows
-    if not text:
-        raise _csv_error("a non-empty CSV file", "an empty file")
-    try:
-        # skip_blank_lines=False keeps pandas' row i at spreadsheet row i + 2 (an interior blank line
-        # is reported as empty cells instead of silently shifting every later row number).
-        df = pd.read_csv(io.StringIO(text), nrows=max_rows + 1, skip_blank_lines=False,
-                         low_memory=False)
-    except pd.errors.ParserError as exc:
-        raise _csv_error("a well-formed CSV file (comma-separated, one header row)",
-                         f"a parse error: {str(exc).strip().splitlines()[-1]}") from None
-    except pd.errors.EmptyDataError:
-        raise _csv_error("a non-empty CSV file", "no columns") from None
-    if df.shape[0] > max_rows:
-        raise _csv_error(f"a CSV file with at most {max_rows} data rows (max_rows)", f"more than {max_rows} rows")
-    if df.shape[0] == 0:
-        raise _csv_error("a CSV file with at least one data row", "a header only")
-    if all(_is_number(str(c)) for c in df.columns):
-        raise _csv_error("a CSV file whose first line is a header of column names",
-                         "a first line of numbers (add a header row)")
-    names = [str(c) for c in df.columns]
-    df.columns = names
-    if columns is None:
-        chosen = [c for c in names if _numeric(df[c])]
-        if not chosen:
-            raise _csv_error("a CSV file with at least one numeric column",
-                             f"none among {len(names)} column(s) (is the separator a comma?)")
-    else:
-        missing = [c for c in columns if c not in names]
-        if missing:
-            raise _csv_error(f"a CSV file with the requested column(s) {list(columns)}",
-                             f"no column {missing[0]!r} (the header has {len(names)} column(s))")
-        bad = [c for c in columns if not _numeric(df[c])]
-        if bad:
-            col = df[bad[0]]
-            nonnum = pd.to_numeric(col, errors="coerce").isna() & col.notna()
-            where = f" (first non-numeric cell at row {int(np.argmax(nonnum.to_numpy())) + 2})" if nonnum.any() else ""
-            raise _csv_error("a CSV file whose requested columns are numeric",
-                             f"column {bad[0]!r} with non-numeric values{where}")
-        chosen = list(columns)
-    if len(chosen) > max_cols:
-        hint = "" if columns is not None else "; pass columns=[...] to choose some"
-        raise _csv_error(f"a CSV file with at most {max_cols} columns to read (max_cols)",
-                         f"{len(chosen)} numeric columns{hint}")
-    out = df.loc[:, chosen].astype(np.float64)
-    values = out.to_numpy()
-    bad_mask = ~np.isfinite(values)
-    if bad_mask.any():
-        i, j = (int(v) for v in np.argwhere(bad_mask)[0])
-        what = "an empty cell or NA/NaN" if np.isnan(values[i, j]) else "an infinite value"
-        raise _csv_error("a CSV file with a finite number in every cell of the columns read",
-                         f"{what} at row {i + 2} (the header is row 1), column {chosen[j]!r}")
-    return out.reset_index(drop=True)
+    return _read_table(source, columns=columns, missing="error", max_rows=max_rows, max_cols=max_cols,
+                       max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS, what=None, owner="load_csv").frame
 
 
 def csv_bytes(X: Any, names: Sequence[str] | None = None) -> bytes:

@@ -1,0 +1,845 @@
+"""Read a user's CSV file into numeric columns: never misread, explain in the user's words.
+
+:func:`read_table` is the one CSV reader of the project (the library's :func:`datasets.load_csv`,
+the CLI and the dashboard's upload all go through it). It returns a :class:`Table`: the numeric
+columns as float64, plus what was detected and what was left out, in plain sentences
+(:attr:`Table.notes`). Whatever it cannot read unambiguously it refuses with a :class:`CSVError`:
+one line, naming the file as the caller describes it, the spreadsheet row and the column, and
+saying what to change. Messages never echo a cell's value (it may be private), only positions,
+header names and the general shape of the problem.
+
+Rules (each one has a test in ``tests/core/test_csv_table.py``)
+----------------------------------------------------------------
+Bytes
+    UTF-8, with or without a byte-order mark. UTF-16, other encodings, NUL bytes and ZIP archives
+    (an ``.xlsx`` workbook) are refused with the advice to save as "CSV UTF-8". The size is checked
+    before reading: ``os.path.getsize`` for a path, at most ``max_bytes + 1`` bytes read from a
+    stream. Nothing is written to disk or logged.
+Separator
+    One of ``,`` ``;`` tab ``|``. Excel's optional first line ``sep=;`` is honoured (and is not a
+    row). Otherwise each candidate splits the first records (at most 200 records of the first
+    64 KiB); the separator is the one candidate giving the same number of cells (> 1) on every
+    record. Two such candidates: refused as ambiguous. None: the candidate splitting the header into
+    the most cells (a comma when none splits it: a single column); every row is then checked to
+    have as many cells as the header, so a wrong guess is an error, never a misread.
+    (``csv.Sniffer`` is not used: it guesses letters or spaces as separators and raises on
+    ordinary files.)
+Numbers
+    A cell is a number when, stripped of surrounding spaces, it is ``[+-]digits[.digits][e±digits]``
+    (``.5`` and ``5.`` too) or ``inf``/``infinity``; nothing else (no ``1_000``, ``0x10``, ``1 000``,
+    ``5%``, ``−5`` with a typographic minus). Decimal comma: only when the separator is not a comma, a cell like ``1,5`` is a number
+    with a decimal comma. The file uses a decimal comma when its columns read contain such cells
+    and no ``1.5``-style cell; it mixes both: refused. A cell like ``1,000`` or ``-12,345`` (1 to 3
+    digits, a comma, exactly 3 digits) could be a thousands separator: the decimal comma is
+    accepted only if at least one cell proves it (``0,5``, ``1,25``, ``1234,5``, ``1,5e3``), otherwise
+    the file is refused as ambiguous. Thousands separators are never guessed: ``1,000,000``,
+    ``1.000,5``, ``1 000`` and a quoted ``"1,000"`` in a comma-separated file are bad cells, reported
+    with a hint.
+Numeric or text column
+    A column whose non-empty cells are at least half number-like (numbers, including infinite ones
+    and cells with thousands separators or a misplaced comma) is NUMERIC: any other non-empty
+    cell in it is an error naming the first one (row, column, what it looks like). Fewer than half:
+    a TEXT column, left out and named in :attr:`Table.text_columns` and the notes (unless
+    ``columns`` was given). Why one half: below it the column is mostly words, and a few
+    number-like cells (codes such as ``12``) are expected in text; from one half up it is mostly
+    numbers, and a word is more likely a typo (``O.01`` with a letter O) than meaningful text.
+    ``True``/``False`` are text. A column with no value at all is left out and named in
+    :attr:`Table.empty_columns` and the notes.
+Header
+    The first row (row 1) names the columns: surrounding spaces are stripped; an empty name,
+    a name used twice, or a header made only of numbers ("add a header row") is refused with
+    the positions. ``columns=[...]`` selects and orders columns by name.
+Missing values
+    An empty cell or ``NA``, ``N/A``, ``#N/A``, ``NaN``, ``null``, ``None`` (any case), in the
+    columns read. ``missing="error"`` (default) refuses with the first location and the number of
+    rows affected; ``missing="drop"`` drops those rows and reports how many (and the first row
+    numbers). Infinite values (``inf``, or a number too large for a float) are always an error.
+Rows
+    Row numbers are those a spreadsheet shows: the header is row 1. Blank lines at the end are
+    ignored; a blank line inside the file is a row of missing values (so later row numbers stay
+    right). A quoted cell may contain separators, quotes (doubled) and line breaks.
+Limits
+    ``max_bytes`` (50 MiB), ``max_rows`` data rows (200,000), ``max_cols`` columns read (64) and
+    ``max_file_cols`` columns in the header (1,024, checked before any data row is parsed).
+    Parsing is two streaming passes over the decoded text in chunks of 2**18 cells: the first
+    classifies every cell and keeps only per-column counts, the second converts the columns read.
+    Memory beyond the text is one chunk plus the returned frame. Conversion is exact (correctly
+    rounded, like Python's ``float``): shortest-repr text reads back bit for bit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from .validation import check_choice, check_int, param_error
+
+__all__ = [
+    "CSVError",
+    "Table",
+    "read_table",
+    "MAX_BYTES",
+    "MAX_ROWS",
+    "MAX_COLS",
+    "MAX_FILE_COLS",
+    "MISSING_TOKENS",
+]
+
+#: Default largest file size, in bytes.
+MAX_BYTES = 50 * 2**20
+#: Default largest number of data rows (the header excluded).
+MAX_ROWS = 200_000
+#: Default largest number of columns read (returned).
+MAX_COLS = 64
+#: Default largest number of columns in the header (text columns included).
+MAX_FILE_COLS = 1024
+#: Cells read as a missing value (compared case-insensitively, after stripping spaces).
+MISSING_TOKENS = ("", "na", "n/a", "#n/a", "nan", "null", "none")
+
+#: Characters stripped from both ends of every cell and header name (spaces, tabs, no-break spaces, a stray BOM).
+_SPACE = " \t\r\n\v\f\u00a0\u2007\u202f\u3000\ufeff"
+_INF_TOKENS = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
+_DELIMITERS = (",", ";", "\t", "|")
+_DELIMITER_WORDS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars (|)"}
+_SAMPLE_CHARS = 64 * 1024
+_SAMPLE_RECORDS = 200
+_CHUNK_CELLS = 2**18
+_SHOWN_ROWS = 10  # row numbers listed for dropped rows
+
+# Cell states. The patterns run on stripped cells, in this order, each on what the previous left.
+# They use only [0-9] (no Unicode digits) and syntax common to Python's re and RE2 (pyarrow).
+_MISSING, _PLAIN, _DOT, _COMMA3, _COMMA, _GROUPED, _INF, _TEXT = range(8)
+_EXP = "(?:[eE][+-]?[0-9]+)?"
+_PATTERNS = (
+    (_PLAIN, "[+-]?[0-9]+" + _EXP),
+    (_DOT, r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)" + _EXP),
+    (_COMMA3, "[+-]?[1-9][0-9]?[0-9]?,[0-9][0-9][0-9]"),  # 1,000: decimal comma or thousands?
+    (_COMMA, "[+-]?(?:[0-9]+,[0-9]*|,[0-9]+)" + _EXP),
+    # digits in groups of three after separators: 1,000,000  1.000,5  1 000  1'000 (also NBSP)
+    (_GROUPED, "[+-]?[0-9][0-9]?[0-9]?(?:[,.' \u00a0\u202f][0-9][0-9][0-9])+(?:[.,][0-9]+)?"),
+)
+_NUMBER_LIKE = (_PLAIN, _DOT, _COMMA3, _COMMA, _GROUPED, _INF)
+_COMPILED = [(code, re.compile(pat)) for code, pat in _PATTERNS]
+
+
+class CSVError(ValueError):
+    """A CSV file that cannot be read as it is. The message is one line for the person who has the file.
+
+    Attributes
+    ----------
+    kind : str
+        What went wrong, for callers that react to it (e.g. offer to drop rows on ``"missing"``):
+        ``"size"``, ``"not_found"``, ``"encoding"``, ``"binary"``, ``"empty"``, ``"structure"``,
+        ``"header"``, ``"too_many_rows"``, ``"too_many_columns"``, ``"no_such_column"``,
+        ``"text_column"``, ``"empty_column"``, ``"no_numeric_column"``, ``"not_a_number"``, ``"decimal"``,
+        ``"infinite"``, ``"missing"``.
+    row : int or None
+        Spreadsheet row of the first problem (the header is row 1).
+    column : str or None
+        Header name of the column of the first problem.
+    count : int or None
+        For ``"missing"``: the number of rows with a missing value in the columns read.
+    """
+
+    def __init__(self, message: str, kind: str = "invalid", row: int | None = None,
+                 column: str | None = None, count: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.row = row
+        self.column = column
+        self.count = count
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """What :func:`read_table` read.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The columns read, float64, every value finite, a fresh ``RangeIndex``.
+    numeric : tuple of str
+        Names of the columns read (the columns of ``frame``, in order).
+    text_columns : tuple of str
+        Columns left out because they hold text (only when ``columns`` was not given).
+    empty_columns : tuple of str
+        Columns left out because they hold no value at all (only when ``columns`` was not given).
+    dropped_rows : int
+        Rows dropped for a missing value (``missing="drop"``), counting only the columns read.
+    dropped_row_numbers : tuple of int
+        Spreadsheet row numbers (header = row 1) of the first dropped rows (at most 10).
+    dialect : dict
+        ``{"delimiter": ",", "decimal": ".", "thousands": None, "encoding": "utf-8"}``
+        (``"utf-8-sig"`` with a byte-order mark). Thousands separators are never accepted.
+    notes : tuple of str
+        Plain sentences: the separator and decimal mark detected, what was read, what was left
+        out and why, how many rows were dropped.
+    """
+
+    frame: Any
+    numeric: tuple[str, ...]
+    text_columns: tuple[str, ...]
+    empty_columns: tuple[str, ...]
+    dropped_rows: int
+    dropped_row_numbers: tuple[int, ...]
+    dialect: dict
+    notes: tuple[str, ...]
+
+
+def read_table(
+    source: Any,
+    *,
+    columns: Sequence[str] | None = None,
+    missing: str = "error",
+    max_rows: int = MAX_ROWS,
+    max_cols: int = MAX_COLS,
+    max_bytes: int = MAX_BYTES,
+    max_file_cols: int = MAX_FILE_COLS,
+    what: str | None = None,
+) -> Table:
+    """Read a CSV file with a header row into its numeric columns (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or binary file-like
+        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes
+        (Streamlit's ``UploadedFile``, :class:`io.BytesIO`, a file opened with ``"rb"``).
+    columns : sequence of str, optional
+        Columns to read, in this order. Default: every numeric column of the file.
+    missing : {"error", "drop"}
+        What to do with rows that have a missing value in a column read: refuse the file, or
+        drop them (reported in :attr:`Table.dropped_rows` and the notes).
+    max_rows, max_cols, max_bytes, max_file_cols : int in [1, inf)
+        Largest accepted number of data rows, of columns read, of bytes, of columns in the header.
+        Each limit is inclusive and checked before the data it bounds is held in memory.
+    what : str, optional
+        How to name the file in messages, e.g. ``"the uploaded file 'people.csv'"``. Default:
+        ``"the file '<path>'"`` for a path, ``"the file '<name>'"`` for a file-like with a
+        ``name``, ``"the CSV data"`` otherwise.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    TypeError
+        A wrong argument type (``source`` not a path, bytes or binary file-like; a text stream;
+        ``columns`` not a sequence of str; ``what`` not a str).
+    ValueError
+        A wrong argument value (``missing`` not "error" or "drop", a limit below 1, an empty or
+        repeated ``columns``).
+    CSVError
+        (a ValueError) The file cannot be read as it is; see :class:`CSVError`.
+    """
+    return _read_table(source, columns=columns, missing=missing, max_rows=max_rows, max_cols=max_cols,
+                       max_bytes=max_bytes, max_file_cols=max_file_cols, what=what, owner="read_table")
+
+
+# ------------------------------------------------------------------------------------ helpers
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _names(names: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _size(n: int) -> str:
+    if n < 10 * 1024:
+        return _plural(n, "byte")
+    if n < 2**20:
+        return f"{n / 1024:.3g} KB"
+    return f"{n / 2**20:.3g} MB"
+
+
+def _letter(j: int) -> str:
+    """Spreadsheet column letter of the 0-based column index ``j`` (0 -> A, 26 -> AA)."""
+    out = ""
+    j += 1
+    while j:
+        j, r = divmod(j - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def _position(j: int) -> str:
+    return f"column {j + 1} ({_letter(j)})"
+
+
+def _state(cell: str) -> int:
+    """State of one stripped cell (the scalar twin of :func:`_classify`, for header cells)."""
+    low = cell.lower()
+    if low in MISSING_TOKENS:
+        return _MISSING
+    if low in _INF_TOKENS:
+        return _INF
+    for code, pat in _COMPILED:
+        if pat.fullmatch(cell):
+            return code
+    return _TEXT
+
+
+def _text_hint(cell: str) -> str:
+    """What a non-number cell looks like, in generic words (never the value itself)."""
+    low = cell.lower()
+    if cell.startswith("#"):
+        return "a spreadsheet error or code (#...), not a number"
+    if low in ("true", "false", "yes", "no"):
+        return "a yes/no value, not a number"
+    if any(ch.isalpha() for ch in cell):
+        return "letters in a number (a letter O for a zero? a unit?)"
+    if not any(ch.isdigit() for ch in cell):
+        return "a symbol, not a number (for a missing value, leave the cell empty)"
+    if any(ch in cell for ch in "\u2212\u2013\u2014"):
+        return "a typographic minus or dash instead of '-'"
+    if any(ch in cell for ch in "%$€£¥"):
+        return "a percent or currency sign in a number"
+    if any(ch.isspace() for ch in cell):
+        return "spaces inside a number"
+    return "not a plain number (several signs, dots or commas?)"
+
+
+_STATE_HINTS = {
+    _GROUPED: "digits grouped by separators (thousands separators? in a spreadsheet, format the cells "
+              "as plain numbers before saving)",
+    _COMMA: "a comma inside a number (a thousands separator or a decimal comma?)",
+    _COMMA3: "a comma inside a number (a thousands separator or a decimal comma?)",
+}
+
+
+# -------------------------------------------------------------------------------------- bytes
+def _default_what(source: Any) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return f"the file {os.fsdecode(os.fspath(source))!r}"
+    name = getattr(source, "name", None)
+    if isinstance(name, str) and name:
+        return f"the file {os.path.basename(name) or name!r}"
+    return "the CSV data"
+
+
+def _read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
+    """The raw bytes of ``source``, refusing more than ``max_bytes`` before holding them when it can."""
+    What = what[0].upper() + what[1:]
+
+    def too_big(size: int | None) -> CSVError:
+        got = f"is {_size(size)}" if size is not None else f"is larger than {_size(max_bytes)}"
+        return CSVError(f"{What} {got}; at most {_size(max_bytes)} can be read: use a sample of the rows "
+                        f"or fewer columns.", "size")
+
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        view = memoryview(source)
+        if view.nbytes > max_bytes:
+            raise too_big(view.nbytes)
+        return source if isinstance(source, bytes) else bytes(view)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise CSVError(f"{What} does not exist or is not a file: check the name and the folder.", "not_found")
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise too_big(size)
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:  # the file grew since getsize
+            raise too_big(None)
+        return data
+    if hasattr(source, "getvalue") or hasattr(source, "read"):
+        if hasattr(source, "getbuffer"):  # BytesIO (and Streamlit's UploadedFile): size without a copy
+            with source.getbuffer() as view:
+                if view.nbytes > max_bytes:
+                    raise too_big(view.nbytes)
+        if hasattr(source, "getvalue"):  # the whole content, whatever was already read
+            data, known = source.getvalue(), True
+        else:
+            data, known = source.read(max_bytes + 1), False
+        if isinstance(data, str):
+            raise TypeError(f"The 'source' parameter of {owner} must be opened in binary mode ('rb'). "
+                            f"Got a text stream.")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"The 'source' parameter of {owner} must be a binary file-like object returning "
+                            f"bytes. Got one returning {type(data).__name__}.")
+        data = bytes(data)
+        if len(data) > max_bytes:
+            raise too_big(len(data) if known else None)
+        return data
+    raise TypeError(f"The 'source' parameter of {owner} must be a path, bytes or a binary file-like object. "
+                    f"Got {type(source).__name__}.")
+
+
+def _decode(data: bytes, What: str) -> tuple[str, str]:
+    """(text, encoding name) of UTF-8 ``data``; refuses binary, UTF-16 and other encodings."""
+    save = "save it as 'CSV UTF-8' (in Excel: File > Save As > CSV UTF-8)"
+    if data.startswith(b"PK\x03\x04"):
+        raise CSVError(f"{What} is a ZIP archive (an Excel .xlsx workbook?), not a CSV file: {save}.", "binary")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise CSVError(f"{What} is UTF-16 text, not UTF-8: {save}.", "encoding")
+    if b"\x00" in data:
+        raise CSVError(f"{What} contains NUL characters: it is a binary file or UTF-16 text, not a CSV "
+                       f"file; {save}.", "binary")
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CSVError(f"{What} is not UTF-8 text (the first unreadable character is on line {line}): "
+                       f"{save}.", "encoding", row=line) from None
+    return text, "utf-8-sig" if bom else "utf-8"
+
+
+# ---------------------------------------------------------------------------------- separator
+def _sample_counts(sample: str, delimiter: str, truncated: bool) -> list[int]:
+    """Cells per non-blank record of ``sample`` split at ``delimiter`` (a partial last record dropped)."""
+    counts: list[int] = []
+    reader = csv.reader(_lines(sample), delimiter=delimiter, quotechar='"', strict=False)
+    complete = not truncated
+    try:
+        for rec in reader:
+            if not _blank(rec):
+                counts.append(len(rec))
+            if len(counts) >= _SAMPLE_RECORDS:
+                complete = True
+                break
+    except csv.Error:
+        complete = False
+    if not complete and len(counts) > 1:
+        counts.pop()
+    return counts
+
+
+def _detect_delimiter(text: str, What: str) -> str:
+    truncated = len(text) > _SAMPLE_CHARS
+    sample = text[:_SAMPLE_CHARS]
+    counts = {d: _sample_counts(sample, d, truncated) for d in _DELIMITERS}
+    consistent = {d: c[0] for d, c in counts.items() if c and all(k == c[0] for k in c)}
+    good = [d for d in _DELIMITERS if consistent.get(d, 0) > 1]
+    if len(good) == 1:
+        return good[0]
+    if len(good) > 1:
+        options = " or ".join(f"at {_DELIMITER_WORDS[d]} ({consistent[d]} columns)" for d in good)
+        raise CSVError(f"{What} could be split into columns {options}: save it as comma-separated with a dot "
+                       f"as decimal mark (or add a first line 'sep=;' naming the separator).", "structure")
+    header = {d: c[0] for d, c in counts.items() if c}
+    best = max(_DELIMITERS, key=lambda d: header.get(d, 0))  # the first of the widest
+    return best if header.get(best, 0) > 1 else ","
+
+
+# --------------------------------------------------------------------------------- the passes
+def _blank(rec: list[str]) -> bool:
+    """A record of empty or whitespace-only cells (``[]`` for an empty line)."""
+    return not any(rec) or "".join(rec).isspace()
+
+
+def _lines(text: str) -> Iterator[str]:
+    r"""The lines of ``text`` with their ends (``\n``; a file with only ``\r`` ends is converted first).
+
+    A generator of slices rather than ``io.StringIO``, which would hold a 4-byte-per-character copy.
+    """
+    if "\n" not in text:
+        text = text.replace("\r", "\n")
+    start, find, end = 0, text.find, len(text)
+    while start < end:
+        i = find("\n", start)
+        if i < 0:
+            yield text[start:]
+            return
+        yield text[start:i + 1]
+        start = i + 1
+
+
+def _records(text: str, delimiter: str, What: str) -> Iterator[list[str]]:
+    """The records of ``text``; a quoting error names its spreadsheet row."""
+    reader = csv.reader(_lines(text), delimiter=delimiter, quotechar='"', doublequote=True, strict=True)
+    row = 0
+    try:
+        for rec in reader:
+            row += 1
+            yield rec
+    except csv.Error as exc:
+        row += 1
+        msg = str(exc)
+        if "field larger than field limit" in msg:
+            detail = (f"a cell of row {row} is longer than {csv.field_size_limit()} characters "
+                      f"(a quote (\") that is never closed?)")
+        elif "unexpected end of data" in msg:
+            detail = f"a quote (\") opened in row {row} is never closed"
+        elif "new-line character seen in unquoted field" in msg:
+            detail = f"row {row} has a line break inside a cell that is not quoted (mixed line endings?)"
+        elif "expected after" in msg:
+            detail = (f"row {row} has a quoted cell followed by other characters (a quote inside a "
+                      f"cell must be doubled: \"\")")
+        else:
+            detail = f"row {row} is not valid CSV"
+        raise CSVError(f"{What} cannot be split into cells: {detail}; fix that row.",
+                       "structure", row=row) from None
+
+
+def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: str, delimiter: str,
+                 chunk_rows: int) -> Iterator[tuple[list[str], int]]:
+    """Data records in chunks ``(cells, n)``: the cells of ``n <= chunk_rows`` rows, row after row.
+
+    Interior blank lines become rows of empty cells, blank lines at the end are dropped. Checks that
+    each record has ``width`` cells and that there are at most ``max_rows`` rows (never holding more
+    than ``max_rows + 1``). The cells are kept in one flat list: millions of small row lists would
+    keep the garbage collector busy.
+    """
+    def too_many() -> CSVError:
+        return CSVError(f"{What} has more than {max_rows} data rows; at most {max_rows} can be read: "
+                        f"use a sample of the rows.", "too_many_rows", row=max_rows + 2)
+
+    empty = [""] * width
+    pending = 0  # blank records not yet known to be interior
+    n = 0  # rows already yielded
+    cells: list[str] = []
+    rows = 0  # rows in ``cells``
+    cap = min(chunk_rows, max_rows + 1)
+    for rec in records:
+        if not (len(rec) == width and rec[0] and not rec[0].isspace()):  # the common case skips this
+            if _blank(rec):
+                pending += 1
+                continue
+            if len(rec) != width:
+                row = n + rows + pending + 2
+                hint = ""
+                if delimiter == "," and len(rec) > width:
+                    hint = (" (a comma inside a number or a text? Put text containing commas in quotes, and "
+                            "write numbers with a dot as decimal mark)")
+                raise CSVError(f"{What} is not a regular table: row {row} has {_plural(len(rec), 'cell')} but "
+                               f"the header has {width} (cells are separated by {_DELIMITER_WORDS[delimiter]}); "
+                               f"check that row for a missing or extra separator{hint}.", "structure", row=row)
+        while pending:
+            cells.extend(empty)
+            rows += 1
+            pending -= 1
+            if rows >= cap:
+                if n + rows > max_rows:
+                    raise too_many()
+                yield cells, rows
+                n += rows
+                cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
+        cells.extend(rec)
+        rows += 1
+        if rows >= cap:
+            if n + rows > max_rows:
+                raise too_many()
+            yield cells, rows
+            n += rows
+            cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
+    if rows:
+        yield cells, rows
+
+
+def _strings(cells: list[str]):
+    import pandas as pd
+
+    return pd.Series(cells, dtype="str").str.strip(_SPACE)
+
+
+def _classify(cells: list[str]) -> np.ndarray:
+    """The state (``_MISSING`` ... ``_TEXT``) of every cell, vectorised."""
+    s = _strings(cells)
+    low = s.str.lower()
+    state = np.full(len(s), _TEXT, dtype=np.uint8)
+    state[low.isin(MISSING_TOKENS).to_numpy(dtype=bool)] = _MISSING
+    state[low.isin(_INF_TOKENS).to_numpy(dtype=bool)] = _INF
+    idx = np.flatnonzero(state == _TEXT)
+    for code, pattern in _PATTERNS:
+        if idx.size == 0:
+            break
+        hit = s.iloc[idx].str.fullmatch(pattern).to_numpy(dtype=bool)
+        state[idx[hit]] = code
+        idx = idx[~hit]
+    return state
+
+
+class _Stats:
+    """Per column and per state: the number of cells and the first data-row index (or -1)."""
+
+    def __init__(self, width: int) -> None:
+        self.count = np.zeros((_TEXT + 1, width), dtype=np.int64)
+        self.first = np.full((_TEXT + 1, width), -1, dtype=np.int64)
+        self.text_hint: dict[int, str] = {}
+
+    def add(self, cells: list[str], n: int, row0: int) -> None:
+        width = self.count.shape[1]
+        st = _classify(cells).reshape(n, width)
+        for code in range(_TEXT + 1):
+            mask = st == code
+            cnt = mask.sum(axis=0)
+            if not cnt.any():
+                continue
+            self.count[code] += cnt
+            new = (cnt > 0) & (self.first[code] < 0)
+            if new.any():
+                first = mask.argmax(axis=0) + row0
+                self.first[code, new] = first[new]
+                if code == _TEXT:
+                    for j in np.flatnonzero(new):
+                        self.text_hint[int(j)] = _text_hint(cells[(int(first[j]) - row0) * width + j].strip(_SPACE))
+
+    def first_of(self, codes: Sequence[int], j: int) -> tuple[int, int]:
+        """(first data-row index, state) among ``codes`` in column ``j``; index -1 when none."""
+        best = (-1, -1)
+        for code in codes:
+            r = int(self.first[code, j])
+            if r >= 0 and (best[0] < 0 or r < best[0]):
+                best = (r, code)
+        return best
+
+
+def _earliest(stats: _Stats, codes: Sequence[int], cols: Sequence[int]) -> tuple[int, int, int]:
+    """(data-row index, column index, state) of the first cell in ``codes`` among ``cols`` (row-major)."""
+    best = (-1, -1, -1)
+    for j in cols:
+        r, code = stats.first_of(codes, j)
+        if r >= 0 and (best[0] < 0 or r < best[0]):
+            best = (r, j, code)
+    return best
+
+
+def _to_float(numbers) -> np.ndarray:
+    """float64 of a string Series of valid numbers (dot decimal): Arrow's cast when the strings are
+    Arrow-backed (fast, correctly rounded), else pandas (Python's float)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        return pc.cast(pa.array(numbers), pa.float64()).to_numpy(zero_copy_only=False)
+    except Exception:  # no pyarrow, or a storage it does not take: the exact, slower path
+        return numbers.astype("float64").to_numpy(dtype=np.float64)
+
+
+def _convert(cells: list[str], decimal: str) -> np.ndarray:
+    """float64 values of cells known to be numbers, missing (NaN) or infinite."""
+    s = _strings(cells)
+    low = s.str.lower()
+    out = np.full(len(s), np.nan)
+    inf = low.isin(_INF_TOKENS).to_numpy(dtype=bool)
+    out[inf] = np.where(low[inf].str.startswith("-").to_numpy(dtype=bool), -np.inf, np.inf)
+    num = ~(inf | low.isin(MISSING_TOKENS).to_numpy(dtype=bool))
+    if num.any():
+        sub = s[num]
+        if decimal == ",":
+            sub = sub.str.replace(",", ".", regex=False)
+        out[num] = _to_float(sub)
+    return out
+
+
+# ----------------------------------------------------------------------------------- the read
+def _check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+    max_rows = check_int(max_rows, "max_rows", owner, low=1)
+    max_cols = check_int(max_cols, "max_cols", owner, low=1)
+    max_bytes = check_int(max_bytes, "max_bytes", owner, low=1)
+    max_file_cols = check_int(max_file_cols, "max_file_cols", owner, low=1)
+    missing = check_choice(missing, "missing", owner, ("error", "drop"))
+    if what is not None and (not isinstance(what, str) or not what.strip()):
+        raise param_error(owner, "what", "None or a non-empty str", what, kind=TypeError)
+    if columns is not None:
+        if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not all(
+                isinstance(c, str) for c in columns):
+            raise param_error(owner, "columns", "None or a sequence of column names (str)", columns,
+                              kind=TypeError)
+        if len(columns) == 0 or len(set(columns)) != len(columns):
+            raise param_error(owner, "columns", "None or a non-empty sequence of distinct column names",
+                              list(columns))
+        columns = list(columns)
+    return columns, missing, max_rows, max_cols, max_bytes, max_file_cols
+
+
+def _check_header(names: list[str], What: str, max_file_cols: int) -> None:
+    if len(names) > max_file_cols:
+        raise CSVError(f"{What} has {len(names)} columns; at most {max_file_cols} can be read: remove the "
+                       f"columns you do not need.", "too_many_columns", row=1)
+    if not any(names):
+        raise CSVError(f"{What} has an empty first line: row 1 must be the header naming the columns.",
+                       "header", row=1)
+    if all(_state(n) in _NUMBER_LIKE for n in names):
+        raise CSVError(f"{What} has numbers in its first line instead of column names: add a header row "
+                       f"naming the columns.", "header", row=1)
+    for j, n in enumerate(names):
+        if not n:
+            raise CSVError(f"{What} has an empty column name in the header (row 1), {_position(j)}: give "
+                           f"every column a name.", "header", row=1)
+    seen: dict[str, int] = {}
+    for j, n in enumerate(names):
+        if n in seen:
+            raise CSVError(f"{What} names two columns {n!r} in the header (row 1), {_position(seen[n])} and "
+                           f"{_position(j)}: give each column a different name.", "header", row=1, column=n)
+        seen[n] = j
+
+
+def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+    import pandas as pd
+
+    columns, missing, max_rows, max_cols, max_bytes, max_file_cols = _check_args(
+        columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
+    if what is None:
+        what = _default_what(source)
+    What = what[0].upper() + what[1:]
+    text, encoding = _decode(_read_bytes(source, max_bytes, owner, what), What)
+    if not text or text.isspace():
+        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
+                       f"and at least one data row.", "empty")
+
+    # Separator: Excel's optional 'sep=X' first line, or detection.
+    notes: list[str] = []
+    declared = re.match(r"sep=(.)\r?(?:\n|$)", text) if text.startswith("sep=") else None
+    if declared:
+        delimiter = declared.group(1)
+        if delimiter not in _DELIMITERS:
+            raise CSVError(f"{What} declares the separator {delimiter!r} on its first line; only commas, "
+                           f"semicolons, tabs and vertical bars (|) are supported.", "structure", row=1)
+        text = text[declared.end():]
+        notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
+                     f"says (that line is not counted as a row).")
+    else:
+        delimiter = _detect_delimiter(text, What)
+        notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+
+    # Pass 1: header, structure, row count, and the state of every cell (kept as per-column counts).
+    records = _records(text, delimiter, What)
+    header = next(records, None)
+    if header is None:
+        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
+                       f"and at least one data row.", "empty")
+    names = [c.strip(_SPACE) for c in header]
+    _check_header(names, What, max_file_cols)
+    width = len(names)
+    index = {n: j for j, n in enumerate(names)}
+    if columns is not None:
+        for c in columns:
+            if c not in index:
+                raise CSVError(f"{What} has no column {c!r}; its columns are {_names(names)}.",
+                               "no_such_column", column=c)
+    stats = _Stats(width)
+    chunk_rows = max(1, _CHUNK_CELLS // width)
+    n_rows = 0
+    for cells, n in _data_chunks(records, width, max_rows, What, delimiter, chunk_rows):
+        stats.add(cells, n, n_rows)
+        n_rows += n
+    if n_rows == 0:
+        raise CSVError(f"{What} has a header row but no data: it needs at least one data row.", "empty")
+
+    # Numeric, text and empty columns.
+    values = stats.count[list(_NUMBER_LIKE)].sum(axis=0)
+    filled = n_rows - stats.count[_MISSING]
+    kind = ["empty" if filled[j] == 0 else "text" if 2 * values[j] < filled[j] else "numeric"
+            for j in range(width)]
+    text_cols: list[str] = []
+    empty_cols: list[str] = []
+    if columns is None:
+        text_cols = [n for n, k in zip(names, kind, strict=True) if k == "text"]
+        empty_cols = [n for n, k in zip(names, kind, strict=True) if k == "empty"]
+        chosen = [n for n, k in zip(names, kind, strict=True) if k == "numeric"]
+        if not chosen:
+            hint = "if its numbers have thousands separators, units or a decimal comma, save it as " \
+                   "comma-separated with a dot as decimal mark and plain numbers"
+            if width == 1:
+                hint += " (it has a single column: are its cells separated by something other than commas, " \
+                        "semicolons, tabs or |?)"
+            raise CSVError(f"{What} has no numeric column: its {_plural(width, 'column')} hold text or are "
+                           f"empty; {hint}.", "no_numeric_column")
+    else:
+        for c in columns:
+            j = index[c]
+            if kind[j] == "empty":
+                raise CSVError(f"{What}: column {c!r} is empty (no values); choose columns that hold numbers.",
+                               "empty_column", column=c)
+            if kind[j] == "text":
+                r, _ = stats.first_of([_TEXT], j)
+                raise CSVError(f"{What}: column {c!r} holds text, not numbers (the first text is at row {r + 2}); "
+                               f"choose columns that hold numbers.", "text_column", row=r + 2, column=c)
+        chosen = list(columns)
+    if len(chosen) > max_cols:
+        raise CSVError(f"{What} has {len(chosen)} numeric columns; at most {max_cols} can be read at once: "
+                       f"choose the columns to use.", "too_many_columns")
+    cols = [index[c] for c in chosen]
+
+    # Decimal mark (a decimal comma only with another separator, and only when no cell contradicts it).
+    decimal = "."
+    if delimiter != ",":
+        comma = int(stats.count[[_COMMA, _COMMA3]][:, cols].sum())
+        if comma:
+            r_c, j_c, _ = _earliest(stats, [_COMMA, _COMMA3], cols)
+            r_d, j_d, _ = _earliest(stats, [_DOT], cols)
+            if r_d >= 0:
+                raise CSVError(f"{What} mixes decimal marks: row {r_c + 2}, column {names[j_c]!r} has a number "
+                               f"with a comma and row {r_d + 2}, column {names[j_d]!r} one with a dot; use one "
+                               f"decimal mark and no thousands separators, e.g. save it as comma-separated with "
+                               f"a dot as decimal mark.", "decimal", row=r_c + 2, column=names[j_c])
+            if not stats.count[_COMMA][cols].any():
+                raise CSVError(f"{What} has numbers such as 1,000 (first at row {r_c + 2}, column "
+                               f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
+                               f"save it as comma-separated with a dot as decimal mark and no thousands "
+                               f"separators.", "decimal", row=r_c + 2, column=names[j_c])
+            decimal = ","
+            notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
+
+    # Bad cells: text, grouped digits, or a comma inside a number in a comma-separated file.
+    bad_codes = [_TEXT, _GROUPED] + ([_COMMA, _COMMA3] if delimiter == "," else [])
+    r, j, code = _earliest(stats, bad_codes, cols)
+    if r >= 0:
+        hint = stats.text_hint.get(j, "not a plain number") if code == _TEXT else _STATE_HINTS[code]
+        example = "1000 or 1,5" if decimal == "," else "1000 or 1.5"
+        raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {names[j]!r}: {hint}; "
+                       f"write plain numbers such as {example}, or leave the column out if it is not numeric.",
+                       "not_a_number", row=r + 2, column=names[j])
+
+    # Pass 2: the values of the columns read.
+    X = np.empty((n_rows, len(cols)))
+    row0 = 0
+    records2 = _records(text, delimiter, What)
+    next(records2)  # the header
+    for cells, n in _data_chunks(records2, width, max_rows, What, delimiter, chunk_rows):
+        by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
+        X[row0:row0 + n] = _convert(by_column, decimal).reshape(len(cols), n).T
+        row0 += n
+
+    inf = np.isinf(X)
+    if inf.any():
+        i, k = (int(v) for v in np.argwhere(inf)[0])
+        raise CSVError(f"{What} has an infinite value at row {i + 2}, column {chosen[k]!r} (inf, or a number too "
+                       f"large for a float): replace it with a finite number.", "infinite", row=i + 2,
+                       column=chosen[k])
+    nan_rows = np.isnan(X).any(axis=1)
+    n_missing = int(nan_rows.sum())
+    dropped: tuple[int, ...] = ()
+    if n_missing:
+        i = int(np.argmax(nan_rows))
+        k = int(np.argmax(np.isnan(X[i])))
+        if missing == "error":
+            rows_word = _plural(n_missing, "row")
+            raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
+                           f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
+                           f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
+        if n_missing == n_rows:
+            raise CSVError(f"{What} has a missing value in every row ({_plural(n_rows, 'row')}, the first at "
+                           f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
+                           "missing", row=i + 2, column=chosen[k], count=n_missing)
+        dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
+        X = X[~nan_rows]
+
+    frame = pd.DataFrame(X, columns=chosen, copy=False)
+    notes.append(f"Read {_plural(X.shape[0], 'row')} and {_plural(len(chosen), 'numeric column')}: "
+                 f"{_names(chosen)}.")
+    if text_cols:
+        notes.append(f"Left out {_plural(len(text_cols), 'column')} holding text: {_names(text_cols)}.")
+    if empty_cols:
+        notes.append(f"Left out {_plural(len(empty_cols), 'empty column')}: {_names(empty_cols)}.")
+    if n_missing:
+        more = ", ..." if n_missing > len(dropped) else ""
+        notes.append(f"Dropped {_plural(n_missing, 'row')} with missing values "
+                     f"({'row' if n_missing == 1 else 'rows'} {', '.join(map(str, dropped))}{more}).")
+    dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
+    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
+                 empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
+                 dialect=dialect, notes=tuple(notes))
