@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .base import MECHANISMS, MechanismSpec, ParamSpec, Release, register, run
+from .base import MECHANISMS, BoundMechanism, MechanismSpec, ParamSpec, Release, bind, register, run
 
-__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "register", "run", "load_all"]
+__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "register", "run", "load_all"]
 
 _LOADED = False
 

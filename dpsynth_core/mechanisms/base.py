@@ -7,6 +7,7 @@ their controls from.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import time
@@ -18,10 +19,11 @@ import numpy as np
 
 from ..domain import Domain
 from ..privacy import Ledger, check_epsilon, check_neighbours
-from ..validation import check_rng, param_error
+from ..schema import ParamSpec
+from ..validation import check_points, check_rng, param_error
 
-__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "run", "prepare", "Prepared",
-           "to_jsonable"]
+__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "bind", "BoundMechanism", "run",
+           "prepare", "Prepared", "to_jsonable"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -146,48 +148,7 @@ class Release:
         return json.dumps(to_jsonable(data), indent=2)
 
 
-# ------------------------------------------------------------------------------------ schema
-@dataclass(frozen=True)
-class ParamSpec:
-    """One mechanism parameter, as the dashboard and the CLI see it.
-
-    ``kind`` is one of "float", "int", "choice", "bool". ``low``/``high`` bound numeric values,
-    ``choices`` lists the options; ``log`` asks for a log-scale control; ``default=None`` means
-    "resolved by the mechanism from the paper's rule" (``help`` says which).
-    """
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    low: float | None = None
-    high: float | None = None
-    choices: tuple = ()
-    log: bool = False
-    advanced: bool = False
-
-    def parse(self, text: str, owner: str) -> Any:
-        """Parse a CLI ``key=value`` string into this parameter's type."""
-        if text.lower() in ("none", "auto", "") and self.default is None:
-            return None
-        try:
-            if self.kind == "float":
-                return float(text)
-            if self.kind == "int":
-                f = float(text)
-                return int(f) if f.is_integer() else f
-            if self.kind == "bool":
-                if text.lower() in ("1", "true", "yes", "on"):
-                    return True
-                if text.lower() in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError
-        except ValueError:
-            article = "an" if self.kind[0] in "aeiou" else "a"
-            raise param_error(owner, self.name, f"{article} {self.kind}", text) from None
-        return text
-
-
+# ------------------------------------------------------------------------------------ registry
 @dataclass(frozen=True)
 class MechanismSpec:
     name: str
@@ -224,20 +185,133 @@ def register(spec_kwargs: dict) -> Callable[[Callable[..., Release]], Callable[.
     return deco
 
 
-def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
-    """Run a registered mechanism by name: ``run("pmm", X, dom, epsilon=1.0, rng=0)``."""
+def _spec(name: Any, owner: str) -> MechanismSpec:
     from . import load_all
 
     load_all()
+    expected = "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS))
     if not isinstance(name, str):
-        raise param_error("run", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name,
-                          kind=TypeError)
+        raise param_error(owner, "name", expected, name, kind=TypeError)
     if name not in MECHANISMS:
-        raise param_error("run", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name)
-    t0 = time.perf_counter()
-    rel = MECHANISMS[name].func(X, domain, **kwargs)
-    rel.seconds = time.perf_counter() - t0
-    return rel
+        raise param_error(owner, "name", expected, name)
+    return MECHANISMS[name]
+
+
+#: Keywords that :func:`bind` and :func:`run` handle themselves (not mechanism parameters).
+_SETTINGS = ("epsilon", "delta", "neighbours", "n_public", "rng")
+
+
+@dataclass(frozen=True)
+class BoundMechanism:
+    """A registered mechanism with its privacy settings and parameters fixed: call it on data.
+
+    Made by :func:`bind`. ``bound(X, domain, rng=None)`` runs the mechanism and returns its
+    :class:`Release`; the same object serves the command line, the dashboard, sweeps and audits.
+    """
+
+    spec: MechanismSpec
+    kwargs: Mapping[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.kwargs["epsilon"])
+
+    @property
+    def neighbours(self) -> str:
+        return str(self.kwargs["neighbours"])
+
+    @property
+    def params(self) -> dict:
+        """The mechanism parameters (everything but ε, δ and the relation)."""
+        return {k: v for k, v in self.kwargs.items() if k not in ("epsilon", "delta", "neighbours")}
+
+    def __call__(self, X: Any, domain: Domain, *, rng: Any = None) -> Release:
+        spec = self.spec
+        if isinstance(domain, Domain) and spec.max_dim is not None and domain.d > spec.max_dim:
+            raise param_error(spec.name, "domain", f"of dimension at most {spec.max_dim} ({spec.title} "
+                              f"allocates a grid exponential in d)", f"d = {domain.d}")
+        t0 = time.perf_counter()
+        rel = spec.func(X, domain, rng=rng, **self.kwargs)
+        rel.seconds = time.perf_counter() - t0
+        return rel
+
+
+def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None = None, n_public: Any = None,
+         params: Mapping[str, Any] | None = None) -> BoundMechanism:
+    """Bind a registered mechanism to (ε, δ, neighbouring relation, parameters).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MECHANISMS`.
+    epsilon : float
+        The privacy budget (validated by the mechanism when it runs).
+    delta : float or None
+        Required by approximate-DP mechanisms (``spec.needs_delta``); refused by pure ones.
+    neighbours : {"add_remove", "replace"} or None
+        None: the mechanism's default relation. A relation the mechanism does not support is refused
+        with a message naming the ones it supports.
+    n_public : int or None
+        A public dataset size, for mechanisms that accept one.
+    params : mapping, optional
+        Mechanism keyword parameters (the registry schema, or any keyword of the mechanism's
+        signature such as arrays). ``None`` values mean "the paper's rule" and are dropped.
+
+    Returns
+    -------
+    BoundMechanism
+    """
+    spec = _spec(name, "bind")
+    owner = spec.name
+    accepted = set(inspect.signature(spec.func).parameters) - {"X", "domain", "rng"}
+    extra = dict(params or {})
+    unknown = [k for k in extra if k in ("epsilon", "delta", "neighbours", "rng") or k not in accepted]
+    if unknown:
+        known = sorted(accepted - {"epsilon", "delta", "neighbours"})
+        raise param_error(owner, "params", "names of parameters of " + owner + " (" + ", ".join(known) + ")",
+                          repr(unknown[0]), kind=TypeError)
+    kwargs: dict[str, Any] = {"epsilon": epsilon}
+    if spec.needs_delta:
+        if delta is None:
+            raise param_error(owner, "delta", f"a float in (0, 1): {spec.title} is approximate (ε, δ)-DP",
+                              "none")
+        kwargs["delta"] = delta
+    elif delta is not None:
+        raise param_error(owner, "delta", f"left out: {spec.title} is pure ε-DP (δ = 0)", delta)
+    relation = spec.default_neighbours if neighbours is None else neighbours
+    if relation not in spec.neighbours:
+        supported = " and ".join(r.replace("_", "/") for r in spec.neighbours)
+        raise param_error(owner, "neighbours", f"one of {', '.join(repr(r) for r in spec.neighbours)} "
+                          f"({spec.title} supports only {supported} neighbours)", relation)
+    kwargs["neighbours"] = relation
+    if n_public is not None:
+        if "n_public" not in accepted:
+            raise param_error(owner, "n_public", f"left out: {spec.title} does not use a public size", n_public)
+        if extra.get("n_public") is not None:
+            raise param_error(owner, "n_public", "given once (as n_public or in params)", "both")
+        extra["n_public"] = n_public
+    kwargs.update({k: v for k, v in extra.items() if v is not None})
+    return BoundMechanism(spec, kwargs)
+
+
+def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
+    """Run a registered mechanism by name: ``run("pmm", X, dom, epsilon=1.0)``.
+
+    ``epsilon``, ``delta``, ``neighbours``, ``n_public`` and ``rng`` are the privacy settings (see
+    :func:`bind`); every other keyword is a mechanism parameter. ``rng=None`` (the default) draws
+    fresh randomness from the operating system: the release is private. A fixed ``rng`` makes it
+    reproducible, for tests and teaching only.
+    """
+    spec = _spec(name, "run")
+    if "epsilon" not in kwargs:
+        raise param_error(spec.name, "epsilon", "a float in (0, inf)", "none")
+    settings = {k: kwargs.pop(k) for k in _SETTINGS if k in kwargs}
+    rng = settings.pop("rng", None)
+    return bind(name, params=kwargs, **settings)(X, domain, rng=rng)
 
 
 # ------------------------------------------------------------------- common mechanism set-up
@@ -271,8 +345,6 @@ def prepare(
     gen = check_rng(rng, owner)
     if max_dim is not None and domain.d > max_dim:
         raise param_error(owner, "domain", f"of dimension at most {max_dim}", f"d={domain.d}")
-    from ..validation import check_points
-
     arr = check_points(X, "X", owner, d=domain.d, min_rows=min_rows, columns=domain._cols(X))
     U, n_clamped = domain.to_unit(arr, return_clamped=True, owner=owner)
     return Prepared(U=U, n=int(U.shape[0]), n_clamped=n_clamped, epsilon=eps, neighbours=rel, rng=gen)

@@ -1,6 +1,6 @@
 """Exact W1 by POT's network simplex on the dense cost matrix, with its optimality checked.
 
-POT [FCG21] stops silently at its default iteration limit and its potentials carry rounding, so
+POT [FCG+21] stops silently at its default iteration limit and its potentials carry rounding, so
 the result code is checked and the duals are verified over all pairs: the value is certified when
 the duality gap plus the largest dual violation is below 1e-9 of W1.
 """

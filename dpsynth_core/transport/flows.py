@@ -1,7 +1,7 @@
 """Exact min-cost flows with POT's network simplex, and W1 on a regular grid as one of them.
 
 * :func:`transshipment` -- an uncapacitated min-cost flow (transshipment) on a sparse digraph,
-  written as a transportation problem (Orden's reduction) and solved exactly by POT [FCG21].
+  written as a transportation problem (Orden's reduction) and solved exactly by POT [FCG+21].
 * :func:`grid_arcs` -- the k^d grid graph whose path metric is the l_inf distance between cell centres
   (king's moves, 3^d - 1 neighbours) or the l1 distance (axis moves, 2d neighbours).
 * :func:`solve` -- ``wasserstein1(method="grid")``: both point sets binned on the grid; the transport

@@ -3,7 +3,7 @@
 .. math:: SW_1 = \\frac{1}{L} \\sum_{l=1}^{L} W_1(\\theta_l^\\top \\mu, \\theta_l^\\top \\nu)
 
 Each slice is a lower bound of the l2 W1 (projection on a unit vector is 1-Lipschitz), so the
-average is too; POT computes it [FCG21].
+average is too; POT computes it [FCG+21].
 """
 
 from __future__ import annotations
