@@ -1,8 +1,9 @@
 """dpsynth dashboard: differentially private synthetic data with W1 guarantees.
 
-Run with ``make run`` (``streamlit run app.py``). The pages live in ``pages/``; shared state
-(dataset, domain, ε, δ, relation, seed) in ``st.session_state``; the shareable part (ε, seed, δ,
-relation, dataset name, page) in the URL's query parameters.
+Run with ``make run`` (``streamlit run app.py``). The pages live in ``pages/``, their shared
+helpers in the ``dashboard`` package; shared state (dataset, ε, δ, relation, teaching seed) in
+``st.session_state``; the shareable part (ε, seed, δ, relation, dataset name, page) in the URL's
+query parameters.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from pages import _ui  # noqa: E402
+from dashboard import ui as _ui  # noqa: E402
 
 st.set_page_config(page_title="dpsynth — DP synthetic data", page_icon=":material/lock:", layout="wide")
 _ui.init_state()

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .validation import check_float, check_int, check_points, check_rng, param_error
+from .validation import check_choice, check_float, check_int, check_points, check_rng, param_error
 
 __all__ = [
     "AuditResult",
@@ -52,6 +52,10 @@ __all__ = [
     "NEIGHBOUR_KINDS",
     "relation_of",
     "from_registry",
+    "pair_near",
+    "pair_epsilon",
+    "statistic_named",
+    "STATISTICS",
     "count_in_box",
     "synthetic_size",
     "coordinate_mean",
@@ -229,7 +233,7 @@ def _collect(mechanism, X, gens, statistic, progress, done0, total) -> np.ndarra
                              f"Got NaN at trial {i}.")
         out[i] = s
         if progress is not None:
-            progress(done0 + i + 1, total)
+            progress((done0 + i + 1) / total, f"{done0 + i + 1} / {total} releases")
     return out
 
 
@@ -297,7 +301,7 @@ def _histograms(sD: np.ndarray, sP: np.ndarray, bins: Any):
 def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, trials: int, epsilon: float,
           delta: float = 0.0, rng: Any = None, alpha: float = 0.05, bins: Any = None, thresholds: Any = None,
           selection: float = 0.25, max_events: int = 4, max_thresholds: int = 64,
-          progress: Callable[[int, int], None] | None = None) -> AuditResult:
+          progress: Callable[[float, str], None] | None = None) -> AuditResult:
     """Empirical lower bound ε̂ on the privacy loss of ``mechanism`` on the pair (D, D').
 
     .. math:: \\hat\\varepsilon = \\max\\Big(0,\\; \\max_{E,\\ \\text{both directions}}
@@ -337,7 +341,7 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
         Number of best-ranked (event, direction) pairs tested after selection.
     max_thresholds : int in [1, 10^4]
         At most this many candidate thresholds (distinct values, else quantiles of the selection runs).
-    progress : callable ``(done, total)`` or None
+    progress : callable ``(fraction, message)`` or None
         Called after every run.
 
     Returns
@@ -357,7 +361,7 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
     k_max = check_int(max_events, "max_events", _OWNER, low=1, high=1000)
     t_max = check_int(max_thresholds, "max_thresholds", _OWNER, low=1, high=10_000)
     if progress is not None and not callable(progress):
-        raise param_error(_OWNER, "progress", "None or a callable (done, total)", progress, kind=TypeError)
+        raise param_error(_OWNER, "progress", "None or a callable (fraction, message)", progress, kind=TypeError)
     fixed = None
     if thresholds is not None:
         try:
@@ -467,21 +471,85 @@ def neighbouring_pair(X: Any, kind: str = "add", point: Any = None, index: int =
     return D.copy(), D2
 
 
-def from_registry(name: str, domain: Any, **params: Any) -> Callable:
-    """``(X, rng) -> run(name, X, domain, rng=rng, **params)``, a mechanism callable for :func:`audit`."""
-    from .mechanisms import MECHANISMS, load_all
+def from_registry(name: str, domain: Any, **settings: Any) -> Callable:
+    """``(X, rng) -> bind(name, **settings)(X, domain, rng=rng)``: a registered mechanism for :func:`audit`.
 
-    load_all()
-    if not isinstance(name, str) or name not in MECHANISMS:
-        raise param_error("from_registry", "name", "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS)), name,
-                          kind=ValueError if isinstance(name, str) else TypeError)
-    func = MECHANISMS[name].func
+    ``settings`` are :func:`~dpsynth_core.mechanisms.bind`'s keywords (``epsilon``, ``delta``,
+    ``neighbours``, ``n_public``) and the mechanism's parameters.
+    """
+    from .mechanisms import bind
+    from .mechanisms.base import _spec
+
+    _spec(name, "from_registry")
+    keys = ("epsilon", "delta", "neighbours", "n_public")
+    bound = bind(name, **{k: settings.pop(k) for k in keys if k in settings}, params=settings)
 
     def mechanism(X, rng):
-        return func(X, domain, rng=rng, **params)
+        return bound(X, domain, rng=rng)
 
     mechanism.__name__ = f"{name}_for_audit"
     return mechanism
+
+
+#: The statistics :func:`statistic_named` knows.
+STATISTICS = ("count in the box around the point", "synthetic size", "mean of the first coordinate")
+
+
+def pair_near(X: Any, domain: Any, kind: str, point: Sequence[float], *, n: int = 300,
+              rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """A neighbouring pair (D, D') around a chosen record, for a teaching audit.
+
+    D is ``n`` rows of X drawn without replacement; D' adds ``point`` (``"add"``), removes the row of D
+    nearest to it in the unit cube's l_inf metric (``"remove"``) or moves that row onto it (``"move"``),
+    via :func:`neighbouring_pair`. ``point`` is in domain units.
+    """
+    owner = "pair_near"
+    kind = check_choice(kind, "kind", owner, tuple(NEIGHBOUR_KINDS))
+    n = check_int(n, "n", owner, low=2, high=100_000)
+    p = np.asarray(point, dtype=float).reshape(1, -1)
+    if p.shape[1] != domain.d:
+        raise param_error(owner, "point", f"a point with {domain.d} coordinates", f"{p.shape[1]} coordinates")
+    gen = check_rng(rng, owner)
+    X = np.asarray(X, dtype=float)
+    D = X[gen.choice(X.shape[0], size=min(n, X.shape[0]), replace=False)]
+    nearest = int(np.argmin(np.max(np.abs(domain.to_unit(D) - domain.to_unit(p)), axis=1)))
+    return neighbouring_pair(D, kind, point=None if kind == "remove" else p[0], index=nearest)
+
+
+def pair_epsilon(kind: str, neighbours: str, epsilon: float) -> tuple[float, str]:
+    """The ε a release guarantees for a pair of this kind, and why.
+
+    ε for a pair of the release's relation; 2ε for a move under add/remove (a removal then an
+    addition: group privacy). An add/remove pair is not covered by the replace relation (the sizes
+    differ): ValueError.
+    """
+    if neighbours == "replace" and kind != "move":
+        raise ValueError("Under 'replace' neighbours the datasets differ by moving one record: choose the pair "
+                         "'move', or switch the neighbouring relation to add/remove.")
+    if neighbours == "add_remove" and kind == "move":
+        return 2.0 * float(epsilon), "a move is a removal then an addition: 2ε by group privacy"
+    return float(epsilon), "a neighbouring pair of the release's relation"
+
+
+def statistic_named(kind: str, point: Sequence[float], domain: Any, half_width: float = 1 / 16) -> Callable:
+    """A statistic of :data:`STATISTICS` for :func:`audit`.
+
+    ``"count in the box around the point"``: the number of synthetic points in the box of half-width
+    ``half_width`` (unit-cube units) around ``point`` -- an event with power on a pair that differs at
+    the point; ``"synthetic size"``; ``"mean of the first coordinate"``. All are post-processing of
+    the release, so as private as it.
+    """
+    owner = "statistic_named"
+    kind = check_choice(kind, "kind", owner, STATISTICS)
+    if kind == "synthetic size":
+        return synthetic_size()
+    if kind == "mean of the first coordinate":
+        return coordinate_mean(0)
+    h = check_float(half_width, "half_width", owner, low=0.0, high=1.0, low_open=True)
+    c = domain.to_unit(np.asarray(point, dtype=float).reshape(1, -1))[0]
+    lo = domain.from_unit(np.clip(c - h, 0.0, 1.0).reshape(1, -1))[0]
+    hi = domain.from_unit(np.clip(c + h, 0.0, 1.0).reshape(1, -1))[0]
+    return count_in_box(lo, hi)
 
 
 # --------------------------------------------------------------------------------- statistics

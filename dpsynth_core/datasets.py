@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .domain import Domain
+from .schema import ParamSpec
 from .validation import check_bool, check_choice, check_float, check_int, check_points, check_rng, param_error
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "wine",
     "REAL_DATASETS",
     "default_dataset",
+    "resampler",
     "load_csv",
     "csv_bytes",
     "MAX_N",
@@ -160,17 +162,14 @@ def _names(d: int) -> tuple[str, ...]:
     return tuple(f"x{i}" for i in range(d))
 
 
-def _param(name: str, type_: str, default: Any, help_: str, low: Any = None, high: Any = None,
-           choices: Sequence[str] | None = None) -> dict:
-    entry = {"name": name, "type": type_, "default": default, "low": low, "high": high, "help": help_}
-    if choices is not None:
-        entry["choices"] = tuple(choices)
-    return entry
+def _param(name: str, kind: str, default: Any, help_: str, low: Any = None, high: Any = None,
+           choices: Sequence[str] | None = None) -> ParamSpec:
+    return ParamSpec(name, kind, default, help_, low=low, high=high, choices=tuple(choices or ()))
 
 
 # Schema highs are the dashboard's limits (a browser demo); the functions accept up to MAX_N / MAX_D.
 _N_PARAM = _param("n", "int", 2000, "Number of points.", 1, 200_000)
-_RNG_PARAM = _param("rng", "int", 0, "Random seed: the same seed gives the same data.", 0, 2**31 - 1)
+_RNG_PARAM = _param("rng", "int", 0, "Random seed of the generator: the same seed gives the same data.", 0, 2**31 - 1)
 
 
 # --------------------------------------------------------------------------------- generators
@@ -539,59 +538,71 @@ def mixture_1d(
                    f"domain [0, 1].", labels.astype(np.int64))
 
 
-#: name -> (function, parameter schema). Each schema entry is a dict with keys ``name``, ``type``
-#: ("int", "float", "bool", "choice"), ``default``, ``low``, ``high``, ``help`` and, for choices,
-#: ``choices``. Calling ``function(**{p["name"]: value})`` with values in range builds the dataset.
-#: Array-valued parameters (explicit centres, weights) are left to the Python API.
-GENERATORS: dict[str, tuple[Callable[..., Dataset], list[dict]]] = {
-    "gaussian_mixture": (gaussian_mixture, [
-        dict(_N_PARAM),
+#: name -> (function, parameter schema): a tuple of :class:`~dpsynth_core.schema.ParamSpec`, the same
+#: type the mechanisms use. Calling ``function(**{p.name: value})`` with values in range builds the
+#: dataset. Array-valued parameters (explicit centres, weights) are left to the Python API.
+GENERATORS: dict[str, tuple[Callable[..., Dataset], tuple[ParamSpec, ...]]] = {
+    "gaussian_mixture": (gaussian_mixture, (
+        _N_PARAM,
         _param("d", "int", 2, "Dimension.", 1, 64),
         _param("k", "int", 2, "Number of clusters.", 1, 20),
         _param("spread", "float", 0.05, "Standard deviation of each cluster (points are clipped into [0, 1]^d).",
                0.0, 0.5),
         _param("centers", "choice", "diagonal", "Cluster centres: evenly spaced on the diagonal, or random.",
                choices=("diagonal", "random")),
-        dict(_RNG_PARAM),
-    ]),
-    "uniform_cube": (uniform_cube, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "uniform_cube": (uniform_cube, (
+        _N_PARAM,
         _param("d", "int", 2, "Dimension.", 1, 64),
-        dict(_RNG_PARAM),
-    ]),
-    "ring": (ring, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "ring": (ring, (
+        _N_PARAM,
         _param("radius", "float", 0.35, "Mid radius of the annulus, centred at (0.5, 0.5).", 0.01, 0.49),
         _param("width", "float", 0.03, "Radial thickness; at most 2 min(radius, 0.5 - radius).", 0.0, 0.5),
-        dict(_RNG_PARAM),
-    ]),
-    "corner": (corner, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "corner": (corner, (
+        _N_PARAM,
         _param("d", "int", 2, "Dimension.", 1, 64),
         _param("size", "float", 0.05, "Side of the corner cube [0, size]^d holding every point.", 0.0, 1.0),
-        dict(_RNG_PARAM),
-    ]),
-    "clustered_ball": (clustered_ball, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "clustered_ball": (clustered_ball, (
+        _N_PARAM,
         _param("radius", "float", 0.02, "Radius of the ball around the origin (seed 003, Figure 4: 0.02 "
                                         "clustered, 0.5 not clustered).", 0.001, 1.0),
         _param("positive", "bool", True, "Keep the positive quadrant only (seed 003, Section 6)."),
-        dict(_RNG_PARAM),
-    ]),
-    "affine_plane": (affine_plane, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "affine_plane": (affine_plane, (
+        _N_PARAM,
         _param("D", "int", 10, "Ambient dimension.", 1, 64),
         _param("d_prime", "int", 2, "Dimension of the affine plane (at most D).", 1, 64),
         _param("noise", "float", 0.01, "Standard deviation of the noise around the plane.", 0.0, 0.1),
-        dict(_RNG_PARAM),
-    ]),
-    "mixture_1d": (mixture_1d, [
-        dict(_N_PARAM),
+        _RNG_PARAM,
+    )),
+    "mixture_1d": (mixture_1d, (
+        _N_PARAM,
         _param("k", "int", 3, "Number of components, evenly spaced in [0, 1].", 1, 20),
         _param("spread", "float", 0.03, "Standard deviation of each component (clipped into [0, 1]).", 0.0, 0.5),
-        dict(_RNG_PARAM),
-    ]),
+        _RNG_PARAM,
+    )),
 }
+
+
+def resampler(X: Any, domain: Domain) -> Callable[[int, np.random.Generator], Dataset]:
+    """A ``data_fn`` for :func:`dpsynth_core.experiments.sweep`: n rows drawn from X (without
+    replacement when n <= len(X)), i.e. fresh samples of the data's empirical distribution, on the
+    same public domain."""
+    arr = np.asarray(X, dtype=float)
+
+    def draw(n: int, rng: np.random.Generator) -> Dataset:
+        idx = rng.choice(arr.shape[0], size=int(n), replace=int(n) > arr.shape[0])
+        return Dataset(arr[idx], domain, "resample")
+
+    return draw
 
 
 # ---------------------------------------------------------------------------------- real data

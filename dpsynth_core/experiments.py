@@ -21,11 +21,14 @@ from typing import Any
 import numpy as np
 
 from .domain import Domain
+from .mechanisms.base import Release
 from .validation import check_choice, check_float, check_int, check_rng, param_error
 
-__all__ = ["sweep", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS"]
+__all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
 SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound")
+#: δ of approximate-DP mechanisms when the caller gives none.
+DEFAULT_DELTA = 1e-6
 DIGITS_COLUMNS = ("method", "target_dim", "epsilon", "rep", "accuracy", "n_train", "n_test", "n_synthetic",
                   "seconds")
 
@@ -48,22 +51,8 @@ def _seq(values: Any, name: str, owner: str, kind: str, *, low: float = 0.0, low
 
 def _check_progress(progress: Any, owner: str):
     if progress is not None and not callable(progress):
-        raise param_error(owner, "progress", "a callable(fraction) or None", progress, kind=TypeError)
+        raise param_error(owner, "progress", "a callable(fraction, message) or None", progress, kind=TypeError)
     return progress
-
-
-def _resolve_mechanism(mechanism: Any, owner: str) -> tuple[str, Callable]:
-    from .mechanisms import MECHANISMS, load_all
-
-    load_all()
-    if isinstance(mechanism, str):
-        if mechanism not in MECHANISMS:
-            raise param_error(owner, "mechanism", "a registered mechanism name (one of "
-                              + ", ".join(repr(k) for k in sorted(MECHANISMS)) + ") or a callable", mechanism)
-        return mechanism, MECHANISMS[mechanism].func
-    if callable(mechanism):
-        return getattr(mechanism, "__name__", "callable"), mechanism
-    raise param_error(owner, "mechanism", "a registered mechanism name or a callable", mechanism, kind=TypeError)
 
 
 def _data(out: Any, owner: str) -> tuple[np.ndarray, Domain]:
@@ -81,66 +70,112 @@ def _data(out: Any, owner: str) -> tuple[np.ndarray, Domain]:
     return np.asarray(X, dtype=float), dom
 
 
-def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", progress=None, *, params=None):
-    """Exact W1 of a mechanism over sizes, budgets and repeats.
+def _runner(mechanism: Any, params: dict, owner: str) -> tuple[str, Callable[..., Release]]:
+    """``(name, run(X, domain, epsilon, seed) -> Release)`` for a registered name or a callable."""
+    from .mechanisms import bind
+
+    if isinstance(mechanism, str):
+        from .mechanisms import MECHANISMS, load_all
+
+        load_all()
+        if mechanism not in MECHANISMS:
+            raise param_error(owner, "mechanism", "a registered mechanism name (one of "
+                              + ", ".join(repr(k) for k in sorted(MECHANISMS)) + ") or a callable", mechanism)
+        spec = MECHANISMS[mechanism]
+        settings = {k: params.pop(k) for k in ("delta", "neighbours", "n_public") if k in params}
+        if spec.needs_delta:
+            settings.setdefault("delta", DEFAULT_DELTA)
+        bind(mechanism, epsilon=1.0, params=params, **settings)  # refuse bad settings before any run
+
+        def run(X, dom, eps, seed):
+            return bind(mechanism, epsilon=eps, params=params, **settings)(X, dom, rng=seed)
+
+        return mechanism, run
+    if callable(mechanism):
+        def call(X, dom, eps, seed):
+            return mechanism(X, dom, epsilon=eps, rng=seed, **params)
+
+        return getattr(mechanism, "__name__", "callable"), call
+    raise param_error(owner, "mechanism", "a registered mechanism name or a callable", mechanism, kind=TypeError)
+
+
+def w1_measure(method: str = "auto", budget: str | None = None) -> Callable[[Release, np.ndarray, Domain], dict]:
+    """The default measure of :func:`sweep`: W1 of the release to the data and its proven interval
+    (unit cube, l_inf), by :func:`dpsynth_core.transport.wasserstein1` with ``method`` / ``budget``."""
+    from .transport import W1_METHODS, wasserstein1
+
+    method = check_choice(method, "w1_method", "sweep", W1_METHODS)
+
+    def measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
+        if rel.synthetic.shape[0] == 0:
+            return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan}
+        res = wasserstein1(X, rel.synthetic, domain=dom, method=method, budget=budget, return_result=True)
+        return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper)}
+
+    return measure
+
+
+def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", progress=None, *, params=None,
+          measure=None, w1_budget=None):
+    """A mechanism over sizes, budgets and repeats, measured after every run (W1 by default).
 
     .. math:: w_{n,\\varepsilon,r} = W_1(\\mu_{X^{(n,r)}}, \\mu_{\\mathcal M_\\varepsilon(X^{(n,r)})})
               \\quad\\text{(unit cube, } \\ell_\\infty)
 
     For every n and repeat r, ``data_fn(n, rng)`` draws one dataset, shared by all ε (so that the
     curves over ε compare like with like); the mechanism then runs once per ε with its own seed.
+    The one sweep of the project: the dashboard's Rates, sparse-marginal and low-dimensional pages
+    and the benchmarks use it with their own ``measure``.
 
     Parameters
     ----------
     mechanism : str or callable
-        A name in :data:`~dpsynth_core.mechanisms.MECHANISMS` (run with its default relation and
-        parameters, updated by ``params``) or a callable ``f(X, domain, *, epsilon, rng, **params)``
-        returning a :class:`~dpsynth_core.mechanisms.base.Release`.
+        A name in :data:`~dpsynth_core.mechanisms.MECHANISMS`, bound with
+        :func:`~dpsynth_core.mechanisms.bind` at each ε (its default relation and parameters,
+        updated by ``params``; δ defaults to :data:`DEFAULT_DELTA` for approximate-DP mechanisms),
+        or a callable ``f(X, domain, *, epsilon, rng, **params)`` returning a Release.
     data_fn : callable(n, rng) -> Dataset or (X, domain)
-        Fresh data of size n (n rows) with its public domain.
+        Fresh data of size n (n rows) with its public domain (it may ignore ``n`` and ``rng`` to
+        repeat the mechanism on fixed data).
     ns : sequence of int >= 1
     epsilons : sequence of float in (0, inf)
     reps : int in [1, 1000]
     rng : numpy Generator, int or None
     w1_method : str
-        Passed to :func:`dpsynth_core.transport.wasserstein1` ("auto": exact POT up to 2.5e7 pairs,
-        the certified grid interval beyond).
-    progress : callable(fraction) or None
-        Called after each run with the fraction done in (0, 1].
+        The default measure's method (:func:`dpsynth_core.transport.wasserstein1`).
+    progress : callable(fraction, message) or None
+        Called after each run with the fraction done in (0, 1] and a short description.
     params : dict, optional
-        Extra keyword arguments for the mechanism (a δ, a depth, ``neighbours``...).
+        Mechanism parameters, and ``delta`` / ``neighbours`` / ``n_public`` for a registered name.
+    measure : callable(release, X, domain) -> dict, optional
+        The columns to record for each run (default: :func:`w1_measure`).
+    w1_budget : {None, "interactive", "preview"}
+        The default measure's W1 budget (:func:`dpsynth_core.transport.choose_method`).
 
     Returns
     -------
     pandas.DataFrame
-        One row per run, columns ``mechanism, n, epsilon, rep, w1, w1_lower, w1_upper, seconds,
-        bound`` (W1 and its proven interval in unit-cube l_inf units; ``seconds`` is the
-        mechanism's wall time; ``bound`` the release's bound or NaN).
+        One row per run: ``mechanism, n, epsilon, rep, seconds, bound`` and the measure's columns
+        (default ``w1, w1_lower, w1_upper``: W1 and its proven interval in unit-cube l_inf units).
+        ``seconds`` is the mechanism's wall time; ``bound`` the release's bound or NaN.
     """
     import pandas as pd
 
-    from .transport import W1_METHODS, wasserstein1
-
     owner = "sweep"
-    name, func = _resolve_mechanism(mechanism, owner)
+    if params is not None and not isinstance(params, dict):
+        raise param_error(owner, "params", "a dict of mechanism keyword arguments or None", params, kind=TypeError)
+    name, run = _runner(mechanism, dict(params or {}), owner)
     if not callable(data_fn):
         raise param_error(owner, "data_fn", "a callable(n, rng)", data_fn, kind=TypeError)
     ns = _seq(ns, "ns", owner, "int", int_low=1, int_high=10_000_000)
     eps_list = _seq(epsilons, "epsilons", owner, "float")
     reps = check_int(reps, "reps", owner, low=1, high=1000)
     gen = check_rng(rng, owner)
-    w1_method = check_choice(w1_method, "w1_method", owner, W1_METHODS)
+    if measure is None:
+        measure = w1_measure(w1_method, w1_budget)
+    elif not callable(measure):
+        raise param_error(owner, "measure", "a callable(release, X, domain) -> dict or None", measure, kind=TypeError)
     progress = _check_progress(progress, owner)
-    if params is not None and not isinstance(params, dict):
-        raise param_error(owner, "params", "a dict of mechanism keyword arguments or None", params, kind=TypeError)
-    extra = dict(params or {})
-    if isinstance(mechanism, str):
-        from .mechanisms import MECHANISMS
-
-        spec = MECHANISMS[name]
-        extra.setdefault("neighbours", spec.default_neighbours)
-        if spec.needs_delta:
-            extra.setdefault("delta", 1e-6)
 
     total = len(ns) * reps * len(eps_list)
     rows = []
@@ -152,16 +187,100 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
             for eps in eps_list:
                 seed = int(gen.integers(2**63))
                 t0 = time.perf_counter()
-                rel = func(X, dom, epsilon=eps, rng=seed, **extra)
+                rel = run(X, dom, eps, seed)
                 seconds = time.perf_counter() - t0
-                res = wasserstein1(X, rel.synthetic, domain=dom, method=w1_method, return_result=True)
-                rows.append({"mechanism": name, "n": int(n), "epsilon": float(eps), "rep": rep,
-                             "w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper),
+                rows.append({"mechanism": name, "n": int(n), "epsilon": float(eps), "rep": rep, **measure(rel, X, dom),
                              "seconds": seconds, "bound": math.nan if rel.bound is None else float(rel.bound)})
                 done += 1
                 if progress is not None:
-                    progress(done / total)
-    return pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
+                    progress(done / total, f"{name}: n = {n}, ε = {eps:g}, repeat {rep + 1}/{reps}")
+    return pd.DataFrame(rows)
+
+
+def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
+    """A :func:`sweep` measure for the certified sparse-marginal release: the released certificate and
+    its terms (private) against the realised utility loss (computed from the data: owner-side)."""
+    from .transport import sparse_utility_loss
+
+    terms = rel.trace["certificate"][rel.params["certificate_key"]]
+    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, rel.params["s"], dom)),
+            "discretisation": terms["discretisation"], "privatisation": terms["privatisation_quantile"],
+            "projection": terms["projection"]}
+
+
+def angle_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
+    """A :func:`sweep` measure for ``low_dim``: the largest principal angle (degrees) between the private
+    and the true top-d' subspaces (owner-side: the true subspace needs the data) and the W1 bound."""
+    ang = np.asarray(rel.trace["owner"]["principal_angles"], dtype=float)
+    return {"angle": float(np.degrees(ang.max())) if ang.size else 0.0, "w1_bound": rel.bound}
+
+
+def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_remove", rng=None,
+            w1_budget="interactive", progress=None):
+    """Every mechanism in ``names`` on the same data, ε and relation, with default parameters.
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        One row per mechanism (``mechanism, title, status, reason, w1, w1_lower, w1_upper, seconds,
+        epsilon, delta, privacy, bound, bound_kind, n_synthetic``) and ``{name: synthetic array}``.
+        A mechanism that refuses the settings (a relation it does not support, a dimension too high)
+        gets ``status = "not run"`` and its message in ``reason`` instead of a result.
+    """
+    import pandas as pd
+
+    from .mechanisms import MECHANISMS, bind, load_all
+
+    load_all()
+    owner = "compare"
+    progress = _check_progress(progress, owner)
+    gen = check_rng(rng, owner)
+    measure = w1_measure("auto", w1_budget)
+    rows, synth = [], {}
+    for i, name in enumerate(names):
+        spec = MECHANISMS[name]
+        row = {"mechanism": name, "title": spec.title, "status": "ok", "reason": ""}
+        try:
+            bound = bind(name, epsilon=epsilon, delta=delta if spec.needs_delta else None, neighbours=neighbours)
+            rel = bound(X, domain, rng=int(gen.integers(2**63)))
+            row.update({**measure(rel, X, domain), "seconds": rel.seconds, "epsilon": rel.epsilon, "delta": rel.delta,
+                        "privacy": rel.privacy, "bound": rel.bound, "bound_kind": rel.bound_kind,
+                        "n_synthetic": int(rel.synthetic.shape[0])})
+            synth[name] = rel.synthetic
+        except (ValueError, TypeError) as exc:
+            row["status"] = "not run"
+            row["reason"] = str(exc)
+        rows.append(row)
+        if progress is not None:
+            progress((i + 1) / len(names), f"{spec.title} done")
+    return pd.DataFrame(rows), synth
+
+
+def digits_per_class(epsilon: float, target_dim: int, *, per_class: int = 6, subroutine: str = "pmm",
+                     rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic handwritten digits: ``low_dim`` run separately on each class [HSVZ23, Section 5].
+
+    Each class of the bundled digits (8 x 8 images in the public domain [0, 1]^64, replace neighbours)
+    is a disjoint part of the data, so the union of the per-class releases is ε-DP (parallel
+    composition). Returns ``per_class`` synthetic images of each class (unit-cube pixel values) and
+    their labels.
+    """
+    from .datasets import digits
+    from .mechanisms import bind
+
+    owner = "digits_per_class"
+    per_class = check_int(per_class, "per_class", owner, low=1, high=1000)
+    gen = check_rng(rng, owner)
+    data = digits()
+    mechanism = bind("low_dim", epsilon=epsilon, params={"target_dim": target_dim, "subroutine": subroutine})
+    images, labels = [], []
+    for c in np.unique(data.labels):
+        rel = mechanism(data.X[data.labels == c], data.domain, rng=int(gen.integers(2**63)))
+        U = data.domain.to_unit(rel.synthetic)
+        pick = gen.choice(U.shape[0], size=min(per_class, U.shape[0]), replace=False)
+        images.append(U[pick])
+        labels += [int(c)] * len(pick)
+    return np.vstack(images), np.asarray(labels)
 
 
 def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subroutine="pmm", include_full_pmm=True,
@@ -210,7 +329,7 @@ def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subrouti
         Add PMM on the full cube for every ε.
     include_real : bool
         Add the non-private SVM (once per repeat, ``epsilon = inf``).
-    progress : callable(fraction) or None
+    progress : callable(fraction, message) or None
 
     Returns
     -------
@@ -260,7 +379,7 @@ def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subrouti
                          "n_synthetic": int(len(y_tr)), "seconds": 0.0, **base})
             done += 1
             if progress is not None:
-                progress(done / total)
+                progress(done / total, "the SVM on the real images")
         for eps in eps_list:
             for method, k in methods:
                 t0 = time.perf_counter()
@@ -282,5 +401,5 @@ def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subrouti
                              "n_synthetic": int(S.shape[0]), "seconds": seconds, **base})
                 done += 1
                 if progress is not None:
-                    progress(done / total)
+                    progress(done / total, f"{method} (d' = {k}), ε = {eps:g}, repeat {rep + 1}/{reps}")
     return pd.DataFrame(rows, columns=list(DIGITS_COLUMNS))

@@ -37,6 +37,8 @@ from . import partition
 from .validation import check_choice, check_float, check_int, param_error
 
 __all__ = [
+    "fit_slope",
+    "theory_exponent",
     "pmm_deltas",
     "pmm_resolution",
     "pmm_S",
@@ -187,3 +189,39 @@ def psmm_corollary8(n: float, epsilon: float, d: int) -> tuple[float, bool]:
     if dd == 2:
         return float(max(math.log(en), 1.0) * en ** -0.5), True
     return float(en ** (-1.0 / dd)), True
+
+
+# ------------------------------------------------------------------------------- empirical rates
+def fit_slope(x, y) -> tuple[float, float]:
+    """Least-squares slope and intercept of log y against log x (positive, finite pairs only).
+
+    Returns (nan, nan) when fewer than two distinct x remain.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    if keep.sum() < 2 or np.unique(x[keep]).size < 2:
+        return float("nan"), float("nan")
+    slope, icpt = np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)
+    return float(slope), float(icpt)
+
+
+def theory_exponent(name: str, d: int, params: dict | None = None) -> tuple[float, str]:
+    """The exponent a of W1 ≍ (εn)^a in the papers' rates, up to logarithmic factors.
+
+    PMM/PSMM [HVZ23, Corollaries 8 and 12], the walk [BSV22] with folding, flat histograms and
+    Private Evolution [GFR25, Theorem 4.1]: a = -1 for d = 1 and -1/d for d >= 2 (with log factors at
+    d <= 2). Sparse marginals [DLS+24, Theorem 1]: -1/s for s-sparse queries. Low-dimensional
+    [HSVZ23, Theorem 4.2]: -1/d' in the d'-dimensional subspace.
+    """
+    params = dict(params or {})
+    if name == "sparse_marginals":
+        s = int(params.get("s") or min(2, d))
+        return (-1.0 if s == 1 else -1.0 / s), f"-1/s with s = {s}, up to logs"
+    if name == "low_dim":
+        dp = int(params.get("target_dim") or 2)
+        return (-1.0 if dp == 1 else -1.0 / dp), f"-1/d' with d' = {dp}, up to logs"
+    if d == 1:
+        return -1.0, "-1 for d = 1, up to log factors"
+    return -1.0 / d, f"-1/d = {-1.0 / d:.3g}, up to log factors"
+

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import difflib
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -718,7 +719,9 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
     if columns is not None:
         for c in columns:
             if c not in index:
-                raise CSVError(f"{What} has no column {c!r}; its columns are {_names(names)}.",
+                close = difflib.get_close_matches(c, names, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise CSVError(f"{What} has no column {c!r}{hint}; its columns are {_names(names)}.",
                                "no_such_column", column=c)
     stats = _Stats(width)
     chunk_rows = max(1, _CHUNK_CELLS // width)

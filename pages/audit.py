@@ -3,11 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from dpsynth_core import session as core
-from dpsynth_core import viz
-from pages import _ui
+from dashboard import ui as _ui
+from dpsynth_core import audit, viz
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 st.title("Privacy audit")
 st.markdown(
@@ -17,28 +16,19 @@ st.markdown(
     "statistically valid **lower bound ε̂** on the privacy loss (Clopper–Pearson intervals over threshold "
     "events, Bonferroni-corrected). If ε̂ exceeded the declared ε, the mechanism would be caught lying."
 )
-try:
-    from dpsynth_core import audit as _audit  # noqa: F401
-    available = True
-except ImportError:
-    available = False
-if not available:
-    st.info("The privacy audit (dpsynth_core.audit) is not available in this build yet.")
-    st.stop()
-
-specs = core.mechanisms()
+specs = _ui.mechanisms()
 d = _ui.data()
 s = _ui.settings()
 names = list(specs)
 c1, c2, c3 = st.columns(3)
 name = c1.selectbox("Mechanism", names, index=names.index("pmm") if "pmm" in names else 0, key="audit_mech",
                     format_func=lambda m: specs[m].title, persist_state="session")
-kinds = ["move"] if s["neighbours"] == "replace" else list(core.PAIR_KINDS)
+kinds = ["move"] if s["neighbours"] == "replace" else list(audit.NEIGHBOUR_KINDS)
 kind = c2.radio("Neighbouring pair", kinds, horizontal=True, key=f"audit_kind_{s['neighbours']}",
                 persist_state="session", help="D' = D plus the point (add), D without the row nearest to it "
                                               "(remove), or D with that row moved onto it (move). Under replace "
                                               "neighbours only 'move' is a neighbouring pair.")
-stat = c3.selectbox("Statistic", list(core.STATISTICS), key="audit_stat", persist_state="session",
+stat = c3.selectbox("Statistic", list(audit.STATISTICS), key="audit_stat", persist_state="session",
                     help="What each release is reduced to. A small box around the point has the most power.")
 c4, c5, c6 = st.columns(3)
 centre = d.domain.center
@@ -56,7 +46,7 @@ trials = c8.select_slider("Trials per dataset", options=[40, 100, 200, 400, 1000
 point = np.array([px] + ([py] if py is not None else []) + list(centre[2:]), dtype=float)
 
 try:
-    declared, why = core.pair_epsilon(kind, s["neighbours"], s["epsilon"])
+    declared, why = audit.pair_epsilon(kind, s["neighbours"], s["epsilon"])
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
@@ -73,15 +63,17 @@ key = (name, kind, stat, float(px), None if py is None else float(py), half, n_r
 if st.button("Run audit", type="primary", key="audit_run"):
     bar = st.progress(0.0, text="running …")
 
-    def progress(done, total):
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{done} / {total} releases")
+    def progress(fraction, message):
+        bar.progress(min(1.0, fraction), text=message)
 
-    pair = _ui.safe(core.audit_pair, d.X, d.domain, kind, point, n=n_rows, seed=s["seed"], what="building the pair")
-    statistic = _ui.safe(core.audit_statistic, stat, point, d.domain, half, what="building the statistic")
-    if pair is not None and statistic is not None:
-        res = _ui.safe(core.run_audit, name, pair[0], pair[1], d.domain, statistic=statistic, trials=trials,
-                       epsilon=s["epsilon"], declared_epsilon=declared, delta=s["delta"], neighbours=s["neighbours"],
-                       seed=s["seed"], progress=progress, what="auditing")
+    pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s["seed"], what="building the pair")
+    statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
+    mechanism = _ui.safe(audit.from_registry, name, d.domain, epsilon=s["epsilon"],
+                         delta=s["delta"] if spec.needs_delta else None, neighbours=s["neighbours"],
+                         what="preparing the mechanism")
+    if pair is not None and statistic is not None and mechanism is not None:
+        res = _ui.safe(audit.audit, mechanism, pair[0], pair[1], statistic=statistic, trials=trials,
+                       epsilon=declared, delta=dlt, rng=s["seed"], progress=progress, what="auditing")
         if res is not None:
             st.session_state["audit_result"] = (key, res)
     bar.empty()

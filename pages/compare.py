@@ -2,16 +2,16 @@
 
 import streamlit as st
 
-from dpsynth_core import session as core
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
+from dpsynth_core.experiments import compare
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 st.title("Compare")
 st.markdown("Every registered mechanism on **the same data, ε, δ, relation and seed**, each with its paper's "
             "default parameters. Mechanisms that cannot run in this setting (relation, dimension) say why.")
-specs = core.mechanisms()
+specs = _ui.mechanisms()
 d = _ui.data()
 s = _ui.settings()
 chosen = st.multiselect("Mechanisms", list(specs), default=list(specs), key="compare_mechs",
@@ -19,8 +19,8 @@ chosen = st.multiselect("Mechanisms", list(specs), default=list(specs), key="com
 key = (tuple(chosen), d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], s["seed"])
 if st.button("Run comparison", type="primary", key="compare_run"):
     bar = st.progress(0.0, text="starting …")
-    res = _ui.safe(core.compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"],
-                   neighbours=s["neighbours"], seed=s["seed"],
+    res = _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"],
+                   neighbours=s["neighbours"], rng=s["seed"],
                    progress=lambda f, t: bar.progress(min(1.0, f), text=t), what="comparing mechanisms")
     bar.empty()
     if res is not None:

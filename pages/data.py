@@ -3,50 +3,27 @@
 import pandas as pd
 import streamlit as st
 
-from dpsynth_core import session as core
+from dashboard import data as sources
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
+from dpsynth_core.datasets import GENERATORS
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _generate(name: str, params: tuple):
-    return core.generate(name, dict(params))
+    return sources.generate(name, dict(params))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _real(name: str):
-    return core.real_dataset(name)
+    return sources.real(name)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _read(data: bytes, filename: str):
-    return core.read_upload(data, filename)
-
-
-def _schema_control(name: str, p: dict):
-    key = f"gen__{name}__{p['name']}"
-    kind = str(p.get("type", "float"))
-    label = p["name"].replace("_", " ")
-    help_ = p.get("help")
-    default = p.get("default")
-    if p.get("choices"):
-        choices = list(p["choices"])
-        return st.selectbox(label, choices, index=choices.index(default) if default in choices else 0, key=key,
-                            help=help_, persist_state="session")
-    if kind == "bool":
-        return st.checkbox(label, value=bool(default), key=key, help=help_, persist_state="session")
-    if kind == "int":
-        return int(st.number_input(label, min_value=None if p.get("low") is None else int(p["low"]),
-                                   max_value=None if p.get("high") is None else int(p["high"]),
-                                   value=int(default), step=1, key=key, help=help_, persist_state="session"))
-    if kind in ("str", "choice"):
-        return st.text_input(label, value=str(default), key=key, help=help_, persist_state="session")
-    return float(st.number_input(label, min_value=None if p.get("low") is None else float(p["low"]),
-                                 max_value=None if p.get("high") is None else float(p["high"]),
-                                 value=float(default), key=key, help=help_, format="%.6g",
-                                 persist_state="session"))
+    return sources.read_upload(data, filename)
 
 
 st.title("Data")
@@ -58,44 +35,35 @@ source = st.radio("Source", ["Generator", "Real dataset", "Upload CSV"], horizon
                   persist_state="session")
 
 if source == "Generator":
-    schemas = core.generator_schemas()
-    if not schemas:
-        st.info("The data generators (dpsynth_core.datasets) are not available in this build yet; the embedded "
-                "default dataset is in use.")
-    else:
-        gen = st.selectbox("Generator", list(schemas), key="data_gen", persist_state="session")
-        cols = st.columns(3)
-        values = {}
-        for i, p in enumerate(schemas[gen]):
-            with cols[i % 3]:
-                values[p["name"]] = _schema_control(gen, p)
-        if st.button("Generate", type="primary", key="data_generate"):
-            ds = _ui.safe(_generate, gen, tuple(sorted(values.items())), what="generating data")
-            if ds is not None:
-                _ui.set_data(ds)
-                _ui.flash("success", f"Using `{ds.name}`: {ds.n} points in d = {ds.d}.")
-                st.rerun()
+    gen = st.selectbox("Generator", list(GENERATORS), key="data_gen", persist_state="session")
+    defaults = {p.name: p.default for p in GENERATORS[gen][1]}
+    values = _ui.schema_controls(GENERATORS[gen][1], f"gen__{gen}")
+    if st.button("Generate", type="primary", key="data_generate"):
+        ds = _ui.safe(_generate, gen, tuple(sorted(values.items())), what="generating data")
+        if ds is not None:
+            _ui.set_data(ds, sources.Source("generator", gen, {} if values == defaults else dict(values)))
+            _ui.flash("success", f"Using `{ds.name}`: {ds.n} points in d = {ds.d}.")
+            st.rerun()
 
 elif source == "Real dataset":
-    names = core.real_dataset_names()
-    if not names:
-        st.info("The bundled real datasets are not available in this build yet.")
-    else:
-        which = st.selectbox("Dataset", names, key="data_real", persist_state="session")
-        if st.button("Load", type="primary", key="data_load"):
-            ds = _ui.safe(_real, which, what="loading the dataset")
-            if ds is not None:
-                _ui.set_data(ds)
-                _ui.flash("success", f"Using `{ds.name}`: {ds.n} points in d = {ds.d}.")
-                st.rerun()
+    which = st.selectbox("Dataset", sources.real_names(), key="data_real", persist_state="session")
+    if st.button("Load", type="primary", key="data_load"):
+        ds = _ui.safe(_real, which, what="loading the dataset")
+        if ds is not None:
+            _ui.set_data(ds, sources.Source("real", which))
+            _ui.flash("success", f"Using `{ds.name}`: {ds.n} points in d = {ds.d}.")
+            st.rerun()
 
 else:
-    st.caption(f"A CSV file with a header row; at most {core.MAX_UPLOAD_ROWS:,} rows and "
-               f"{core.MAX_UPLOAD_COLUMNS} columns. The file stays in memory: it is never written to disk.")
+    st.caption(f"A CSV file with a header row; at most {sources.MAX_UPLOAD_ROWS:,} rows and "
+               f"{sources.MAX_UPLOAD_COLUMNS} columns. The file stays in memory: it is never written to disk.")
     up = st.file_uploader("CSV file", type=["csv", "txt"], key="data_upload")
     if up is not None:
-        df = _ui.safe(_read, up.getvalue(), up.name, what="reading the file")
-        if df is not None:
+        table = _ui.safe(_read, up.getvalue(), up.name, what="reading the file")
+        df = None if table is None else table.frame
+        if table is not None:
+            for note in table.notes:
+                st.caption(note)
             st.caption(f"{df.shape[0]} rows, {df.shape[1]} columns. First rows (:material/lock: your private data):")
             st.dataframe(df.head(10), hide_index=True)
             numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
@@ -109,7 +77,7 @@ else:
                 lows.append(a.number_input(f"lower bound of {c}", value=0.0, key=f"data_lo_{c}", format="%.6g"))
                 highs.append(b.number_input(f"upper bound of {c}", value=1.0, key=f"data_hi_{c}", format="%.6g"))
             if st.button("Use this data", type="primary", key="data_use_upload"):
-                res = _ui.safe(core.upload_data, df, chosen, lows, highs, up.name, what="using the file")
+                res = _ui.safe(sources.upload_dataset, df, chosen, lows, highs, up.name, what="using the file")
                 if res is not None:
                     ds, outside = res
                     _ui.set_data(ds)
@@ -120,7 +88,7 @@ else:
                     st.rerun()
 
 if st.button("Reset to the default dataset", key="data_reset"):
-    _ui.set_data(core.default_data())
+    _ui.set_data(*sources.default())
     _ui.flash("info", "Back to the default dataset.")
     st.rerun()
 

@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 st.title("dpsynth — differentially private synthetic data")
 st.markdown(
@@ -56,8 +56,8 @@ cols = st.columns(4)
 for col, (v, label) in zip(cols, ((0.01, "ε = 0.01 (strong privacy)"), (0.1, "ε = 0.1"), (1.0, "ε = 1"),
                                   (10.0, "ε = 10 (weak privacy)")), strict=True):
     col.button(label, key=f"home_eps_{v:g}", on_click=_set_eps, args=(v,), width="stretch")
-mech = "pmm" if "pmm" in _ui.core.mechanisms() else "flat_histogram"
-title = "PMM" if mech == "pmm" else "the flat histogram baseline (PMM is not available yet)"
+mech = "pmm"
+title = "PMM"
 st.markdown(f"**3. Release.** Below, {title} runs on your data at the sidebar's ε; W1 measures how far the "
             "synthetic data are from the real ones.")
 rel = _ui.run(mech)

@@ -3,27 +3,28 @@
 import numpy as np
 import streamlit as st
 
-from dpsynth_core import session as core
+from dashboard import data as sources
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
+from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _demo(kind: str):
     if kind == "plane":
-        return core.generate("affine_plane", {"n": 5000, "D": 3, "d_prime": 2, "noise": 0.02, "rng": 0})
-    return core.real_dataset("digits")
+        return sources.generate("affine_plane", {"n": 5000, "D": 3, "d_prime": 2, "noise": 0.02, "rng": 0})
+    return sources.real("digits")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _digits(epsilon: float, target_dim: int, seed: int):
-    return core.digits_synthesis(epsilon, target_dim, seed=seed)
+    return digits_per_class(epsilon, target_dim, rng=seed)
 
 
 def _use(kind: str) -> None:
-    _ui.set_data(_demo(kind))
+    _ui.set_data(_demo(kind), sources.Source("real", "digits") if kind == "digits" else None)
 
 
 st.title("Low-dimensional synthetic data")
@@ -93,9 +94,10 @@ if spec is not None:
         reps = c2.slider("Repeats", 1, 10, 3, key="ld_reps", persist_state="session")
         if st.button("Run angle sweep", key="ld_run", type="primary"):
             bar = st.progress(0.0, text="starting …")
-            df = _ui.safe(core.angle_sweep, d.X, d.domain, epsilons=sorted(eps_list), reps=reps,
-                          seed=_ui.settings()["seed"], params=params,
-                          progress=lambda f, t: bar.progress(min(1.0, f), text=t), what="sweeping ε")
+            df = _ui.safe(sweep, "low_dim", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), reps,
+                          rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"},
+                          measure=angle_measure, progress=lambda f, t: bar.progress(min(1.0, f), text=t),
+                          what="sweeping ε")
             bar.empty()
             if df is not None:
                 st.session_state["ld_result"] = (d.name, df)
@@ -130,33 +132,25 @@ if spec is not None:
     st.markdown("Seed 004's Figure 2: train an SVM on the synthetic digits (all classes pooled) and score it on "
                 "held-out **real** test images; compare with PMM on the full 64-d cube and with the non-private "
                 "ceiling (an SVM on the real training images).")
-    try:
-        from dpsynth_core import experiments as _exp
-    except ImportError:
-        _exp = None
-    if _exp is None or not hasattr(_exp, "digits_svm"):
-        st.info("The digits experiment (dpsynth_core.experiments.digits_svm) is not available in this build yet.")
-    else:
-        c1, c2, c3 = st.columns(3)
-        svm_eps = c1.multiselect("ε values", [0.5, 1.0, 2.0, 4.0, 8.0, 64.0], default=[1.0, 4.0], key="ld_svm_eps",
-                                 persist_state="session")
-        svm_dims = c2.multiselect("d' values", [2, 4, 8], default=[4], key="ld_svm_dims", persist_state="session")
-        svm_reps = c3.slider("Repeats", 1, 5, 1, key="ld_svm_reps", persist_state="session")
-        if st.button("Run the digits experiment", key="ld_svm_run"):
-            bar = st.progress(0.0, text="training …")
-            df = _ui.safe(_exp.digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps,
-                          int(_ui.settings()["seed"]), progress=lambda f: bar.progress(min(1.0, float(f)),
-                                                                                       text=f"{f:.0%}"),
-                          what="running the digits experiment")
-            bar.empty()
-            if df is not None:
-                st.session_state["ld_svm"] = df
-        df = st.session_state.get("ld_svm")
+    c1, c2, c3 = st.columns(3)
+    svm_eps = c1.multiselect("ε values", [0.5, 1.0, 2.0, 4.0, 8.0, 64.0], default=[1.0, 4.0], key="ld_svm_eps",
+                             persist_state="session")
+    svm_dims = c2.multiselect("d' values", [2, 4, 8], default=[4], key="ld_svm_dims", persist_state="session")
+    svm_reps = c3.slider("Repeats", 1, 5, 1, key="ld_svm_reps", persist_state="session")
+    if st.button("Run the digits experiment", key="ld_svm_run"):
+        bar = st.progress(0.0, text="training …")
+        df = _ui.safe(digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps,
+                      int(_ui.settings()["seed"]), progress=lambda f, t: bar.progress(min(1.0, float(f)), text=t),
+                      what="running the digits experiment")
+        bar.empty()
         if df is not None:
-            table = (df.groupby(["method", "target_dim", "epsilon"])["accuracy"].agg(["mean", "std", "count"])
-                     .reset_index())
-            st.dataframe(table, hide_index=True,
-                         column_config={"mean": st.column_config.NumberColumn("accuracy (mean)", format="%.3f"),
-                                        "std": st.column_config.NumberColumn("sd", format="%.3f")})
-            st.caption("Accuracy on real held-out digits of an SVM trained on synthetic data (low_dim with d', PMM "
-                       "on the full cube), and on the real training images (epsilon = inf, not private).")
+            st.session_state["ld_svm"] = df
+    df = st.session_state.get("ld_svm")
+    if df is not None:
+        table = (df.groupby(["method", "target_dim", "epsilon"])["accuracy"].agg(["mean", "std", "count"])
+                 .reset_index())
+        st.dataframe(table, hide_index=True,
+                     column_config={"mean": st.column_config.NumberColumn("accuracy (mean)", format="%.3f"),
+                                    "std": st.column_config.NumberColumn("sd", format="%.3f")})
+        st.caption("Accuracy on real held-out digits of an SVM trained on synthetic data (low_dim with d', PMM "
+                   "on the full cube), and on the real training images (epsilon = inf, not private).")

@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 NONPRIVATE = ("private", "interpolate")
 st.title("Private Evolution")

@@ -3,10 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 head = _ui.mechanism_header(
     "psmm", "PSMM — private signed measure mechanism",
@@ -62,4 +62,4 @@ if head is not None:
                      "Same noisy counts (same seed), two ways to turn them into a probability measure. Clipping "
                      "throws the negative mass away and inflates every positive cell, spreading mass into empty "
                      "regions; the projection moves as little mass as possible.", key="psmm_cmp")
-            st.caption(" · ".join(f"{titles[p]}: W1 = {pair[p][1].text() if pair[p][1] else '—'}" for p in order))
+            st.caption(" · ".join(f"{titles[p]}: W1 = {_ui.w1_text(pair[p][1]) if pair[p][1] else '—'}" for p in order))

@@ -3,11 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from dpsynth_core import session as core
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
+from dpsynth_core.datasets import resampler
+from dpsynth_core.experiments import sweep
+from dpsynth_core.rates import fit_slope, theory_exponent
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 st.title("Rates")
 st.markdown(
@@ -15,7 +17,7 @@ st.markdown(
     "drawn from the current dataset; the dashed lines are the papers' bounds for those runs, the dotted lines "
     "the fitted power law $W_1 \\approx C\\,(\\varepsilon n)^{a}$ whose slope $a$ you can compare with the theory."
 )
-specs = core.mechanisms()
+specs = _ui.mechanisms()
 default = [m for m in ("pmm", "psmm", "flat_histogram") if m in specs][:2] or list(specs)[:1]
 names = st.multiselect("Mechanisms", list(specs), default=default, key="rates_mechs", persist_state="session",
                        format_func=lambda m: specs[m].title, help="Switch or add mechanisms; each runs with its "
@@ -46,11 +48,11 @@ if st.button("Run sweep", type="primary", key="rates_run"):
         def progress(frac, text, i=i):
             bar.progress(min(1.0, (i + frac) / max(len(names), 1)), text=text)
 
-        df = _ui.safe(core.sweep, name, core.resampler(d.X, d.domain), ns=ns, epsilons=eps_list, reps=reps,
-                      delta=s["delta"], neighbours=s["neighbours"], seed=s["seed"], progress=progress,
-                      what=f"sweeping {name}")
+        settings = {"neighbours": s["neighbours"], **({"delta": s["delta"]} if specs[name].needs_delta else {})}
+        df = _ui.safe(sweep, name, resampler(d.X, d.domain), ns, eps_list, reps, rng=s["seed"], progress=progress,
+                      params=settings, w1_budget="interactive", what=f"sweeping {name}")
         if df is not None:
-            df["mechanism"] = name
+            df["eps_n"] = df["epsilon"] * df["n"]
             frames.append(df)
     bar.empty()
     if frames:
@@ -69,8 +71,8 @@ else:
         if len(b):
             bounds[name] = (b.index.to_numpy(), b.to_numpy())
         agg = part.groupby("eps_n")["w1"].mean()
-        fits[name] = core.fit_slope(agg.index.to_numpy(), agg.to_numpy())
-        expo, text = core.theory_exponent(name, d.d)
+        fits[name] = fit_slope(agg.index.to_numpy(), agg.to_numpy())
+        expo, text = theory_exponent(name, d.d)
         rows.append({"mechanism": name, "fitted slope a": fits[name][0], "theory": expo, "theory (note)": text,
                      "mean W1": float(part["w1"].mean()), "runs": len(part)})
     _ui.plot(viz.rates_loglog(df, bounds=bounds, fits=fits, title="W1 against εn (log-log)"),

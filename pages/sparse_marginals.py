@@ -3,16 +3,17 @@
 import numpy as np
 import streamlit as st
 
-from dpsynth_core import session as core
+from dashboard import ui as _ui
 from dpsynth_core import viz
-from pages import _ui
+from dpsynth_core.experiments import certificate_measure, sweep
+from dpsynth_core.transport import sparse_utility_loss
 
-_ui.require_app()
+_ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _loss(X, Y, lower, upper, names, s):
-    return core.sparse_loss(X, Y, _ui._dom(lower, upper, names), s)
+    return float(sparse_utility_loss(X, Y, int(s), _ui._dom(lower, upper, names)))
 
 
 def _block(v, k, s):
@@ -84,9 +85,10 @@ if head is not None:
         nseeds = c2.slider("Seeds per ε", 1, 5, 2, key="sm_seeds", persist_state="session")
         if st.button("Run certificate sweep", key="sm_run", type="primary"):
             bar = st.progress(0.0, text="starting …")
-            df = _ui.safe(core.certificate_sweep, d.X, d.domain, epsilons=sorted(eps_list),
-                          seeds=[_ui.settings()["seed"] + i for i in range(nseeds)], params=params,
-                          progress=lambda f, t: bar.progress(min(1.0, f), text=t), what="sweeping")
+            df = _ui.safe(sweep, "sparse_marginals", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), nseeds,
+                          rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"},
+                          measure=certificate_measure, progress=lambda f, t: bar.progress(min(1.0, f), text=t),
+                          what="sweeping")
             bar.empty()
             if df is not None:
                 st.session_state["sm_result"] = df

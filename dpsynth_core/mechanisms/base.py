@@ -7,6 +7,7 @@ their controls from.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -23,7 +24,7 @@ from ..schema import ParamSpec
 from ..validation import check_points, check_rng, param_error
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "bind", "BoundMechanism", "run",
-           "prepare", "Prepared", "to_jsonable"]
+           "describe_randomness", "prepare", "Prepared", "to_jsonable"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -78,6 +79,12 @@ class Release:
         False only for teaching runs that read the private data (e.g. a non-private start).
     notes : list of str
         Plain-language caveats shown with the release.
+    seconds : float
+        Wall time of the mechanism call.
+    randomness : dict
+        Where the noise came from (:func:`describe_randomness`): fresh operating-system entropy (the
+        default: private), a pinned seed (reproducible, NOT private: whoever knows the seed can
+        re-draw the noise) or a caller's generator.
     """
 
     synthetic: np.ndarray
@@ -94,6 +101,7 @@ class Release:
     is_dp: bool = True
     notes: list = field(default_factory=list)
     seconds: float = float("nan")
+    randomness: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         led_e, led_d = self.ledger.epsilon, self.ledger.delta
@@ -105,6 +113,20 @@ class Release:
                 f"(ε={self.epsilon}, δ={self.delta})"
             )
         self.trace.setdefault("owner", {})
+
+    @property
+    def pinned(self) -> bool:
+        """True when the noise came from a pinned seed (reproducible, not private)."""
+        return self.randomness.get("source") == "seed"
+
+    @property
+    def label(self) -> str:
+        """What an export of this release may be called: private, or why not."""
+        if not self.is_dp:
+            return "NOT differentially private (teaching run that reads the private data)"
+        if self.pinned:
+            return "reproducible, not private (pinned seed: whoever knows it can re-draw the noise)"
+        return "differentially private"
 
     @property
     def privacy(self) -> str:
@@ -120,8 +142,10 @@ class Release:
         return pd.DataFrame(self.synthetic, columns=list(self.domain.names))
 
     def public(self, *, include_synthetic: bool = True) -> dict:
-        """Only what is differentially private: synthetic data, (ε, δ), relation, ledger, parameters,
-        bound. Owner-side diagnostics (``trace``) are excluded."""
+        """Only what may leave the machine: the synthetic data, (ε, δ), the relation, the ledger, the
+        resolved parameters, the bound, where the randomness came from and the label. Owner-side
+        diagnostics (``trace``) are excluded; :mod:`dpsynth_core.export` checks the keys against its
+        allow-list."""
         out = {
             "mechanism": self.mechanism,
             "is_dp": self.is_dp,
@@ -136,16 +160,16 @@ class Release:
             "domain": self.domain.to_dict(),
             "n_synthetic": int(self.synthetic.shape[0]),
             "notes": list(self.notes),
+            "randomness": dict(self.randomness),
+            "label": self.label,
         }
         if include_synthetic:
             out["synthetic"] = self.synthetic.tolist()
         return out
 
-    def public_json(self, *, include_synthetic: bool = False, extra: Mapping | None = None) -> str:
-        data = self.public(include_synthetic=include_synthetic)
-        if extra:
-            data.update(to_jsonable(dict(extra)))
-        return json.dumps(to_jsonable(data), indent=2)
+    def public_json(self, *, include_synthetic: bool = False) -> str:
+        """:meth:`public` as JSON text (the report of the command line and the dashboard)."""
+        return json.dumps(to_jsonable(self.public(include_synthetic=include_synthetic)), indent=2)
 
 
 # ------------------------------------------------------------------------------------ registry
@@ -178,11 +202,35 @@ def register(spec_kwargs: dict) -> Callable[[Callable[..., Release]], Callable[.
     """Decorator: ``@register(dict(name=..., title=..., params=(...), ...))``."""
 
     def deco(func: Callable[..., Release]) -> Callable[..., Release]:
-        spec = MechanismSpec(func=func, **spec_kwargs)
+        @functools.wraps(func)
+        def mechanism(X: Any, domain: Any, *args: Any, rng: Any = None, **kwargs: Any) -> Release:
+            t0 = time.perf_counter()
+            rel = func(X, domain, *args, rng=rng, **kwargs)
+            rel.seconds = time.perf_counter() - t0
+            rel.randomness = describe_randomness(rng)
+            return rel
+
+        spec = MechanismSpec(func=mechanism, **spec_kwargs)
         MECHANISMS[spec.name] = spec
-        return func
+        return mechanism
 
     return deco
+
+
+def describe_randomness(rng: Any) -> dict:
+    """Where a release's noise comes from, as recorded in :attr:`Release.randomness`.
+
+    ``None``: fresh entropy from the operating system (private). An int: a pinned seed
+    (reproducible and NOT private: whoever knows the seed re-draws the noise and undoes it). A numpy
+    ``Generator``: managed by the caller (private only if seeded from fresh entropy and not reused).
+    """
+    if rng is None:
+        return {"source": "fresh", "private": True, "note": "fresh randomness from the operating system"}
+    if isinstance(rng, np.random.Generator):
+        return {"source": "generator", "private": None,
+                "note": "the caller's numpy Generator: private only if it was seeded from fresh entropy"}
+    return {"source": "seed", "seed": int(rng), "private": False,
+            "note": "pinned seed: reproducible, not private (whoever knows the seed can re-draw the noise)"}
 
 
 def _spec(name: Any, owner: str) -> MechanismSpec:
@@ -234,10 +282,7 @@ class BoundMechanism:
         if isinstance(domain, Domain) and spec.max_dim is not None and domain.d > spec.max_dim:
             raise param_error(spec.name, "domain", f"of dimension at most {spec.max_dim} ({spec.title} "
                               f"allocates a grid exponential in d)", f"d = {domain.d}")
-        t0 = time.perf_counter()
-        rel = spec.func(X, domain, rng=rng, **self.kwargs)
-        rel.seconds = time.perf_counter() - t0
-        return rel
+        return spec.func(X, domain, rng=rng, **self.kwargs)
 
 
 def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None = None, n_public: Any = None,

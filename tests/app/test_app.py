@@ -12,11 +12,16 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpsynth_core import MECHANISMS, Domain
-from dpsynth_core import session as core
+from dashboard import data as sources
+from dashboard import settings as dash_settings
+from dpsynth_core import MECHANISMS, Domain, export
+from dpsynth_core.datasets import Dataset
+from dpsynth_core.experiments import digits_per_class
+from dpsynth_core.mechanisms import bind
+from dpsynth_core.transport import wasserstein1
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
 PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
          "rates", "compare", "audit"]
 PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_marginals": "sparse_marginals",
@@ -24,25 +29,24 @@ PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_m
 TIMEOUT = 120
 
 
-def small_data(n: int = 400, seed: int = 1) -> core.Data:
+def small_data(n: int = 400, seed: int = 1) -> Dataset:
     rng = np.random.default_rng(seed)
     X = np.clip(rng.normal([0.3, 0.6], 0.1, size=(n, 2)), 0, 1)
-    return core.Data(X=X, domain=Domain([0, 0], [1, 1], names=("a", "b")), name="small", description="test data",
-                     spec={"kind": "upload", "name": "small"})
+    return Dataset(X, Domain([0, 0], [1, 1], names=("a", "b")), "small", "test data")
 
 
-def new_app(data: core.Data | None = None) -> AppTest:
+def new_app(data: Dataset | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     if data is not None:
         at.session_state["dataset"] = data
-        at.session_state["domain"] = data.domain
+        at.session_state["dataset_source"] = sources.Source("upload", data.name)
     return at
 
 
 def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
     return at
 
 
@@ -185,87 +189,69 @@ def test_reversed_bounds_are_refused_with_a_message():
     at.number_input(key="data_hi_age").set_value(1.0).run()
     at.button(key="data_use_upload").click().run()
     assert not at.exception
-    assert any("greater than 'lower'" in e for e in errors(at))
+    assert any("lower bound of 'age' must be below its upper bound" in e for e in errors(at))
 
 
 def test_read_upload_direct():
-    df = core.read_upload(GOOD, "people.csv")
-    assert {"age", "score"} <= set(df.columns)
+    table = sources.read_upload(GOOD, "people.csv")
+    assert {"age", "score"} <= set(table.frame.columns)
     with pytest.raises(ValueError, match="empty"):
-        core.read_upload(b"", "e.csv")
+        sources.read_upload(b"", "e.csv")
     with pytest.raises(TypeError, match="bytes"):
-        core.read_upload(123, "e.csv")
-    big = b"a\n" + b"1\n" * (core.MAX_UPLOAD_ROWS + 1)
+        sources.read_upload(123, "e.csv")
+    big = b"a\n" + b"1\n" * (sources.MAX_UPLOAD_ROWS + 1)
     with pytest.raises(ValueError, match="at most"):
-        core.read_upload(big, "big.csv")
+        sources.read_upload(big, "big.csv")
 
 
-def test_upload_data_checks_columns_and_counts_outside_rows():
-    df = core.read_upload(GOOD, "people.csv")
-    data, outside = core.upload_data(df, ["age", "score"], [0, 0], [50, 100], "people.csv")
-    assert outside == int((df["age"] > 50).sum())
-    with pytest.raises(ValueError, match="not in the uploaded file"):
-        core.upload_data(df, ["nope"], [0], [1])
+def test_upload_dataset_checks_columns_and_counts_outside_rows():
+    df = sources.read_upload(GOOD, "people.csv").frame
+    data, outside = sources.upload_dataset(df, ["age", "score"], [0, 0], [50, 100], "people.csv")
+    assert outside == int((df["age"] > 50).sum()) and data.domain.upper == (50.0, 100.0)
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        sources.upload_dataset(df, ["nope"], [0], [1])
     with pytest.raises(ValueError, match="at least one column"):
-        core.upload_data(df, [], [], [])
+        sources.upload_dataset(df, [], [], [])
 
 
-# ------------------------------------------------------------------------------- session layer
+# ------------------------------------------------------------------------------- dashboard layer
 def test_epsilon_grid_and_snapping():
-    assert core.EPSILON_GRID[0] == 0.001 and core.EPSILON_GRID[-1] == 100.0
-    assert core.snap_epsilon(0.9) == 1.0 and core.snap_epsilon(3e-4) == 0.001 and core.snap_epsilon(1e9) == 100.0
-    assert core.snap_epsilon("x") == 1.0 and core.snap_epsilon(float("nan")) == 1.0
+    grid, snap = dash_settings.EPSILON_GRID, dash_settings.snap_epsilon
+    assert grid[0] == 0.001 and grid[-1] == 100.0
+    assert snap(0.9) == 1.0 and snap(3e-4) == 0.001 and snap(1e9) == 100.0
+    assert snap("x") == 1.0 and snap(float("nan")) == 1.0
 
 
-def test_report_holds_only_public_fields():
-    d = small_data()
-    rel = core.run_mechanism("flat_histogram", d.X, d.domain, epsilon=1.0, seed=0)
-    w = core.w1(d.X, rel.synthetic, d.domain)
+def test_downloads_are_public_fields_of_a_fresh_release():
+    """What the dashboard offers for download: the allow-listed report and the shuffled CSV of a release
+    drawn with fresh randomness (rng=None), never the teaching seed's."""
     import json
 
-    rep = json.loads(core.report_json(rel, w, {"bins": None}))
-    assert "trace" not in rep and "owner" not in json.dumps(rep)
-    assert rep["w1"]["value"] == pytest.approx(w.value)
+    d = small_data()
+    rel = bind("flat_histogram", epsilon=1.0)(d.X, d.domain, rng=None)
+    rep = json.loads(export.report_json(rel))
+    assert "trace" not in rep and "owner" not in json.dumps(rep) and "w1" not in rep
+    assert rep["randomness"]["source"] == "fresh" and rep["label"] == "differentially private"
     assert rep["epsilon"] == 1.0 and rep["mechanism"] == "flat_histogram"
     assert "synthetic" not in rep  # the rows go in the CSV download
-    csv = core.synthetic_csv(rel).decode()
+    csv = export.synthetic_csv(rel).decode()
     assert csv.splitlines()[0] == "a,b" and len(csv.splitlines()) == rel.synthetic.shape[0] + 1
 
 
-def test_w1_is_zero_for_identical_sets_and_positive_otherwise():
+def test_interactive_w1_is_zero_for_identical_sets_and_near_the_shift_otherwise():
     d = small_data()
-    assert core.w1(d.X, d.X, d.domain).value <= 1e-9 + (core.w1(d.X, d.X, d.domain).upper - core.w1(
-        d.X, d.X, d.domain).value)
+    same = wasserstein1(d.X, d.X, domain=d.domain, budget="interactive", return_result=True)
+    assert same.lower <= 1e-9 and same.value <= 1e-9 + same.width
     shifted = np.clip(d.X + 0.2, 0, 1)
-    w = core.w1(d.X, shifted, d.domain)
+    w = wasserstein1(d.X, shifted, domain=d.domain, budget="interactive", return_result=True)
     # the shift is 0.2 in l_inf for almost every point (clipping shortens a few): W1 is near 0.2
     assert w.lower - 1e-9 <= 0.2 + 1e-9 and w.upper >= 0.15
 
 
-def test_run_mechanism_refuses_unsupported_relation():
-    d = small_data()
-    with pytest.raises(ValueError, match="supports only replace"):
-        core.run_mechanism("per_point_laplace", d.X, d.domain, epsilon=1.0, neighbours="add_remove")
-    with pytest.raises(ValueError, match="not available"):
-        core.run_mechanism("no_such", d.X, d.domain, epsilon=1.0)
-
-
 def test_parse_query():
-    q = core.parse_query({"eps": "0.5", "seed": "3", "rel": "bogus", "delta": "2", "page": "pmm"})
+    q = dash_settings.parse_query({"eps": "0.5", "seed": "3", "rel": "bogus", "delta": "2", "page": "pmm"})
     assert q["epsilon"] == 0.5 and q["seed"] == 3 and q["page"] == "pmm"
     assert "rel='bogus'" in q["ignored"] and "delta='2'" in q["ignored"]
-
-
-def test_certificate_sweep_reports_the_released_bound_and_its_terms():
-    d = small_data()
-    df = core.certificate_sweep(d.X, d.domain, epsilons=[1.0], seeds=[3, 4])
-    for _, row in df.iterrows():
-        rel = core.run_mechanism("sparse_marginals", d.X, d.domain, epsilon=1.0, neighbours="replace",
-                                 seed=int(row["seed"]))
-        # the sweep shows the released certificate (rel.bound), and its three terms add up to it
-        assert row["certificate"] == rel.bound
-        assert row["discretisation"] + row["privatisation"] + row["projection"] == pytest.approx(rel.bound, rel=1e-12)
-        assert 0 < row["loss"] <= 1
 
 
 # ------------------------------------------------------------------------ sweeps and compare
@@ -367,7 +353,7 @@ def test_pmm_draw_again_changes_the_draws(app):
 def test_safe_turns_errors_into_messages_without_tracebacks():
     script = '''
 import streamlit as st
-from pages import _ui
+from dashboard import ui as _ui
 
 def bad_value():
     raise ValueError("The 'x' parameter of f must be positive. Got -1.")
@@ -423,7 +409,7 @@ def test_low_dim_demo_sweep_and_digits():
     assert df["angle"].iloc[1] < 10.0 and df["angle"].iloc[1] <= df["angle"].iloc[0] + 1e-9
     at.button(key="ld_digits").click().run()
     assert not at.exception
-    imgs, labels = at.session_state["ld_digits_on"] and core.digits_synthesis(4.0, 4, seed=0)
+    imgs, labels = at.session_state["ld_digits_on"] and digits_per_class(4.0, 4, rng=0)
     assert imgs.shape == (60, 64) and sorted(set(labels)) == list(range(10))
     # the SVM experiment (seed 004, Figure 2) at one setting
     at.multiselect(key="ld_svm_eps").set_value([8.0]).run()
@@ -439,8 +425,7 @@ def test_low_dim_demo_sweep_and_digits():
 def test_mechanism_pages_in_other_dimensions_never_raise(d):
     """1-D and 5-D data under both relations: pages either work or say why, never an exception."""
     rng = np.random.default_rng(d)
-    data = core.Data(X=rng.random((200, d)), domain=Domain([0] * d, [1] * d), name=f"d{d}",
-                     spec={"kind": "upload", "name": f"d{d}"})
+    data = Dataset(rng.random((200, d)), Domain([0] * d, [1] * d), f"d{d}")
     at = new_app(data)
     for page in PAGE_MECH:
         for rel in ("add_remove", "replace"):

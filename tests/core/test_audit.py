@@ -521,11 +521,11 @@ def test_result_contents_and_determinism():
     D, D2 = np.zeros((1, 1)), np.zeros((2, 1))
     calls = []
     r1 = audit(_rr(1.0), D, D2, statistic=lambda r: r, trials=200, epsilon=1.0, rng=5,
-               progress=lambda i, t: calls.append((i, t)))
+               progress=lambda f, msg: calls.append((f, msg)))
     r2 = audit(_rr(1.0), D, D2, statistic=lambda r: r, trials=200, epsilon=1.0, rng=5)
     assert r1.epsilon_lower == r2.epsilon_lower and np.array_equal(r1.samples_D_prime, r2.samples_D_prime)
     assert r1.samples_D.shape == (200,) and r1.trials == 200 and r1.alpha == ALPHA
-    assert calls[-1] == (400, 400) and len(calls) == 400
+    assert calls[-1] == (1.0, "400 / 400 releases") and len(calls) == 400
     assert r1.hist_D.sum() == pytest.approx(1.0) and r1.bin_edges.size == r1.hist_D.size + 1
     assert r1.selection_trials == 50 and 1 <= r1.events_tested <= 4
     lo, hi = r1.band()

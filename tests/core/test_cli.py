@@ -78,7 +78,11 @@ def test_round_trip_in_process(data, tmp_path, capsys):
     rel = run("pmm", load_csv(src), dom, epsilon=1.0, depth=6, rng=3)
     assert report == json.loads(rel.public_json(include_synthetic=False))
     assert report["params"]["depth"] == 6 and report["n_synthetic"] == syn.shape[0]
-    np.testing.assert_array_equal(syn.to_numpy(), rel.synthetic)  # exact float round trip
+    # exact float round trip; the file lists the rows in random order (a permutation of the release)
+    order = np.lexsort(rel.synthetic.T[::-1])
+    got = syn.to_numpy()
+    np.testing.assert_array_equal(got[np.lexsort(got.T[::-1])], rel.synthetic[order])
+    assert not np.array_equal(got, rel.synthetic)
     # W1 by `dpsynth w1` equals the library's value (unit-cube units, l_inf)
     assert main(["w1", str(src), str(out), "--bounds", "0:10,-1:1", "-q"]) == 0
     value = float(capsys.readouterr().out.strip())
@@ -191,11 +195,11 @@ def test_bad_parameters_give_one_line_and_exit_1(extra, match, data, tmp_path, c
 
 
 @pytest.mark.parametrize("bounds, match", [
-    ("1:0,-1:1", "The 'upper' parameter of Domain must be greater than 'lower'"),
+    ("1:0,-1:1", "must give each column a lower bound below its upper bound. Got '1:0' for column 'a'."),
     ("0:10,-1:1,0:1", "The 'bounds' parameter of dpsynth synth must give one 'lo:hi' per column"),
-    ("0-10,-1:1", "The 'bounds' parameter of Domain.parse"),
-    ("0:inf,-1:1", "The 'upper' parameter of Domain"),
-    ("a:b,c:d", "The 'bounds' parameter of Domain.parse"),
+    ("0-10,-1:1", "Got '0-10' for column 'a'."),
+    ("0:inf,-1:1", "with finite numbers and lo < hi, e.g. 0:120. Got '0:inf' for column 'a'."),
+    ("a:b,c:d", "The 'bounds' parameter of dpsynth synth must give 'lo:hi' per column (2 column(s): a, b)"),
 ])
 def test_bad_bounds(bounds, match, data, tmp_path, capsys):
     _, src = data
@@ -239,10 +243,10 @@ def test_files_and_usage_errors(data, tmp_path, capsys):
                  ["w1", str(src)], ["synth", "--bogus"]):
         assert main(argv) == 2, argv
         _one_error_line(capsys)
-    # w1: B lacks A's columns, unknown metric and method
+    # w1: the data lack a column of the synthetic file, unknown metric and method
     other = _write_csv(tmp_path / "other.csv", X, names=("a", "c"))
     assert main(["w1", str(src), str(other), "-b", "0:10,-1:1", "-q"]) == 1
-    assert "no column 'b'" in _one_error_line(capsys)
+    assert "The data file" in (line := _one_error_line(capsys)) and "has no column 'c'" in line
     assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--metric", "l3", "-q"]) == 1
     assert "The 'metric' parameter of wasserstein1" in _one_error_line(capsys)
     assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--method", "magic", "-q"]) == 1
@@ -265,8 +269,10 @@ def test_stderr_reveals_nothing_about_the_input_size(data, tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     # the synthetic size (public, in the report) is the only row count printed
     assert not any("300" in ln for ln in err if "synthetic rows" not in ln)
-    report_text = (tmp_path / "r.json").read_text()
-    assert "seed" not in report_text  # the seed would let anyone undo the noise
+    report = json.loads((tmp_path / "r.json").read_text())
+    # a pinned seed lets anyone undo the noise: the report says so
+    assert report["randomness"]["source"] == "seed" and report["label"].startswith("reproducible, not private")
+    assert any("NOT private" in ln for ln in err)
 
 
 def test_long_runs_report_progress(capsys):
@@ -283,3 +289,65 @@ def test_long_runs_report_progress(capsys):
     with _Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
         _time.sleep(0.2)
     assert capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------------------ files as users make them
+def test_w1_uses_the_synthetic_files_columns(tmp_path, capsys):
+    """The data file usually has more columns than the synthetic one: w1 compares the synthetic columns."""
+    rng = np.random.default_rng(4)
+    X = rng.random((80, 3))
+    data = _write_csv(tmp_path / "data.csv", X, names=("a", "b", "c"))
+    syn = _write_csv(tmp_path / "syn.csv", X[:40, [2, 0]], names=("c", "a"))
+    assert main(["w1", str(data), str(syn), "-b", "0:1", "-q"]) == 0
+    value = float(capsys.readouterr().out.strip())
+    assert value == pytest.approx(wasserstein1(X[:, [2, 0]], X[:40, [2, 0]], metric="linf"), rel=1e-12)
+
+
+def test_wrong_column_lists_the_columns_with_a_close_match(data, tmp_path, capsys):
+    _, src = data
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", "--columns", "a,bb", str(src), "-o",
+                 str(tmp_path / "o.csv"), "-q"]) == 1
+    line = _one_error_line(capsys)
+    assert "has no column 'bb' (did you mean 'b'?); its columns are 'a', 'b'." in line
+    assert main(["synth", "-m", "pmn", "-e", "1", "-b", "0:1", str(src), "-o", str(tmp_path / "o.csv"), "-q"]) == 1
+    assert "(did you mean 'pmm'?)" in _one_error_line(capsys)
+
+
+def test_bounds_that_clamp_most_rows_warn_with_the_count(tmp_path, capsys):
+    """-b 0:100 on an income column clamps every value: a warning says how many rows and where."""
+    income = np.random.default_rng(5).uniform(20_000, 90_000, size=(50, 1))
+    src = _write_csv(tmp_path / "income.csv", income, names=("income",))
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:100", str(src), "-o", str(tmp_path / "o.csv"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 50 of 50 rows" in err and "'income' (0 below, 50 above)" in err and "Check --bounds" in err
+    # bounds that fit: no warning
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:100000", str(src), "-o", str(tmp_path / "o.csv"),
+                 "-q"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_semicolon_decimal_comma_file_and_missing_values(tmp_path, capsys):
+    src = tmp_path / "eu.csv"
+    src.write_text("x;y\n0,25;1,5\n0,75;2\n0,5;\n")
+    out = tmp_path / "o.csv"
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1,0:3", str(src), "-o", str(out), "-q"]) == 1
+    line = _one_error_line(capsys)
+    assert "row 4, column 'y'" in line and "--drop-missing" in line
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1,0:3", "--drop-missing", str(src), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "decimal mark" in err and "warning" in err and "Dropped 1 row" in err
+    assert list(load_csv(out).columns) == ["x", "y"]
+
+
+def test_fresh_randomness_by_default(data, tmp_path, capsys):
+    """Without --seed two runs differ and the report says the randomness was fresh (private)."""
+    _, src = data
+    outs = []
+    for i in range(2):
+        out, rep = tmp_path / f"o{i}.csv", tmp_path / f"r{i}.json"
+        assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:10,-1:1", str(src), "-o", str(out), "--report",
+                     str(rep), "-q"]) == 0
+        report = json.loads(rep.read_text())
+        assert report["randomness"]["source"] == "fresh" and report["label"] == "differentially private"
+        outs.append(out.read_bytes())
+    assert outs[0] != outs[1]

@@ -26,12 +26,11 @@ from dpsynth_core.datasets import (
     ring,
     uniform_cube,
 )
-
-SCHEMA_KEYS = {"name", "type", "default", "low", "high", "help"}
+from dpsynth_core.schema import ParamSpec
 
 
 def _defaults(name):
-    return {p["name"]: p["default"] for p in GENERATORS[name][1]}
+    return {p.name: p.default for p in GENERATORS[name][1]}
 
 
 # ------------------------------------------------------------------------------ generators
@@ -39,12 +38,8 @@ def _defaults(name):
 def test_generator_schema_defaults_shape_and_domain(name):
     func, schema = GENERATORS[name]
     for p in schema:
-        assert SCHEMA_KEYS <= set(p), p
-        assert p["type"] in ("int", "float", "bool", "choice")
-        if p["low"] is not None:
-            assert p["low"] <= p["default"] <= p["high"], p
-        if p["type"] == "choice":
-            assert p["default"] in p["choices"]
+        assert isinstance(p, ParamSpec) and p.help, p
+        assert p.check(p.default, name) == p.default  # every default is inside its own range
     params = _defaults(name)
     params["n"] = 300
     ds = func(**params)

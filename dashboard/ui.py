@@ -1,7 +1,11 @@
-"""Shared Streamlit helpers for the dashboard pages (state, sidebar, cached core calls, safe calls).
+"""Streamlit helpers shared by the dashboard pages: state, the sidebar, cached library calls, widgets.
 
-The pages stay thin: widgets -> ONE cached call into :mod:`dpsynth_core.session` -> figures from
+The pages stay thin: widgets -> ONE cached call into :mod:`dpsynth_core` -> figures from
 :mod:`dpsynth_core.viz` -> one line of explanation. Mechanism math never lives here.
+
+Randomness: on-screen releases use the sidebar's teaching seed, so that a class sees the same
+pictures; anything downloaded is a NEW release drawn with fresh operating-system entropy
+(:func:`private_downloads`), because whoever knows a seed can re-draw the noise.
 """
 
 from __future__ import annotations
@@ -16,10 +20,17 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dpsynth_core import session as core
+from dpsynth_core import export
+from dpsynth_core.datasets import Dataset
 from dpsynth_core.domain import Domain
+from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
+from dpsynth_core.transport import wasserstein1
+
+from . import data as data_sources
+from .settings import DELTA_GRID, EPSILON_GRID, TEACHING_SEED, parse_query
 
 _LOG = logging.getLogger("dpsynth.dashboard")
+ROOT = Path(__file__).resolve().parents[1]
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
 
 # (file, title, icon, url_path, mechanism or None, uses δ)
@@ -45,30 +56,30 @@ def init_state() -> None:
     ss = st.session_state
     if ss.get("_initialised"):
         return
-    q = core.parse_query(st.query_params.to_dict())
+    # a cold start on a page URL comes back through require_app with the link's parameters stashed
+    q = parse_query({**ss.pop("_start_query", {}), **st.query_params.to_dict()})
     ss["epsilon"] = q.get("epsilon", 1.0)
     ss["delta"] = q.get("delta", 1e-6)
-    ss["seed"] = q.get("seed", 0)
+    ss["seed"] = q.get("seed", TEACHING_SEED)
     ss["neighbours"] = q.get("neighbours", "add_remove")
-    ss["_start_page"] = q.get("page")
+    ss["_start_page"] = ss.get("_start_page") or q.get("page")
     messages = [f"Ignored invalid URL parameter {x}." for x in q["ignored"]]
-    data = None
+    chosen = None
     if "dataset" in q:
         try:
-            data = core.dataset_by_name(q["dataset"])
+            chosen = data_sources.by_name(q["dataset"])
         except (ValueError, TypeError) as exc:
             messages.append(str(exc))
-    if data is None:
-        data = core.default_data()
-    set_data(data)
+    set_data(*(chosen or data_sources.default()))
     ss["_url_messages"] = messages
     ss["_initialised"] = True
 
 
-def set_data(data: core.Data) -> None:
+def set_data(ds: Dataset, source: data_sources.Source | None = None) -> None:
+    """Make ``ds`` the dataset every page uses (``source`` says how a URL can rebuild it)."""
     ss = st.session_state
-    ss["dataset"] = data
-    ss["domain"] = data.domain
+    ss["dataset"] = ds
+    ss["dataset_source"] = source or data_sources.Source("upload", ds.name)
     ss.pop("release_info", None)
 
 
@@ -82,7 +93,7 @@ def show_flash() -> None:
         getattr(st, kind)(message)
 
 
-def data() -> core.Data:
+def data() -> Dataset:
     return st.session_state["dataset"]
 
 
@@ -94,12 +105,12 @@ def settings() -> dict:
 
 def write_query_params(page: str) -> None:
     s = settings()
-    d = data()
+    source = st.session_state.get("dataset_source")
     qp = {"page": page, "eps": f"{s['epsilon']:g}", "seed": str(s["seed"]), "rel": s["neighbours"]}
     if page in DELTA_PAGES:
         qp["delta"] = f"{s['delta']:g}"
-    if d.spec.get("kind") in ("default", "real") or (d.spec.get("kind") == "generator"):
-        qp["dataset"] = d.spec.get("name", d.name)
+    if source is not None and source.shareable:
+        qp["dataset"] = source.name
     current = st.query_params.to_dict()
     if current != qp:
         st.query_params.from_dict(qp)
@@ -118,12 +129,12 @@ def sidebar(page: str) -> Any:
                                                      strict=False)) + (" …" if d.d > 4 else ""))
         st.caption(f"n = {d.n} rows (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
                    "noisy or declared size)")
-        st.select_slider("ε (privacy budget, log scale)", options=core.EPSILON_GRID, key="epsilon", persist_state="session",
+        st.select_slider("ε (privacy budget, log scale)", options=EPSILON_GRID, key="epsilon", persist_state="session",
                          format_func=lambda v: f"{v:g}",
                          help="Smaller ε = stronger privacy = more noise. Every mechanism spends exactly this ε "
                               "(see the ledger below).")
         if page in DELTA_PAGES:
-            st.select_slider("δ (approximate DP)", options=core.DELTA_GRID, key="delta", persist_state="session",
+            st.select_slider("δ (approximate DP)", options=DELTA_GRID, key="delta", persist_state="session",
                              format_func=lambda v: f"{v:.0e}",
                              help="Only approximate-DP mechanisms (Private Evolution, Gaussian noise) use δ: the "
                                   "probability mass allowed outside the e^ε bound. Pure-DP mechanisms report δ = 0.")
@@ -132,8 +143,11 @@ def sidebar(page: str) -> Any:
                                         "replace": "replace one record (n public)"}[v],
                  help="What one person's data changes. Add/remove: n is private; replace: n is public and "
                       "counts move in two cells (sensitivity 2).")
-        st.number_input("Seed", min_value=0, max_value=2**32 - 1, step=1, key="seed", persist_state="session",
-                        help="Seed of the mechanism's randomness: the same seed gives the same release.")
+        st.number_input("Teaching seed (reproducible pictures)", min_value=0, max_value=2**32 - 1, step=1, key="seed",
+                        persist_state="session",
+                        help="The random seed of the releases shown on screen: the same seed gives the same "
+                             "pictures, so a class sees what you see. Downloads never use it: they are fresh "
+                             "releases, because whoever knows a seed can undo the noise.")
         for msg in st.session_state.get("_url_messages", []):
             st.warning(msg)
         ledger = st.container()
@@ -196,15 +210,19 @@ def _dom(lower, upper, names) -> Domain:
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_run(name: str, X: np.ndarray, lower: tuple, upper: tuple, names: tuple, epsilon: float, delta: float,
-               neighbours: str, seed: int, params: tuple):
+               neighbours: str, seed: int | None, params: tuple):
     """One mechanism run, cached on (mechanism, data, domain, ε, δ, relation, seed, parameters)."""
-    return core.run_mechanism(name, X, _dom(lower, upper, names), epsilon=epsilon, delta=delta,
-                              neighbours=neighbours, seed=seed, params=dict(params))
+    spec = MECHANISMS[name]
+    mechanism = bind(name, epsilon=epsilon, delta=delta if spec.needs_delta else None, neighbours=neighbours,
+                     params=dict(params))
+    return mechanism(X, _dom(lower, upper, names), rng=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_w1(X: np.ndarray, Y: np.ndarray, lower: tuple, upper: tuple, names: tuple, fast: bool = False):
-    return core.w1(X, Y, _dom(lower, upper, names), fast=fast)
+    """W1 of a release to the data (owner view) within the interactive budget of the library's policy."""
+    return wasserstein1(X, Y, domain=_dom(lower, upper, names), budget="preview" if fast else "interactive",
+                        return_result=True)
 
 
 def dom_key(dom: Domain) -> tuple:
@@ -234,32 +252,36 @@ def w1_of(Y: np.ndarray, *, fast: bool = False):
 
 
 # --------------------------------------------------------------------------- mechanism pages
+def mechanisms() -> dict:
+    """The registry (every mechanism module imported once)."""
+    return load_all()
+
+
 def mechanism_spec(name: str):
-    """The registry entry, or None with a plain message when the mechanism has not landed."""
-    specs = core.mechanisms()
-    if name not in specs:
-        st.info(f"The mechanism `{name}` is not available in this build yet (registered: "
-                f"{', '.join(sorted(specs))}). This page will work as soon as it lands.")
-        return None
-    return specs[name]
+    """The registry entry of a mechanism."""
+    return mechanisms()[name]
 
 
 def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels: dict | None = None,
                    defaults: dict | None = None) -> dict:
-    """Widgets for a mechanism's parameters, built from its registry schema (ParamSpec).
+    """Widgets for a mechanism's parameters, built from its registry schema.
 
     ``labels`` maps a choice parameter's name to {choice: label} (e.g. to flag non-private options);
     ``defaults`` overrides schema defaults that do not fit the data (e.g. s <= d)."""
     import dataclasses
 
+    params = tuple(dataclasses.replace(p, default=defaults[p.name]) if defaults and p.name in defaults else p
+                   for p in spec.params if p.name not in skip)
+    return schema_controls(params, prefix or spec.name, labels=labels)
+
+
+def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
+    """One widget per :class:`~dpsynth_core.schema.ParamSpec` (mechanisms and data generators alike):
+    the basic ones in three columns, the advanced ones in an expander. Returns {name: value}."""
     labels = labels or {}
-    if defaults:
-        spec = dataclasses.replace(spec, params=tuple(
-            dataclasses.replace(p, default=defaults[p.name]) if p.name in defaults else p for p in spec.params))
-    prefix = prefix or spec.name
     values: dict[str, Any] = {}
-    basic = [p for p in spec.params if not p.advanced and p.name not in skip]
-    adv = [p for p in spec.params if p.advanced and p.name not in skip]
+    basic = [p for p in params if not p.advanced]
+    adv = [p for p in params if p.advanced]
     if basic:
         cols = st.columns(min(3, len(basic)))
         for i, p in enumerate(basic):
@@ -274,7 +296,7 @@ def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels:
 
 def _control(p, prefix: str, labels: dict | None = None) -> Any:
     key = f"{prefix}__{p.name}"
-    label = p.name.replace("_", " ")
+    label = p.title
     if p.kind == "choice":
         choices = list(p.choices)
         idx = choices.index(p.default) if p.default in choices else 0
@@ -299,7 +321,7 @@ def _control(p, prefix: str, labels: dict | None = None) -> Any:
 
 def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     """Metrics (W1, bound, privacy, size, time), notes and the two downloads."""
-    spec = core.mechanisms().get(rel.mechanism)
+    spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("W1(real, synthetic)", "—" if w1v is None else f"{w1v.value:.4g}",
@@ -312,19 +334,52 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     c4.metric("Time", "—" if not math.isfinite(secs) else (f"{secs * 1000:.0f} ms" if secs < 1 else f"{secs:.2f} s"),
               help="Time of the mechanism call (W1 and the pictures not included).")
     st.caption(f"**Guarantee:** {rel.privacy}. **Bound:** {rel.bound_kind or '—'}. **W1:** "
-               f"{'—' if w1v is None else w1v.text() + ' (' + w1v.method + ')'}.")
+               f"{'—' if w1v is None else w1_text(w1v) + ' (' + w1v.method + ')'}.")
     if not rel.is_dp:
         st.warning("This run is NOT differentially private (a teaching run that reads the private data).")
     for note in rel.notes:
         st.caption(":material/info: " + str(note))
+    private_downloads(rel.mechanism, params, key=title)
+
+
+def w1_text(w) -> str:
+    """W1 for people: the exact value, or the value with its certified interval."""
+    if w.exact or w.upper - w.lower < 1e-12:
+        return f"{w.value:.4g}"
+    return f"{w.value:.4g} ∈ [{w.lower:.4g}, {w.upper:.4g}]"
+
+
+def private_downloads(name: str, params: dict, *, key: str) -> None:
+    """Downloads of a NEW release drawn with fresh randomness (never the teaching seed's release).
+
+    A button makes the release (same mechanism, data, ε, δ, relation and parameters as on screen);
+    then its synthetic CSV (rows in random order) and its public report (allow-listed fields only:
+    no W1 to the data, no true counts) can be downloaded.
+    """
+    d = data()
+    s = settings()
+    slot = f"fresh_{key}"
+    fingerprint = (name, d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], tuple(sorted(params.items())))
+    if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
+                 help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
+                      "is a new release drawn with fresh randomness: it differs from the one on screen."):
+        rel = safe(cached_run, name, d.X, *dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
+                   tuple(sorted(params.items())), what=f"running {name}")
+        if rel is not None:
+            st.session_state[slot] = (fingerprint, rel)
+    stored = st.session_state.get(slot)
+    if stored is None or stored[0] != fingerprint:
+        return
+    fresh = stored[1]
+    st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic points, {fresh.privacy}.")
     d1, d2 = st.columns(2)
-    d1.download_button("Synthetic data (CSV)", data=core.synthetic_csv(rel), icon=":material/download:",
-                       file_name=f"{rel.mechanism}_synthetic.csv", mime="text/csv",
-                       help="The DP synthetic data only.", key=f"dl_csv_{title}")
-    d2.download_button("Report (JSON)", data=core.report_json(rel, w1v, params), icon=":material/download:",
-                       file_name=f"{rel.mechanism}_report.json", mime="application/json",
-                       help="Release.public() (no owner-side diagnostics) plus W1 and the parameters.",
-                       key=f"dl_json_{title}")
+    d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
+                       help="The synthetic data of the fresh release, rows in random order.")
+    d2.download_button("Report (JSON)", data=export.report_json(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_report.json", mime="application/json", key=f"dl_json_{key}",
+                       help="The fresh release's public report: ε, δ, relation, ledger, parameters, bound. Nothing "
+                            "computed from the real data without noise.")
 
 
 def owner_caption(text: str = "") -> None:
@@ -349,8 +404,6 @@ def mechanism_header(name: str, title: str, intro: str, *, defaults: dict | None
     st.title(title)
     st.markdown(intro)
     spec = mechanism_spec(name)
-    if spec is None:
-        return None
     st.caption(f"{spec.title} — {spec.paper}, {spec.algorithm}. {spec.dp.capitalize()} DP; neighbours: "
                f"{', '.join(r.replace('_', '/') for r in spec.neighbours)}. {spec.summary}")
     params = param_controls(spec, defaults=defaults)
@@ -377,7 +430,7 @@ def relation_supported(spec) -> bool:
 
 def release_section(name: str, params: dict, *, title: str):
     """Run the mechanism (cached), show metrics/downloads and real vs synthetic. Returns (rel, w1) or None."""
-    spec = core.mechanisms()[name]
+    spec = mechanisms()[name]
     if not relation_supported(spec):
         return None
     rel = run(name, params)
@@ -398,17 +451,20 @@ def viz_scatter(d, Y):
     return viz.scatter_compare(d.X, Y, d.domain.names, lower=d.domain.lower, upper=d.domain.upper)
 
 
-def require_app() -> None:
-    """Make sure the page runs inside app.py's ``st.navigation``.
+def require_app(page_file: str) -> None:
+    """Make sure the page runs inside app.py's ``st.navigation`` (call it first, with ``__file__``).
 
-    Streamlit treats a ``pages/`` folder next to the main script as a v1 multipage app until the
-    first ``st.navigation`` call of the server process. A cold server whose first request is a page
-    URL (a shared link such as ``/pmm?eps=0.1``) would run the page file alone, without the sidebar
-    or state. We switch the process to ``st.navigation`` mode and rerun; the URL keeps the page.
+    Streamlit runs a ``pages/`` folder beside the main script as an old-style multipage app until
+    the main script's first ``st.navigation`` call in the server process. On a cold server whose
+    first request is a page URL (a shared link such as ``/pmm?eps=0.1``) the page file would run
+    alone, without the sidebar or the state. Then we remember the page and switch to the main
+    script with the public ``st.switch_page``: app.py sets up the state and the navigation, and
+    opens the remembered page.
     """
     if st.session_state.get("_in_app"):
         return
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False
-    st.rerun()
+    name = Path(page_file).name
+    st.session_state["_start_query"] = st.query_params.to_dict()
+    st.session_state["_start_page"] = next((url for file, *_rest, url, _m, _d in PAGES if Path(file).name == name),
+                                           None)
+    st.switch_page(str(ROOT / "app.py"))

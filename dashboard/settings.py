@@ -1,0 +1,89 @@
+"""The privacy controls' grids and the shareable state in the URL (no Streamlit here)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["EPSILON_GRID", "DELTA_GRID", "TEACHING_SEED", "snap_epsilon", "snap_delta", "parse_query"]
+
+#: ε values of the log slider: 1-2-5 steps from 10^-3 to 10^2.
+EPSILON_GRID: tuple[float, ...] = tuple(
+    float(f"{m}e{e}") for e in range(-3, 3) for m in (1, 2, 5) if float(f"{m}e{e}") <= 100.0
+)
+#: δ values offered for approximate-DP mechanisms.
+DELTA_GRID: tuple[float, ...] = tuple(10.0**-k for k in range(12, 1, -1))
+#: The default teaching seed: on-screen releases are reproducible for a class; downloads never use it.
+TEACHING_SEED = 0
+
+
+def _snap(value: Any, grid: tuple[float, ...], default: float) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return default
+    if not math.isfinite(x) or x <= 0:
+        return default
+    g = np.asarray(grid)
+    return float(g[np.argmin(np.abs(np.log(g) - math.log(x)))])
+
+
+def snap_epsilon(value: Any, default: float = 1.0) -> float:
+    """The value of :data:`EPSILON_GRID` nearest to ``value`` in log scale (``default`` if invalid)."""
+    return _snap(value, EPSILON_GRID, default)
+
+
+def snap_delta(value: Any, default: float = 1e-6) -> float:
+    """The value of :data:`DELTA_GRID` nearest to ``value`` in log scale (``default`` if invalid)."""
+    return _snap(value, DELTA_GRID, default)
+
+
+def parse_query(qp: Mapping[str, Any]) -> dict:
+    """Read the shareable state (``eps``, ``delta``, ``rel``, ``seed``, ``dataset``, ``page``) from URL
+    query parameters; invalid values are dropped (listed in ``"ignored"``), never raised."""
+    out: dict[str, Any] = {"ignored": []}
+
+    def first(v):
+        return v[0] if isinstance(v, (list, tuple)) and v else v
+
+    if "eps" in qp:
+        v = first(qp["eps"])
+        try:
+            x = float(v)
+            if not (math.isfinite(x) and x > 0):
+                raise ValueError
+            out["epsilon"] = snap_epsilon(x)
+        except (TypeError, ValueError):
+            out["ignored"].append(f"eps={v!r}")
+    if "delta" in qp:
+        v = first(qp["delta"])
+        try:
+            x = float(v)
+            if not 0 < x < 1:
+                raise ValueError
+            out["delta"] = snap_delta(x)
+        except (TypeError, ValueError):
+            out["ignored"].append(f"delta={v!r}")
+    if "seed" in qp:
+        v = first(qp["seed"])
+        try:
+            s = int(str(v))
+            if s < 0 or s > 2**32 - 1:
+                raise ValueError
+            out["seed"] = s
+        except (TypeError, ValueError):
+            out["ignored"].append(f"seed={v!r}")
+    if "rel" in qp:
+        v = first(qp["rel"])
+        if v in ("add_remove", "replace"):
+            out["neighbours"] = v
+        else:
+            out["ignored"].append(f"rel={v!r}")
+    if "dataset" in qp:
+        out["dataset"] = str(first(qp["dataset"]))
+    if "page" in qp:
+        out["page"] = str(first(qp["page"]))
+    return out
