@@ -541,7 +541,7 @@ def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = Non
 
     The search is over the bounded set k = 1..k_max (at most 4096 values, for s = 1), evaluated at
     once: the sum over l depends on k only through the prefix length k^s and the Haar depth
-    :math:`L = \lceil\log_2 k^s\rceil`, so one cumulative sum per depth (at most 13) gives every
+    :math:`L = \\lceil\\log_2 k^s\\rceil`, so one cumulative sum per depth (at most 13) gives every
     candidate; the cost does not grow with n.
     """
     b = noise_scale(n, epsilon, d, s)
