@@ -40,7 +40,7 @@ The limits
     Private Evolution's candidate coordinates over a release: iterations × n_s(2L+1) variation
     points × d. Each iteration holds n_s(2L+1) × d float64 values (at most 512 MiB at the
     limit) and the nearest-neighbour votes cost time in proportion to the total.
-``max_transport_solves`` (default 1,000)
+``max_transport_solves`` (default 5,000)
     Exact transport problems the certificate of ``sparse_marginals`` may solve (Monte Carlo
     quantile and projection terms, after the cheap bounds that decide most blocks and draws; a block
     of m cells counts as ⌈m/64⌉ solves, since the solve time grows with m). Above it the mechanism
@@ -88,7 +88,7 @@ class Limits:
     max_cells: int = 2**24
     max_size: int = 10_000_000
     max_candidates: int = 2**26
-    max_transport_solves: int = 1_000
+    max_transport_solves: int = 5_000
     max_lp_nonzeros: int = 2**17
 
     def __post_init__(self) -> None:
