@@ -62,14 +62,22 @@ def points_in_cells(counts: np.ndarray, k: int, d: int, rng: np.random.Generator
     Returns an array of shape (Σ counts, d) in the unit cube, rows in cell order.
     """
     counts = np.asarray(counts, dtype=np.int64)
-    cells = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    coords = np.empty((cells.size, d))
-    rest = cells.copy()
+    rest = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    coords = np.empty((rest.size, d))
     for a in range(d - 1, -1, -1):
         coords[:, a] = rest % k
         rest //= k
-    offset = rng.random(coords.shape) if placement == "uniform" else 0.5
-    return (coords + offset) / k
+    del rest
+    if placement != "uniform":
+        coords += 0.5
+        coords /= k
+        return coords
+    # in place, two (m, d) arrays at most: offset + coords is the same float sum as coords + offset
+    out = rng.random(coords.shape)
+    out += coords
+    del coords
+    out /= k
+    return out
 
 
 def default_cells_per_axis(n: int, epsilon: float, d: int, *, cap_cells: int = 2**16) -> int:

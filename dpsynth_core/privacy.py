@@ -46,6 +46,7 @@ __all__ = [
     "gaussian_sigma",
     "gaussian_epsilon",
     "resolve_size",
+    "check_n_public",
     "SizeEstimate",
 ]
 
@@ -55,7 +56,9 @@ NEIGHBOURS: tuple[str, ...] = ("add_remove", "replace")
 #: relation is add/remove and the caller did not declare ``n_public``.
 SIZE_SHARE = 0.05
 
-#: Largest dataset size a noisy size estimate is clamped to (and the largest n_public accepted).
+#: The shipped largest dataset size (``dpsynth_core.limits`` ``max_size``): the clamp of a noisy size
+#: and the top of every mechanism's ``n_public`` range. The value in force is
+#: ``dpsynth_core.limits.current().max_size`` (one ceiling, configurable; docs/privacy-model.md).
 MAX_SIZE = 10_000_000
 
 #: Range of ε every mechanism accepts. Below 1e-6 the noise scales leave 64-bit integer range at
@@ -76,6 +79,18 @@ def check_neighbours(neighbours: Any, owner: str, supported: tuple[str, ...] = N
 def check_epsilon(epsilon: Any, owner: str) -> float:
     """A mechanism's ε: a float in [1e-6, 1e6] (:data:`EPSILON_MIN`, :data:`EPSILON_MAX`)."""
     return check_float(epsilon, "epsilon", owner, low=EPSILON_MIN, high=EPSILON_MAX)
+
+
+def check_n_public(n_public: Any, owner: str) -> int:
+    """A declared public dataset size: an int in [1, ``limits.current().max_size``]."""
+    from . import limits
+
+    ceiling = limits.current().max_size
+    value = check_int(n_public, "n_public", owner, low=1)
+    if value > ceiling:
+        raise param_error(owner, "n_public", f"an int in [1, {ceiling}] (dpsynth_core.limits max_size; raise it "
+                          f"with dpsynth_core.limits.override(max_size=...))", n_public)
+    return value
 
 
 def count_sensitivity(neighbours: str) -> int:
@@ -226,17 +241,21 @@ def resolve_size(
 
     * ``n_public`` declared by the caller: used as is, no cost.
     * ``"replace"``: n is public under this relation, no cost.
-    * ``"add_remove"`` without ``n_public``: ``max(1, n + Lap_Z(1/(share·ε)))`` (counting query of
-      sensitivity 1), which spends ``share · ε``; the mechanism must record that on its ledger.
+    * ``"add_remove"`` without ``n_public``: ``n + Lap_Z(1/(share·ε))`` clamped into
+      ``[1, limits.current().max_size]`` (counting query of sensitivity 1; the clamp is
+      post-processing), which spends ``share · ε``; the mechanism must record that on its ledger.
+
+    ``n_public`` must lie in ``[1, limits.current().max_size]`` (:func:`check_n_public`).
     """
+    from . import limits
     from .noise import discrete_laplace
 
     if n_public is not None:
-        return SizeEstimate(check_int(n_public, "n_public", owner, low=1, high=MAX_SIZE), "n_public", 0.0)
+        return SizeEstimate(check_n_public(n_public, owner), "n_public", 0.0)
     if neighbours == "replace":
         return SizeEstimate(int(n_true), "replace", 0.0)
     eps_size = share * epsilon
     noisy = int(n_true) + int(discrete_laplace(1.0 / eps_size, None, rng))
-    # Clamping into [1, MAX_SIZE] is post-processing of the noisy count (no privacy cost); it keeps a
-    # tiny ε from asking for billions of synthetic points.
-    return SizeEstimate(min(max(1, noisy), MAX_SIZE), "noisy", eps_size)
+    # Clamping into [1, max_size] is post-processing of the noisy count (no privacy cost). The output
+    # size that follows from it is capped separately at limits.max_synthetic_rows by each mechanism.
+    return SizeEstimate(min(max(1, noisy), limits.current().max_size), "noisy", eps_size)

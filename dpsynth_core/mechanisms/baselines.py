@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limits
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
 from ..noise import discrete_laplace, laplace
-from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..privacy import Ledger, check_n_public, count_sensitivity, resolve_size
 from ..validation import check_int
 from .base import ParamSpec, Release, prepare, register
 
@@ -26,8 +27,9 @@ from .base import ParamSpec, Release, prepare, register
     params=(
         ParamSpec("bins", "int", None, "Cells per axis; default k with k^d ≈ εn (from the public or noisy n).",
                   low=1, high=4096),
-        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n.", low=1,
-                  high=10_000_000, advanced=True),
+        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n, capped at "
+                  "dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).", low=1,
+                  high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
     ),
     summary="Discrete-Laplace noise on every cell of a single grid, clipped at 0 and normalised.",
 ))
@@ -44,13 +46,29 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     ----------
     X : array (n, d); domain : Domain; epsilon : float in (0, inf)
     bins : int in [1, 4096] or None
-        Cells per axis (``k^d`` cells, at most 2^22). ``None``: ``k^d ≈ ε n``.
-    n_synthetic : int >= 1 or None
-        Output size; ``None``: ``n_public``, n under replace, or the noisy size.
+        Cells per axis (``k^d`` cells, at most 2^22 and at most ``dpsynth_core.limits`` ``max_cells``).
+        ``None``: ``k^d ≈ ε n``.
+    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
+        Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
+        ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and
+        ``params["limits"]``). An explicit value above the limit is refused.
+    n_public : int in [1, ``limits.current().max_size``] or None
+
+    Resource limits (:mod:`dpsynth_core.limits`) are checked before the grid and the output are
+    allocated: ``k^d`` against ``max_cells`` (refused: the grid follows from public inputs and the
+    capped size), the output size against ``max_synthetic_rows`` (capped or refused, as above).
     """
     owner = "flat_histogram"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
     d = domain.d
+    if n_synthetic is not None:
+        m_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
+        limits.check_planned(m_given, "max_synthetic_rows", owner=owner, param="n_synthetic", what="synthetic rows",
+                             fix="pass a smaller n_synthetic")
+    if bins is not None:
+        check_int(bins, "bins", owner, low=1, high=4096)
+    if n_public is not None:
+        check_n_public(n_public, owner)
     ledger = Ledger()
     size = None
     if bins is None or n_synthetic is None:
@@ -63,24 +81,32 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
                                                                                        high=4096)
     if k**d > 2**22:
         raise ValueError(f"The 'bins' parameter of {owner} must give at most 2^22 cells (bins^d). Got {k}^{d}.")
+    limits.check_planned(k**d, "max_cells", owner=owner, param="bins", what="grid cells",
+                         fix="pass fewer bins", got=f"{k}^{d} = {k**d} grid cells")
+    capped = None
+    if n_synthetic is None:
+        # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
+        # public quantity, so capping it is post-processing
+        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}")
+    else:
+        m = m_given
     counts = grid_counts(p.U, k)
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
     ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
     clipped = np.maximum(noisy, 0)
-    if n_synthetic is None:
-        m = size.n  # public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards)
-    else:
-        m = check_int(n_synthetic, "n_synthetic", owner, low=1, high=10_000_000)
     weights = clipped if clipped.sum() > 0 else np.ones_like(clipped)
     out_counts = largest_remainder(weights, m)
     U_syn = points_in_cells(out_counts, k, d, p.rng)
+    params = {"bins": k, "cells": k**d, "noise_scale": scale, "n_synthetic": m, "size": size.to_dict() if size else None}
+    notes = []
+    if capped is not None:
+        params["limits"] = capped
+        notes.append(limits.cap_note(capped, owner))
     return Release(
         synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
-        mechanism=owner, domain=domain, ledger=ledger,
-        params={"bins": k, "cells": k**d, "noise_scale": scale, "n_synthetic": m,
-                "size": size.to_dict() if size else None},
+        mechanism=owner, domain=domain, ledger=ledger, params=params, notes=notes,
         bound=None, bound_kind="no paper bound (baseline)",
         trace={"noisy_counts": noisy, "clipped_counts": clipped, "synthetic_counts": out_counts,
                "owner": {"true_counts": counts, "n": p.n, "n_clamped": p.n_clamped}},

@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import limits
 from ..grid import cell_of, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
 from ..paths import PATHS, grid_path
-from ..privacy import SIZE_SHARE, Ledger, count_sensitivity, resolve_size
+from ..privacy import SIZE_SHARE, Ledger, check_n_public, count_sensitivity, resolve_size
 from ..validation import check_choice, check_float, check_int, param_error
 from .base import ParamSpec, Release, prepare, register
 
@@ -329,8 +330,9 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
                   "Laplace noise on the Haar coefficients: integer (discrete Laplace on the integer "
                   "coefficients M^{-1}c) or continuous (Laplace on Φ^{-1}c). Same ε.",
                   choices=NOISES, advanced=True),
-        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n.", low=1,
-                  high=10_000_000, advanced=True),
+        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n, capped at "
+                  "dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).", low=1,
+                  high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
     ),
     summary="Counts along a path through the grid, Haar-correlated Laplace noise whose partial sums grow "
             "like log^{3/2} m, the closest probability measure on the line in W1, points in the cells.",
@@ -363,14 +365,20 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         Integer discrete-Laplace noise :math:`\\mathrm{Lap}_\\mathbb{Z}((K+1)\\Delta/\\varepsilon')` on the integer
         Haar coefficients :math:`M_K^{-1}c`, or continuous :math:`\\mathrm{Lap}(\\Delta/\\varepsilon')` on
         :math:`\\Phi^{-1}c` (:mod:`dpsynth_core.haar`).
-    n_synthetic : int in [1, 10^7] or None
-        Output size; default ``n_public``, n under replace, or the noisy size.
+    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
+        Output size; default ``n_public``, n under replace, the noisy size or the noisy total, capped
+        at ``max_synthetic_rows`` (post-processing of a DP or public size; recorded in ``notes`` and
+        ``params["limits"]``). An explicit value above the limit is refused.
     neighbours : {"add_remove", "replace"}
         Δ = 1 under add/remove; under replace n is public, the total Haar coefficient is exact and the
         others get scale :math:`2K/((K+1)\\varepsilon')`.
-    n_public : int >= 1 or None
+    n_public : int in [1, ``limits.current().max_size``] or None
         A public dataset size (no ε spent on the size).
     rng : numpy Generator, int or None
+
+    Resource limits (:mod:`dpsynth_core.limits`, docs/privacy-model.md) are checked before the
+    path, the counts and the output are allocated: cells against ``max_cells`` (refused), the output
+    size against ``max_synthetic_rows`` (capped or refused, as above).
 
     Returns
     -------
@@ -406,9 +414,11 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         if d >= 2 and pth == "hilbert" and g & (g - 1):
             raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
     if n_synthetic is not None:
-        n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1, high=10_000_000)
+        n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
+        limits.check_planned(n_out_given, "max_synthetic_rows", owner=owner, param="n_synthetic",
+                             what="synthetic rows", fix="pass a smaller n_synthetic")
     if n_public is not None:
-        check_int(n_public, "n_public", owner, low=1)
+        check_n_public(n_public, owner)
 
     ledger = Ledger()
     size = None
@@ -420,6 +430,10 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
     eps_c = p.epsilon - ledger.epsilon
     g = default_grid(size.n, eps_c, d, pth, rule) if grid is None else g
     k_axis = g
+    planned_cells = g if d == 1 else g**d
+    limits.check_planned(planned_cells, "max_cells", owner=owner, param="grid", what="cells",
+                         fix="pass a smaller grid", got=f"{planned_cells} cells ({'given' if grid is not None else 'default'} "
+                         f"grid {g}, d={d})")
     gp = grid_path(pth if d >= 2 else "snake", k_axis, d)
     N = gp.order.size
     K = levels_for(N)
@@ -445,7 +459,12 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
     positions = gp.positions
     proj_cdf = closest_measure_on_line(signed_cdf, positions, proj, masses=noisy / n_hat)
     tau = np.diff(np.r_[0.0, proj_cdf])
-    n_out = n_out_given if n_synthetic is not None else (size.n if size is not None else n_hat)
+    capped = None
+    if n_synthetic is not None:
+        n_out = n_out_given
+    else:  # a public n or a DP size: capping it is post-processing
+        n_out, capped = limits.cap_rows(size.n if size is not None else n_hat,
+                                        source=f"n from {size.source if size is not None else n_source}")
     if rnd == "cumulative":
         out_counts = cumulative_rounding(proj_cdf, n_out)
     else:
@@ -490,9 +509,14 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         "bound_terms": {"discretisation": h, "lemma3_partial_sum_sd": lemma3, "size_error": e_n,
                         "path_length": gp.length, "rounding_w1": rounding_w1},
     }
+    notes = []
+    if capped is not None:
+        params["limits"] = capped
+        notes.append(limits.cap_note(capped, owner))
     return Release(
         synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
         mechanism=owner, domain=domain, ledger=ledger, params=params, bound=bound, bound_kind=bound_kind,
+        notes=notes,
         trace={
             "path_order": gp.order, "positions": positions, "noisy_counts": noisy,
             "signed_cdf": signed_cdf, "projected_cdf": proj_cdf, "tau": tau, "synthetic_counts": out_counts,

@@ -418,11 +418,22 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     # ---- Algorithm 4/5 on the public box (ε/3, replace: n public)
     lo, hi, R = subspace_box(V, center, box)
     sub_domain = Domain(lower=lo, upper=hi, names=tuple(f"a{k + 1}" for k in range(d_prime)))
+    # The sub-step runs through the subroutines' internal entry points: ε/3 is a share of the ε checked
+    # above (it may be below EPSILON_MIN when ε is near it), the relation is replace (n public, so the
+    # sub-step's output size is n) and its messages name low_dim.
     if subroutine == "pmm":
-        from .pmm import pmm as sub_func
+        from .pmm import _pmm
+
+        sub = _pmm(coords, sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None, depth_rule="auto",
+                   split="optimal", shape=None, consistency="least_squares", placement="uniform", n_public=None,
+                   owner=OWNER)
     else:
-        from .psmm import psmm as sub_func
-    sub = sub_func(coords, sub_domain, epsilon=eps_sub, neighbours="replace", rng=gen)
+        from .base import Prepared
+        from .psmm import _psmm
+
+        U_sub, sub_clamped = sub_domain.to_unit(coords, return_clamped=True, owner=OWNER)
+        sub = _psmm(Prepared(U=U_sub, n=n, n_clamped=sub_clamped, epsilon=eps_sub, neighbours="replace", rng=gen),
+                    sub_domain, owner=OWNER)
     for entry in sub.ledger.entries:
         ledger.add(f"{subroutine}: {entry.step}", entry.epsilon, entry.delta)
 
@@ -483,6 +494,9 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         "subroutine_params": sub.params,
         "subroutine_bound": sub.bound,
     }
+    if "limits" in sub.params:  # the sub-step capped its output size (dpsynth_core.limits)
+        params["limits"] = sub.params["limits"]
+        notes.extend(note for note in sub.notes if "dpsynth_core.limits" in note)
     trace = {
         "noisy_covariance": M_hat,
         "noisy_spectrum": noisy_values,

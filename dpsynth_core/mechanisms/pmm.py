@@ -38,10 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import partition
+from .. import limits, partition
 from ..domain import Domain
+from ..grid import largest_remainder
 from ..noise import discrete_laplace
-from ..privacy import Ledger, check_epsilon, check_neighbours, count_sensitivity, resolve_size
+from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours, count_sensitivity, resolve_size
 from ..validation import check_choice, check_int, check_points, check_rng, param_error
 from .base import ParamSpec, Release, register
 
@@ -476,7 +477,7 @@ def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
                   choices=PLACEMENTS, advanced=True),
         ParamSpec("n_public", "int", None,
                   "Public dataset size for the depth rule and the bound; without it (add/remove) 5% of ε "
-                  "buys a noisy size when one is needed.", low=1, high=10**9, advanced=True),
+                  "buys a noisy size when one is needed.", low=1, high=MAX_SIZE, advanced=True),
     ),
     summary="Noisy counts on a binary hierarchical partition, made consistent top-down, sampled in the leaves.",
 ))
@@ -510,7 +511,7 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
         Synthetic points uniform in their leaf or at its centre (Algorithm 4 allows any choice).
     neighbours : {"add_remove", "replace"}
         Sensitivity 1 per level (add/remove) or 2 per level below an exact root (replace, n public).
-    n_public : int >= 1 or None
+    n_public : int in [1, ``limits.current().max_size``] or None
         Public size used by the depth rule and the bound. Without it, under add/remove, a noisy
         size costing 5% of ε is bought only when the depth rule needs n.
     rng : numpy Generator, int or None
@@ -519,6 +520,9 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     -------
     Release
         ``synthetic`` has :math:`m = m_\\emptyset` rows (the consistent root count), in leaf order.
+        When m exceeds ``dpsynth_core.limits`` ``max_synthetic_rows`` (a tiny ε makes the noisy root
+        huge), the consistent leaf measure is rounded to that many points instead (largest remainder,
+        post-processing of the DP counts; ``notes`` and ``params["limits"]`` say so).
         ``params``: depth, depth_rule (the rule used, or "given"), sigmas (one per level, 0 = exact),
         noise split, level_epsilons, consistency, placement, n used for parameters and its source.
         ``bound``: Theorem 11 (A.4 split) or Theorem 10 (other splits), evaluated at the public/noisy
@@ -532,7 +536,10 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
 
     Notes
     -----
-    Time O(n d + 2^r), memory O(n d + 2^r); nothing is quadratic.
+    Time O(n d + 2^r), memory O(n d + 2^r); nothing is quadratic. The leaves :math:`2^r` are
+    checked against ``dpsynth_core.limits`` ``max_cells`` before the tree is built (refused: the
+    depth follows from public inputs and the size estimate), the output size against
+    ``max_synthetic_rows`` before the points are drawn (capped, as above).
     """
     if not isinstance(domain, Domain):
         raise param_error(OWNER, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
@@ -567,15 +574,26 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     elif shape is not None:
         depth = shape.size - 1
     if n_public is not None:
-        n_public = check_int(n_public, "n_public", OWNER, low=1, high=10**9)
+        n_public = check_n_public(n_public, OWNER)
+    return _pmm(arr, domain, eps_total=eps_total, relation=relation, gen=gen, depth=depth, depth_rule=depth_rule,
+                split=split, shape=shape, consistency=consistency, placement=placement, n_public=n_public)
 
+
+def _pmm(arr: np.ndarray, domain: Domain, *, eps_total: float, relation: str, gen: np.random.Generator,
+         depth: int | None, depth_rule: str, split: str, shape: np.ndarray | None, consistency: str, placement: str,
+         n_public: int | None, owner: str = OWNER) -> Release:
+    """PMM after the argument checks of :func:`pmm` (``arr`` finite, in domain units; every argument
+    validated). A mechanism that runs PMM as a sub-step with a share of its own, already validated, ε
+    (low_dim) calls this directly; ``owner`` names it in messages."""
+    n_true = int(arr.shape[0])
+    d = domain.d
     ledger = Ledger()
     size = None
     if depth is None or n_public is not None or relation == "replace":
         # the depth rule needs n; a declared n (or n under replace, public) costs nothing and also
         # serves the bound. Under add/remove with a given depth no size is bought.
         size = resolve_size(n_true, epsilon=eps_total, neighbours=relation, n_public=n_public, rng=gen,
-                            owner=OWNER)
+                            owner=owner)
         if size.epsilon_spent:
             ledger.add("noisy size for the depth rule (discrete Laplace)", size.epsilon_spent)
     eps_tree = eps_total - ledger.epsilon
@@ -583,6 +601,8 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     if depth is None:
         depth = resolve_depth(depth_rule, size.n, eps_tree, d, relation, consistency)
         rule_used = depth_rule
+    limits.check_planned(1 << depth, "max_cells", owner=owner, param="depth", what="leaves",
+                         fix="pass a smaller depth", got=f"depth {depth} ({1 << depth} leaves)")
 
     sigmas = level_sigmas(depth, d, eps_tree, split=shape if shape is not None else split,
                           neighbours=relation)
@@ -612,8 +632,12 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     noisy = add_level_noise(true_levels, sigmas, gen)
     clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, consistency)
     leaf = cons[-1]
-    synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)
     m = int(cons[0][0])
+    # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
+    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count")
+    if capped is not None:
+        leaf = largest_remainder(leaf, m_out)
+    synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)
 
     # ---- bound (public quantities only: n estimate, or the released size)
     from ..rates import pmm_theorem10, pmm_theorem11
@@ -633,6 +657,8 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
         bound_kind += "; proof covers the paper's maps only"
         notes.append("Theorem 10's proof (Lemma 17) covers the paper's consistency maps only (proportional, "
                      "uniform); with least_squares the bound is shown for reference, not proved.")
+    if capped is not None:
+        notes.append(limits.cap_note(capped, owner))
     if m == 0:
         notes.append("The consistent root count is 0 (the noisy total was <= 0): the release has no synthetic "
                      "points. Use a larger ε or more data.")
@@ -667,12 +693,14 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
         "sensitivity": sens,
         "consistency": consistency,
         "placement": placement,
-        "n_synthetic": m,
+        "n_synthetic": m_out,
         "n_for_parameters": n_bound,
         "n_source": n_source,
         "resolution": float(partition.diameters(depth, d)[-1]),
         "size": size.to_dict() if size is not None else None,
     }
+    if capped is not None:
+        params["limits"] = capped
     return Release(
         synthetic=synthetic, epsilon=eps_total, delta=0.0, neighbours=relation, mechanism=OWNER,
         domain=domain, ledger=ledger, params=params, bound=float(bound), bound_kind=bound_kind,

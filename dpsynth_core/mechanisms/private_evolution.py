@@ -42,8 +42,9 @@ import math
 import numpy as np
 from scipy.spatial import cKDTree
 
+from .. import limits
 from ..noise import discrete_laplace, gaussian
-from ..privacy import Ledger, gaussian_sigma, resolve_size
+from ..privacy import Ledger, check_n_public, gaussian_sigma, resolve_size
 from ..validation import (
     check_bool,
     check_choice,
@@ -484,7 +485,10 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         ``n_public``) or a noisy size (add/remove; costs 5% of ε, on the ledger).
     n_synthetic : int in [1, 10^6] or None
         n_s. ``None``: Theorem 4.1's :math:`\\lceil(\\sigma(2L+1)^{1-1/\\max(d,2)})^{-1}\\rceil` with σ the
-        noise on the normalised histogram, capped at 20,000.
+        noise on the normalised histogram, capped at 20,000. At most ``dpsynth_core.limits``
+        ``max_synthetic_rows``; and T × n_s(2L+1) × d candidate coordinates must stay within
+        ``max_candidates`` (checked before anything is allocated; refused with a message naming what
+        to lower).
     histogram : {"threshold", "dbl", "laplace_threshold"}
         Post-processing (module docstring). ``"dbl"`` needs ``dpsynth_core.transport.bl_projection``
         and refuses supports above its limit.
@@ -510,7 +514,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     metric : {"l2", "l1", "linf"}
         Distance of the votes (unit-cube coordinates).
     neighbours : {"replace", "add_remove"}
-    n_public : int >= 1 or None
+    n_public : int in [1, ``limits.current().max_size``] or None
         A public dataset size for parameters that depend on n under add/remove.
     allow_nonprivate_init : bool
     track_w1 : bool
@@ -562,6 +566,9 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         raise param_error(OWNER, "public", "None unless init='public'", public)
     T_user = None if iterations is None else check_int(iterations, "iterations", OWNER, low=1, high=500)
     ns_user = None if n_synthetic is None else check_int(n_synthetic, "n_synthetic", OWNER, low=1, high=1_000_000)
+    if ns_user is not None:
+        limits.check_planned(ns_user, "max_synthetic_rows", owner=OWNER, param="n_synthetic", what="synthetic rows",
+                             fix="pass a smaller n_synthetic")
     if variation_scales is not None and alpha is not None:
         raise param_error(OWNER, "alpha", "None when variation_scales is given", alpha)
     scales_user = None
@@ -596,7 +603,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         if size.epsilon_spent:
             ledger.add("noisy size n (discrete Laplace, for T, n_s, α defaults)", size.epsilon_spent)
     elif n_public is not None:
-        check_int(n_public, "n_public", OWNER, low=1)
+        check_n_public(n_public, OWNER)
     n_used = None if size is None else size.n
     eps_avail = p.epsilon - ledger.epsilon
 
@@ -611,6 +618,15 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         scales = variation_scales_eq1(min(alpha_used, diameter), diameter, d)
     L = int(scales.size)
     n_s = ns_user if ns_user is not None else default_n_synthetic(sigma_norm, L, d)
+    # Resource limit (dpsynth_core.limits max_candidates), checked before S_0 and the variations exist:
+    # T iterations of n_s (2L+1) variation points of d coordinates. T, n_s and L come from public
+    # inputs and the size estimate (public, or a DP noisy size): refusing is post-processing.
+    planned = T * n_s * (2 * L + 1) * d
+    blame = "n_synthetic" if ns_user is not None else "iterations" if T_user is not None else "alpha"
+    limits.check_planned(planned, "max_candidates", owner=OWNER, param=blame, what="candidate coordinates",
+                         fix="pass a smaller n_synthetic, fewer iterations, or a larger alpha (fewer variation "
+                             "scales L)",
+                         got=f"{T} iterations x {n_s} points x {2 * L + 1} variations x d={d} = {planned}")
 
     # ---- per-iteration privacy
     if hist == "laplace_threshold":

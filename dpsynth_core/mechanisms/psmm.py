@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limits
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
 from ..noise import discrete_laplace
-from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..privacy import MAX_SIZE, Ledger, check_n_public, count_sensitivity, resolve_size
 from ..validation import check_choice, check_int, param_error
-from .base import ParamSpec, Release, prepare, register
+from .base import ParamSpec, Prepared, Release, prepare, register
 
 __all__ = ["psmm", "PROJECTIONS", "MAX_BL_CELLS", "MAX_CELLS", "DEFAULT_CELL_CAP", "project"]
 
@@ -87,11 +88,12 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
                   choices=PROJECTIONS),
         ParamSpec("n_synthetic", "int", None,
                   "Synthetic points (largest-remainder rounding of the projected measure). Default: the "
-                  "public or noisy n.", low=1, high=10_000_000, advanced=True),
+                  "public or noisy n, capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in "
+                  "the release).", low=1, high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
         ParamSpec("n_public", "int", None,
                   "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the "
                   "normalisation ν = (n_i + λ_i)/n̂, the default grid and the output size.",
-                  low=1, high=10**9, advanced=True),
+                  low=1, high=MAX_SIZE, advanced=True),
     ),
     summary="Discrete-Laplace noise on a regular grid, projected onto probability measures in the "
             "bounded-Lipschitz distance.",
@@ -115,11 +117,16 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
         Cells per axis k; at most 2^16 cells with ``projection="bl"``, 2^22 with "clip".
         ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most 2^15 cells).
     projection : {"bl", "clip"}
-    n_synthetic : int in [1, 10^7] or None
-        Output size; ``None``: n̂ (public n, n under replace, or the noisy size).
+    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
+        Output size; ``None``: n̂ (public n, n under replace, or the noisy size), capped at
+        ``max_synthetic_rows`` (post-processing of a DP or public size; recorded in ``notes`` and
+        ``params["limits"]``). An explicit value above the limit is refused.
     neighbours : {"add_remove", "replace"}
-    n_public : int >= 1 or None
+    n_public : int in [1, ``limits.current().max_size``] or None
     rng : numpy Generator, int or None
+
+    Resource limits (:mod:`dpsynth_core.limits`, docs/privacy-model.md) are checked before the
+    grid and the output are allocated.
 
     Returns
     -------
@@ -133,35 +140,50 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
         ``true_counts``, ``n``, ``n_clamped``.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=PSMM_MAX_DIM)
+    return _psmm(p, domain, cells=cells, projection=projection, n_synthetic=n_synthetic, n_public=n_public)
+
+
+def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None, n_public=None,
+          owner: str = OWNER) -> Release:
+    """PSMM after the shared checks (``p`` from :func:`~dpsynth_core.mechanisms.base.prepare`, or built
+    by a mechanism that runs PSMM as a sub-step with a share of its own, already validated, ε: low_dim).
+    ``owner`` names the mechanism in messages."""
     d = domain.d
-    projection = check_choice(projection, "projection", OWNER, PROJECTIONS)
+    projection = check_choice(projection, "projection", owner, PROJECTIONS)
     cap = MAX_BL_CELLS if projection == "bl" else MAX_CELLS
     if cells is not None:
-        k = check_int(cells, "cells", OWNER, low=1, high=4096)
+        k = check_int(cells, "cells", owner, low=1, high=4096)
         if k**d > cap:
-            raise param_error(OWNER, "cells", f"such that cells^d <= {cap} with projection={projection!r}",
+            raise param_error(owner, "cells", f"such that cells^d <= {cap} with projection={projection!r}",
                               f"{k}^{d} = {k**d}")
+        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
+                             fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
     if n_synthetic is not None:
-        n_synthetic = check_int(n_synthetic, "n_synthetic", OWNER, low=1, high=10_000_000)
+        n_synthetic = check_int(n_synthetic, "n_synthetic", owner, low=1)
+        limits.check_planned(n_synthetic, "max_synthetic_rows", owner=owner, param="n_synthetic",
+                             what="synthetic rows", fix="pass a smaller n_synthetic")
     if n_public is not None:
-        n_public = check_int(n_public, "n_public", OWNER, low=1, high=10**9)
+        n_public = check_n_public(n_public, owner)
 
     ledger = Ledger()
-    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng, owner=OWNER)
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng, owner=owner)
     if size.epsilon_spent:
         ledger.add("noisy size n̂ (discrete Laplace)", size.epsilon_spent)
     eps_counts = p.epsilon - ledger.epsilon
     if cells is None:
         k = default_cells_per_axis(size.n, eps_counts, d, cap_cells=DEFAULT_CELL_CAP)
+        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
+                             fix="pass fewer cells", got=f"the default {k}^{d} = {k**d} grid cells")
+    n_hat = size.n
+    # n̂ is public or a DP count: capping the output size at it is post-processing
+    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}")
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     counts = grid_counts(p.U, k)
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
     ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
-    n_hat = size.n
     nu = noisy / float(n_hat)
     tau, summary = project(nu, k, d, projection)
-    m = n_hat if n_synthetic is None else n_synthetic
     out_counts = largest_remainder(tau, m)
     U_syn = points_in_cells(out_counts, k, d, p.rng)
     synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
@@ -175,6 +197,8 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
         "unspecified in the paper and set to C = 1 here, so the value is a constant-free rate, not a proven "
         f"number. Evaluated at n = {n_hat} ({size.source}); unit cube, l_inf metric.",
     ]
+    if capped is not None:
+        notes.append(limits.cap_note(capped, OWNER))
     if projection == "clip":
         notes.append("projection='clip' is a comparison baseline: Theorem 7's proof needs the BL projection.")
     trace = {
@@ -201,6 +225,8 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
         "bl_value": summary.get("bl_value"),
         "size": size.to_dict(),
     }
+    if capped is not None:
+        params["limits"] = capped
     return Release(
         synthetic=synthetic, epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours, mechanism=OWNER, domain=domain,
         ledger=ledger, params=params, bound=float(bound),

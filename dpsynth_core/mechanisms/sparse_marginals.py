@@ -83,6 +83,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from .. import limits
 from ..domain import Domain
 from ..grid import cell_centres, cell_of, largest_remainder
 from ..haar import haar_synthesis, levels_for, superregular_noise
@@ -351,6 +352,121 @@ def _ut_one(w: np.ndarray, k: int, s: int) -> float:
     return _emd_value(a, b, M)
 
 
+#: Relative slack on the cheap U_T bounds (they are exact-arithmetic bounds; the slack absorbs rounding).
+_BOUND_SLACK = 1e-12
+#: An exact transport solve on a block of m cells counts ⌈m / _SOLVE_CELLS⌉ solves against the limit.
+_SOLVE_CELLS = 64
+
+
+class _SolveBudget:
+    """Counts exact transport solves of a certificate against ``limits.current().max_transport_solves``.
+
+    Exceeding it raises the project's one-line ValueError naming ``k`` (the cells per block drive the
+    cost) and what else to change. The count depends on public inputs, fresh noise and the DP output
+    (v_DP, α): refusing on it is post-processing."""
+
+    def __init__(self, owner: str, *, k: int, s: int, K: int, mc_draws: int):
+        self.limit = limits.current().max_transport_solves
+        self.used = 0
+        self.owner, self.k, self.s, self.K, self.mc_draws = owner, k, s, K, mc_draws
+
+    def charge(self, m: int) -> None:
+        self.used += max(1, -(-int(m) // _SOLVE_CELLS))
+        if self.used > self.limit:
+            raise ValueError(
+                f"The 'k' parameter of {self.owner} must keep the certificate within {self.limit} exact transport "
+                f"solves (dpsynth_core.limits max_transport_solves); pass a smaller k or s, fewer mc_draws, "
+                f"certificate='L_T' (no transport), or raise the limit with "
+                f"dpsynth_core.limits.override(max_transport_solves=...). Got k={self.k} ({self.K} blocks of "
+                f"{self.k}^{self.s} cells, {self.mc_draws} Monte Carlo draws), which needs more.")
+
+
+def _ut_bounds(w_row: np.ndarray, k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cheap lower and upper bounds on :math:`\\mathcal U_T` of every block, arrays (..., K).
+
+    Upper: every admissible f has :math:`|f(z)| \\le \\|z\\|_\\infty` (f(0) = 0), so
+    :math:`\\mathcal U_T \\le \\sum_i |w_i|\\,\\|z_i\\|_\\infty`; and along the snake path (first cell the
+    corner, :math:`\\|z\\|_\\infty = 1/2k`; consecutive centres at distance 1/k) summation by parts gives
+    :math:`\\sum_l f_l w_l = f_1 R_1 + \\sum_{l \\ge 2}(f_l - f_{l-1})R_l \\le |R_1|/2k + \\sum_{l\\ge2}|R_l|/k`
+    with the tail sums :math:`R_l = \\sum_{i \\ge l} w_i`. Lower: :math:`|\\sum_i f(z_i) w_i|` for the
+    admissible :math:`f = \\|z\\|_\\infty` and :math:`f = z_a` (a = 1..s). Both are widened by a relative
+    1e-12 against rounding; for one cell (k^s = 1) they coincide with the exact value :math:`|w|/2k`.
+    """
+    w = np.asarray(w_row, dtype=float)
+    order, _ = _path_rank(k, s)
+    cent = cell_centres(k, s)
+    norms = cent.max(axis=1)
+    ub = np.abs(w) @ norms
+    tails = np.cumsum(w[..., order][..., ::-1], axis=-1)[..., ::-1]
+    ub = np.minimum(ub, np.abs(tails[..., 0]) * (0.5 / k) + np.abs(tails[..., 1:]).sum(axis=-1) / k)
+    lb = np.abs(w @ np.column_stack([norms, cent])).max(axis=-1)
+    return lb * (1.0 - _BOUND_SLACK), ub * (1.0 + _BOUND_SLACK)
+
+
+def _ut_exact(w: np.ndarray, k: int, s: int, budget: _SolveBudget | None) -> float:
+    if w.size == 1:  # one cell: the centre is at distance 1/2k from the origin
+        return abs(float(w[0])) * (0.5 / k)
+    if not np.any(w):
+        return 0.0
+    if budget is not None:
+        budget.charge(w.size)
+    return _ut_one(w, k, s)
+
+
+def _ut_block_max(w_row: np.ndarray, k: int, s: int, budget: _SolveBudget | None = None,
+                  bounds: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """:math:`\\max_S \\mathcal U_T` of the blocks of ``w_row`` (K, k^s), exact, solving only the blocks
+    whose upper bound (:func:`_ut_bounds`) exceeds the best exact value found so far."""
+    lb, ub = _ut_bounds(w_row, k, s) if bounds is None else bounds
+    best = -math.inf
+    for b in np.argsort(-ub, kind="stable"):
+        if ub[b] <= best:
+            break
+        best = max(best, _ut_exact(w_row[b], k, s, budget))
+    return float(max(best, 0.0))
+
+
+def _ut_quantile(w_row: np.ndarray, k: int, s: int, level: float,
+                 budget: _SolveBudget | None = None) -> tuple[float, np.ndarray]:
+    """The conservative (1-δ) quantile (:func:`_quantile_high`) of :math:`\\max_S \\mathcal U_T` over the
+    draws of ``w_row`` (M, K, k^s), exact, and the samples it is the order statistic of.
+
+    Each draw's maximum lies in [max of the lower bounds, max of the upper bounds]; only the draws whose
+    interval can still contain the order statistic are computed exactly (:func:`_ut_block_max`), until
+    it is determined. The returned samples are exact for those draws; for the others they are the
+    bound on the same side of the quantile (the upper bound below it, the lower bound above it), so the
+    same order statistic of the samples is the quantile."""
+    M = w_row.shape[0]
+    lb, ub = _ut_bounds(w_row, k, s)
+    lo, hi = lb.max(axis=-1), ub.max(axis=-1)
+    exact = np.full(M, np.nan)
+    known = np.zeros(M, dtype=bool)
+    r = min(M, max(1, math.ceil(level * M - 1e-12))) - 1
+
+    def refine(t: int) -> None:
+        exact[t] = _ut_block_max(w_row[t], k, s, budget, (lb[t], ub[t]))
+        known[t] = True
+
+    while True:
+        lo_e = np.where(known, exact, lo)
+        hi_e = np.where(known, exact, hi)
+        q_lo = float(np.partition(lo_e, r)[r])
+        q_hi = float(np.partition(hi_e, r)[r])
+        open_ = ~known & (lo_e <= q_hi) & (hi_e >= q_lo) & ~((lo_e == hi_e) & (lo_e == q_hi))
+        if q_lo == q_hi and not np.any(~known & (lo_e < q_hi) & (hi_e > q_hi)):
+            break
+        cand = np.flatnonzero(open_)
+        if cand.size <= 4:
+            picks = cand
+        else:  # the undetermined draws at the order statistic of the lower and of the upper ends
+            picks = {int(cand[np.argmin(np.abs(lo_e[cand] - q_lo))]), int(cand[np.argmin(np.abs(hi_e[cand] - q_hi))])}
+        for t in picks:
+            refine(int(t))
+    q = q_hi
+    samples = np.where(known, exact, np.where(hi <= q, hi, lo))
+    return q, samples
+
+
 def proxy_ut(w_row: Any, k: int, s: int, *, per_block: bool = False):
     """The tighter proxy loss :math:`\\mathcal U_T` of seed 002, Eq. (17), exact.
 
@@ -373,9 +489,12 @@ def proxy_ut(w_row: Any, k: int, s: int, *, per_block: bool = False):
     float array of shape (...,) (or (..., K) with ``per_block``).
     """
     w = np.asarray(w_row, dtype=float)
+    if not per_block:  # the maximum over blocks, solving only the blocks that can attain it
+        flat = w.reshape((-1,) + w.shape[-2:])
+        return np.array([_ut_block_max(row, k, s) for row in flat]).reshape(w.shape[:-2])
     flat = w.reshape(-1, w.shape[-1])
-    vals = np.array([_ut_one(row, k, s) for row in flat]).reshape(w.shape[:-1])
-    return vals if per_block else vals.max(axis=-1)
+    vals = np.array([_ut_exact(row, k, s, None) for row in flat]).reshape(w.shape[:-1])
+    return vals
 
 
 def proxy_ut_lp(w_block: Any, k: int, s: int) -> float:
@@ -419,21 +538,37 @@ def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = Non
     ----------
     n : int >= 1; epsilon : float in (0, inf); d : int >= 1; s : int in [1, d]
     k_max : int, optional; default: the largest k with ``k^s <= 4096``.
-    """
-    from ..haar import prefix_row_norms
 
+    The search is over the bounded set k = 1..k_max (at most 4096 values, for s = 1), evaluated at
+    once: the sum over l depends on k only through the prefix length k^s and the Haar depth
+    :math:`L = \\lceil\\log_2 k^s\\rceil`, so one cumulative sum per depth (at most 13) gives every
+    candidate; the cost does not grow with n.
+    """
     b = noise_scale(n, epsilon, d, s)
     if k_max is None:
         k_max = max(1, int(math.floor(4096 ** (1.0 / s) + 1e-9)))
+    ks = np.arange(1, int(k_max) + 1)
+    vals = np.empty(ks.size)
+    ms = ks.astype(np.int64) ** s
+    levs = np.array([levels_for(int(m)) for m in ms])
+    for lev in np.unique(levs):  # one cumulative sum per Haar depth (at most 13)
+        sel = levs == lev
+        prefix = np.cumsum(_prefix_norms(int(lev)))
+        vals[sel] = 0.5 / ks[sel] + 2.0 * math.sqrt(2.0) * b * prefix[ms[sel] - 1] / ks[sel]
     best_k, best = 1, math.inf
-    for k in range(1, k_max + 1):
-        m = k**s
-        lev = levels_for(m)
-        sd = math.sqrt(2.0) * b * prefix_row_norms(lev, scaled=True)[:m]
-        val = 0.5 / k + 2.0 * sd.sum() / k
+    for k, val in zip(ks.tolist(), vals.tolist()):  # first k that improves by more than 1e-15
         if val < best - 1e-15:
             best_k, best = k, val
     return best_k
+
+
+@functools.lru_cache(maxsize=32)
+def _prefix_norms(lev: int) -> np.ndarray:
+    from ..haar import prefix_row_norms
+
+    out = prefix_row_norms(lev, scaled=True)
+    out.setflags(write=False)
+    return out
 
 
 # ------------------------------------------------------------------------------ public support
@@ -806,6 +941,10 @@ def consistency_map(d: int, s: int, k: int, *, exact_total: bool = True):
     m = k**s
     K = n_cols // m
     Ad = A.toarray()
+    F = _block_noise_factor(k, s, bool(exact_total)) if m <= _CONS_GLS_MAX_CELLS else None
+    r_dim = n_cols if F is None else K * F.shape[1]
+    if n_rows > r_dim:
+        return _consistency_map_columns(A, Ad, F, K, m)
     if m <= _CONS_GLS_MAX_CELLS:
         F = _block_noise_factor(k, s, bool(exact_total))
         SAt = np.empty((n_cols, n_rows))  # Σ A^T, block by block
@@ -823,6 +962,44 @@ def consistency_map(d: int, s: int, k: int, *, exact_total: bool = True):
     keep = lam > 1e-10 * max(float(lam.max()), 1e-300)
     Gp = (V[:, keep] / lam[keep]) @ V[:, keep].T
     M = SAt @ Gp
+    M.setflags(write=False)
+    return {"A": A, "M": M, "kind": kind, "rows": int(n_rows), "rank": int(keep.sum())}
+
+
+def _consistency_map_columns(A, Ad: np.ndarray, F: np.ndarray | None, K: int, m: int) -> dict:
+    """:func:`consistency_map` through the smaller Gram matrix when A has more rows than Σ has factor columns.
+
+    With :math:`\\Sigma = \\mathcal F\\mathcal F^\\top` (:math:`\\mathcal F` block diagonal with blocks F; the
+    identity for the Euclidean choice) and :math:`B = A\\mathcal F`,
+    :math:`M = \\Sigma A^\\top (A\\Sigma A^\\top)^+ = \\mathcal F B^\\top (BB^\\top)^+ = \\mathcal F (B^\\top B)^+ B^\\top`:
+    the same M from an eigendecomposition of :math:`B^\\top B` (columns × columns) instead of
+    :math:`BB^\\top` (rows × rows). High d with small k has many more constraints (shared lower
+    marginals) than cells."""
+    n_rows, n_cols = Ad.shape
+    if F is None:
+        B, kind, rb = Ad, "euclidean", m
+    else:
+        F = F[:, np.any(F != 0, axis=0)]  # a zero column adds nothing to Σ (one cell, exact totals: F = 0)
+        rb = F.shape[1]
+        B = np.empty((n_rows, K * rb))
+        for b in range(K):
+            B[:, b * rb:(b + 1) * rb] = Ad[:, b * m:(b + 1) * m] @ F
+        kind = "GLS"
+    if B.shape[1] == 0:  # no noise to remove (one cell per block with exact totals): Π = I
+        M = np.zeros((n_cols, n_rows))
+        M.setflags(write=False)
+        return {"A": A, "M": M, "kind": kind, "rows": int(n_rows), "rank": 0}
+    H = B.T @ B
+    H = 0.5 * (H + H.T)
+    lam, V = np.linalg.eigh(H)
+    keep = lam > 1e-10 * max(float(lam.max()), 1e-300)
+    X = ((V[:, keep] / lam[keep]) @ V[:, keep].T) @ B.T  # (B^T B)^+ B^T = B^+, shape (K rb, rows)
+    if F is None:
+        M = X
+    else:
+        M = np.empty((n_cols, n_rows))
+        for b in range(K):
+            M[b * m:(b + 1) * m] = F @ X[b * rb:(b + 1) * rb]
     M.setflags(write=False)
     return {"A": A, "M": M, "kind": kind, "rows": int(n_rows), "rank": int(keep.sum())}
 
@@ -992,9 +1169,24 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     d = domain.d
     ss = check_int(s, "s", owner, low=1, high=d)
     K = math.comb(d, ss)
+    M_draws = check_int(mc_draws, "mc_draws", owner, low=20, high=100_000)
+    lim = limits.current()
+    # Resource limits (dpsynth_core.limits), from public inputs only, before anything is allocated: the
+    # query vector (K k^s entries) and the Monte Carlo noise of the certificate (mc_draws K k^s entries).
+    limits.check_planned(M_draws * K, "max_cells", owner=owner, param="mc_draws", what="Monte Carlo entries",
+                         fix="pass fewer mc_draws or a smaller s",
+                         got=f"{M_draws} draws x C({d}, {ss}) = {K} blocks = {M_draws * K} entries at k = 1")
+    psize_req = check_int(public_size, "public_size", owner, low=1, high=200_000)
     if k is None:
-        kk = default_k(p.n, p.epsilon, d, ss)
+        cells_cap = min(MAX_CELLS_TOTAL, lim.max_cells // M_draws) // K
+        k_cap = max(1, min(int(math.floor(4096 ** (1.0 / ss) + 1e-9)), int(math.floor(cells_cap ** (1.0 / ss) + 1e-9))))
+        while k_cap > 1 and (k_cap**ss > cells_cap or K * (min(psize_req, k_cap**d) + 7 * k_cap**ss)
+                             > lim.max_lp_nonzeros):
+            k_cap -= 1
+        kk = default_k(p.n, p.epsilon, d, ss, k_max=k_cap)
         k_rule = "default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30), data-independent"
+        if k_cap < int(math.floor(4096 ** (1.0 / ss) + 1e-9)):
+            k_rule += f"; searched up to k = {k_cap} (dpsynth_core.limits max_cells)"
     else:
         kk = check_int(k, "k", owner, low=1, high=4096)
         k_rule = "given"
@@ -1004,6 +1196,9 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     if K * m > MAX_CELLS_TOTAL:
         raise param_error(owner, "k", f"an int with C(d, s) k^s <= {MAX_CELLS_TOTAL} (d={d}, s={ss}, "
                           f"C(d, s)={K})", kk)
+    limits.check_planned(M_draws * K * m, "max_cells", owner=owner, param="k", what="Monte Carlo entries",
+                         fix="pass a smaller k or fewer mc_draws",
+                         got=f"{M_draws} draws x {K} blocks x {kk}^{ss} cells = {M_draws * K * m} entries")
     psize = check_int(public_size, "public_size", owner, low=1, high=200_000)
     snap = check_bool(snap_public, "snap_public", owner)
     cert = check_choice(certificate, "certificate", owner, CERTIFICATES)
@@ -1012,8 +1207,13 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     exact_total = noise_kind == "exact_total"
     cons = check_choice(consistency, "consistency", owner, CONSISTENCY)
     dlt = check_float(delta_cert, "delta_cert", owner, low=0.001, high=0.5)
-    M_draws = check_int(mc_draws, "mc_draws", owner, low=20, high=100_000)
-    m_syn = p.n if n_synthetic is None else check_int(n_synthetic, "n_synthetic", owner, low=1, high=10_000_000)
+    capped = None
+    if n_synthetic is None:  # n is public under replace: capping the output size is post-processing
+        m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)")
+    else:
+        m_syn = check_int(n_synthetic, "n_synthetic", owner, low=1)
+        limits.check_planned(m_syn, "max_synthetic_rows", owner=owner, param="n_synthetic", what="synthetic rows",
+                             fix="pass a smaller n_synthetic")
     if isinstance(public, str):
         check_choice(public, "public", owner, PUBLIC_GENERATORS)
     gen = p.rng
@@ -1041,7 +1241,13 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     for bl, S in enumerate(subsets):
         cells[bl] = cell_of(support[:, S], kk)
 
-    # Step 3: sparse LP over measures on the public support
+    # Step 3: sparse LP over measures on the public support; its constraint matrix has about
+    # K (N + 7 k^s) non-zeros (public sizes: K, k, the public support), checked before it is built
+    nnz = K * (support.shape[0] + 7 * m)
+    limits.check_planned(nnz, "max_lp_nonzeros", owner=owner, param="public_size", what="Step 3 LP non-zeros",
+                         fix="pass a smaller public_size or k",
+                         got=f"C({d}, {ss}) = {K} blocks x ({support.shape[0]} public points + 7 x {kk}^{ss} cells) "
+                             f"= {nnz}")
     v_fit = v_cons if cons == "both" else v_dp
     if st3 == "L_T":
         lp = step3_lp(v_fit, rank[cells], kk)
@@ -1087,15 +1293,16 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     }
     mc_eta_row = to_row(mc_eta)
     need_ut = cert == "U_T" or st3 == "U_T"
+    budget = _SolveBudget(owner, k=kk, s=ss, K=K, mc_draws=M_draws)
     if need_ut:
-        mc_ut = proxy_ut(mc_eta_row, kk, ss)
-        q_ut = _quantile_high(mc_ut, 1.0 - dlt)
-        ut_syn = float(proxy_ut(to_row(v_dp - u_syn), kk, ss))
-        ut_lp = float(proxy_ut(to_row(v_dp - u_lp), kk, ss))
+        # exact quantile and maxima, solving only the blocks and draws that decide them (_ut_quantile)
+        q_ut, mc_ut = _ut_quantile(mc_eta_row, kk, ss, 1.0 - dlt, budget)
+        ut_syn = _ut_block_max(to_row(v_dp - u_syn), kk, ss, budget)
+        ut_lp = _ut_block_max(to_row(v_dp - u_lp), kk, ss, budget)
         terms["U_T"] = _certificate_terms("U_T", k=kk, quantile=q_ut, proj_proxy=ut_syn, proj_support=sup_syn)
         terms_lp["U_T"] = _certificate_terms("U_T", k=kk, quantile=q_ut, proj_proxy=ut_lp, proj_support=sup_lp)
         mc["U_T"] = mc_ut
-        owner_trace["U_T(0,eta)"] = float(proxy_ut(to_row(eta), kk, ss))
+        owner_trace["U_T(0,eta)"] = _ut_block_max(to_row(eta), kk, ss)  # owner-side: never refused
     # the consistent certificate: Eq. (4) with G∘Π (module docstring)
     if cons != "none":
         mc_pi = consistent_part(mc_eta_row, cmap)  # Π η for fresh noise draws (no data)
@@ -1109,16 +1316,19 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         mc["L_T_consistent"] = mc_lt_c
         owner_trace["L_T(0,Pi eta)"] = float(proxy_lt(consistent_part(to_row(eta), cmap)[:, order], kk))
         if need_ut:
-            mc_ut_c = proxy_ut(mc_pi, kk, ss)
-            q_ut_c = _quantile_high(mc_ut_c, 1.0 - dlt)
+            q_ut_c, mc_ut_c = _ut_quantile(mc_pi, kk, ss, 1.0 - dlt, budget)
             mc["U_T_consistent"] = mc_ut_c
-            owner_trace["U_T(0,Pi eta)"] = float(proxy_ut(consistent_part(to_row(eta), cmap), kk, ss))
+            owner_trace["U_T(0,Pi eta)"] = _ut_block_max(consistent_part(to_row(eta), cmap), kk, ss)
 
             def ut_projection(r_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, sup: float) -> dict:
-                via_grid = proxy_ut(r_row, kk, ss, per_block=True) + sup
                 if snap or m + 1 + pts.shape[0] > _DIRECT_MAX_NODES:
-                    # snapped: the exact KR term is U_T of the block (the measures live on the centres)
-                    return {"per_block": via_grid, "exact": snap, "via_grid": float(via_grid.max())}
+                    # snapped: the exact KR term is U_T of the block (the measures live on the centres); only
+                    # the maximum over blocks enters the certificate
+                    top = _ut_block_max(r_row, kk, ss, budget) + sup
+                    return {"per_block": np.array([top]), "exact": snap, "via_grid": float(top)}
+                via_grid = np.array([_ut_exact(row, kk, ss, budget) for row in r_row]) + sup
+                for _ in subsets:
+                    budget.charge(m + 1 + pts.shape[0])
                 direct = _direct_projection(v_cons_row, pts, wts, subsets, kk, ss)
                 return {"per_block": np.minimum(direct, via_grid), "exact": True, "via_grid": float(via_grid.max())}
 
@@ -1167,6 +1377,9 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         "support_size": int(support.shape[0]), "snap_public": snap, "n_synthetic": m_syn,
         "subsets": [list(S) for S in subsets], "path": "snake", "tie_break": TIE_BREAK,
     }
+    if capped is not None:
+        params["limits"] = capped
+        notes.append(limits.cap_note(capped, owner))
     trace = {
         "subsets": [list(S) for S in subsets],
         "snake_order": np.asarray(order),
@@ -1181,6 +1394,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         "support": support,
         "weights": alpha,
         "section_5_3": section_5_3,
+        "transport_solves": budget.used,
         "owner": owner_trace,
     }
     return Release(
