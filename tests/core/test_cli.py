@@ -328,7 +328,8 @@ def test_bounds_that_clamp_most_rows_warn_with_the_count(tmp_path, capsys):
 
 def test_semicolon_decimal_comma_file_and_missing_values(tmp_path, capsys):
     src = tmp_path / "eu.csv"
-    src.write_text("x;y\n0,25;1,5\n0,75;2\n0,5;\n")
+    rows = "".join(f"0,{i:02d};{i % 3},5\n" for i in range(1, 60))
+    src.write_text("x;y\n0,25;1,5\n0,75;2\n0,5;\n" + rows)
     out = tmp_path / "o.csv"
     assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1,0:3", str(src), "-o", str(out), "-q"]) == 1
     line = _one_error_line(capsys)
@@ -336,7 +337,7 @@ def test_semicolon_decimal_comma_file_and_missing_values(tmp_path, capsys):
     assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1,0:3", "--drop-missing", str(src), "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "decimal mark" in err and "warning" in err and "Dropped 1 row" in err
-    assert list(load_csv(out).columns) == ["x", "y"]
+    assert out.read_text().splitlines()[0] == "x,y"
 
 
 def test_fresh_randomness_by_default(data, tmp_path, capsys):
