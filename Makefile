@@ -1,11 +1,17 @@
-# dpsynth — the two commands are `make run` and `make test`.
-PY      ?= python3
-VENV    := .venv
-BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed
-PORT    ?= 8501
+# dpsynth: the two commands are `make run` and `make test`; both set up everything they need.
+PY       ?= python3
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+PORT     ?= 8501
+CHROMIUM := /usr/bin/chromium
+# root installs system packages directly; anyone else through sudo
+SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# pytest workers: one per core (the suite is CPU-bound)
+WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
+PYTEST   := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup
 
-.PHONY: run test bench lint setup clean test-fast screenshots
+.PHONY: run test test-fast bench lint setup clean screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,25 +21,31 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# Debian's Chromium for the browser tests (Playwright drives it; it cannot download its own browser here)
+$(CHROMIUM):
+	@echo "installing Debian's chromium for the browser tests"
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+
+setup: $(STAMP) $(CHROMIUM)
 
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+test: $(STAMP) $(CHROMIUM)
+	$(PYTEST) tests
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not e2e" tests
+	$(PYTEST) -m "not e2e" tests
 
-screenshots: $(STAMP)
-	DPSYNTH_SCREENSHOTS=assets/screens $(BIN)/python -m pytest -q -p no:cacheprovider -m e2e tests/e2e
+screenshots: $(STAMP) $(CHROMIUM)
+	DPSYNTH_SCREENSHOTS=assets/screens $(PYTEST) -m e2e tests/e2e
 
-bench: $(STAMP)
+bench: $(STAMP) $(CHROMIUM)
 	$(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check dpsynth_core pages tests benchmarks app.py
+	$(BIN)/ruff check dpsynth_core dashboard pages tests benchmarks app.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

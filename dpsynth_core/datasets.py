@@ -609,6 +609,17 @@ def resampler(X: Any, domain: Domain) -> Callable[[int, np.random.Generator], Da
 # Public bounds below are hard-coded from each dataset's DOCUMENTATION (never from the sample at
 # run time), then checked against the data by tests/core/test_datasets.py.
 
+def _sklearn_loader(name: str):
+    """A loader of scikit-learn's bundled copy of a UCI dataset (no network), with a clear message
+    when scikit-learn is not installed (it is an optional dependency: ``pip install dpsynth[ml]``)."""
+    try:
+        from sklearn import datasets as skd
+    except ImportError:
+        raise ImportError("The bundled real datasets (digits, iris, wine) come with scikit-learn, which is not "
+                          "installed: pip install 'dpsynth[ml]' (or scikit-learn).") from None
+    return getattr(skd, name)
+
+
 #: UCI Optical Recognition of Handwritten Digits: "each element is an integer in the range 0..16"
 #: (8x8 images of counts of on pixels in 4x4 blocks of a 32x32 bitmap).
 DIGITS_PIXEL_MAX = 16.0
@@ -657,7 +668,7 @@ def digits() -> Dataset:
         ``X`` of shape (1797, 64), public domain ``[0, 1]^64`` with columns ``pixel_r_c``
         (row r, column c of the image), ``labels`` the digit 0..9.
     """
-    from sklearn.datasets import load_digits
+    load_digits = _sklearn_loader("load_digits")
 
     raw = load_digits()
     names = tuple(f"pixel_{r}_{c}" for r in range(8) for c in range(8))
@@ -679,7 +690,7 @@ def iris() -> Dataset:
     Dataset
         ``X`` of shape (150, 4) in cm, ``labels`` the species (0 setosa, 1 versicolor, 2 virginica).
     """
-    from sklearn.datasets import load_iris
+    load_iris = _sklearn_loader("load_iris")
 
     raw = load_iris()
     names = tuple(IRIS_BOUNDS)
@@ -703,7 +714,7 @@ def wine() -> Dataset:
     Dataset
         ``X`` of shape (178, 13) in the original units, ``labels`` the cultivar 0..2.
     """
-    from sklearn.datasets import load_wine
+    load_wine = _sklearn_loader("load_wine")
 
     raw = load_wine()
     if list(raw.feature_names) != list(WINE_BOUNDS):  # pragma: no cover - scikit-learn changed the data
