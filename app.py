@@ -24,11 +24,13 @@ _ui.init_state()
 
 pages = {url: st.Page(str(ROOT / file), title=title, icon=icon, url_path=url, default=(url == "home"))
          for file, title, icon, url, _mech, _delta in _ui.PAGES}
+_ui.PAGE_OBJECTS.update(pages)
 nav = st.navigation(
     {"Start": [pages["home"], pages["data"]],
      "Mechanisms": [pages[u] for u in ("pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution",
                                        "low_dim")],
-     "Evaluate": [pages[u] for u in ("rates", "compare", "audit")]}
+     "Evaluate": [pages[u] for u in ("rates", "compare", "audit")],
+     "Reference": [pages["glossary"]]}
 )
 
 start = st.session_state.pop("_start_page", None)

@@ -24,7 +24,7 @@ from dpsynth_core.tabular import Table, read_table
 from dpsynth_core.validation import check_float
 
 __all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "default", "generate", "real", "real_names",
-           "by_name", "read_upload", "upload_dataset"]
+           "by_name", "read_upload", "upload_dataset", "MAX_CLAMPED_SHARE"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
@@ -38,6 +38,9 @@ class Source:
     kind: str
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: True when the bounds were read off the data ("use the data's range"): then no release of this
+    #: dataset is differentially private (the bounds themselves leak the extremes).
+    bounds_from_data: bool = False
 
     @property
     def shareable(self) -> bool:
@@ -90,30 +93,49 @@ def read_upload(data: bytes, filename: str, *, missing: str = "error") -> Table:
                       what=f"the uploaded file {filename!r}")
 
 
+#: Share of rows outside the typed bounds above which an upload is refused: such bounds are a typo or
+#: the wrong unit, and clamping most of the data would silently replace it by the box's edges.
+MAX_CLAMPED_SHARE = 0.5
+
+
 def upload_dataset(frame, columns: Sequence[str], lower: Sequence[Any], upper: Sequence[Any],
-                   filename: str = "upload.csv") -> tuple[Dataset, int]:
+                   filename: str = "upload.csv", *, from_data: bool = False) -> tuple[Dataset, int]:
     """The chosen columns of an uploaded frame with the public bounds the user typed.
 
-    Returns the dataset and the number of rows outside the bounds (every mechanism clamps them; an
-    owner-side count, shown to the owner, never exported).
+    ``from_data=True`` takes the columns' own minimum and maximum instead (exploration only: the
+    caller marks every release of the dataset as not private). Refused, with the column to fix, when
+    a bound is missing or reversed, or when more than :data:`MAX_CLAMPED_SHARE` of the rows fall
+    outside the bounds. Returns the dataset and the number of rows outside the bounds (every mechanism
+    clamps them; an owner-side count, shown to the owner, never exported).
     """
     if len(columns) == 0:
         raise ValueError("Choose at least one column.")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"The uploaded file has no column {missing[0]!r}.")
+    X = frame.loc[:, list(columns)].to_numpy(dtype=float)
+    if from_data:
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        hi = np.where(hi > lo, hi, lo + 1.0)  # a constant column still gets a box
+        lower, upper = lo.tolist(), hi.tolist()
+    for c, a, b in zip(columns, lower, upper, strict=True):
+        if a is None or b is None:
+            raise ValueError(f"Type the lower and the upper bound of {c!r}: the range its values can take in "
+                             "principle (for example an age in [0, 120]), not the range of this file.")
     lo = [check_float(v, f"lower bound of {c!r}", "the Data page") for c, v in zip(columns, lower, strict=True)]
     hi = [check_float(v, f"upper bound of {c!r}", "the Data page") for c, v in zip(columns, upper, strict=True)]
     bad = [c for c, a, b in zip(columns, lo, hi, strict=True) if not a < b]
     if bad:
         raise ValueError(f"The lower bound of {bad[0]!r} must be below its upper bound: change one of them.")
     dom = Domain(lo, hi, names=tuple(str(c) for c in columns))
-    X = frame.loc[:, list(columns)].to_numpy(dtype=float)
-    outside = int((~dom.contains(X)).sum())
+    inside = dom.contains(X)
+    outside = int((~inside).sum())
+    if outside > MAX_CLAMPED_SHARE * X.shape[0]:
+        per_col = (X < dom.lower_array) | (X > dom.upper_array)
+        worst = str(columns[int(np.argmax(per_col.sum(axis=0)))])
+        raise ValueError(f"{outside} of {X.shape[0]} rows are outside the bounds you typed (most of them in "
+                         f"{worst!r}): every mechanism would move them onto the box's edge. Check the bounds and "
+                         "the unit of that column.")
     name = filename.rsplit(".", 1)[0] or "upload"
-    return Dataset(X, dom, name, f"Uploaded file {filename!r}: columns {', '.join(map(str, columns))}."), outside
-
-
-def preview_rows(ds: Dataset, k: int = 20) -> np.ndarray:
-    """The first ``k`` rows, for the owner's view of the data."""
-    return np.asarray(ds.X[:k])
+    note = " Bounds taken from the data: NOT private (exploration only)." if from_data else ""
+    return Dataset(X, dom, name, f"Uploaded file {filename!r}: columns {', '.join(map(str, columns))}.{note}"), outside

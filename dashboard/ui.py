@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -33,20 +34,25 @@ _LOG = logging.getLogger("dpsynth.dashboard")
 ROOT = Path(__file__).resolve().parents[1]
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
 
-# (file, title, icon, url_path, mechanism or None, uses δ)
+# (file, title in the navigation, icon, url_path, mechanism or None, uses δ)
 PAGES: list[tuple[str, str, str, str, str | None, bool]] = [
-    ("pages/home.py", "Home", ":material/home:", "home", None, False),
-    ("pages/data.py", "Data", ":material/table_view:", "data", None, False),
-    ("pages/pmm.py", "PMM", ":material/account_tree:", "pmm", "pmm", False),
-    ("pages/psmm.py", "PSMM", ":material/grid_on:", "psmm", "psmm", False),
+    ("pages/home.py", "Start here", ":material/home:", "home", None, False),
+    ("pages/data.py", "Data and bounds", ":material/table_view:", "data", None, False),
+    ("pages/pmm.py", "Partition tree (PMM)", ":material/account_tree:", "pmm", "pmm", False),
+    ("pages/psmm.py", "Projected grid (PSMM)", ":material/grid_on:", "psmm", "psmm", False),
     ("pages/random_walk.py", "Random walk", ":material/timeline:", "random_walk", "haar_walk", False),
-    ("pages/sparse_marginals.py", "Sparse marginals", ":material/view_module:", "sparse_marginals", "sparse_marginals", False),
-    ("pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution", "private_evolution", True),
-    ("pages/low_dim.py", "Low-dim", ":material/3d_rotation:", "low_dim", "low_dim", False),
-    ("pages/rates.py", "Rates", ":material/trending_down:", "rates", None, True),
+    ("pages/sparse_marginals.py", "Certified marginals", ":material/view_module:", "sparse_marginals",
+     "sparse_marginals", False),
+    ("pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution",
+     "private_evolution", True),
+    ("pages/low_dim.py", "Low-dimensional data", ":material/3d_rotation:", "low_dim", "low_dim", False),
+    ("pages/rates.py", "How fast W1 shrinks", ":material/trending_down:", "rates", None, True),
     ("pages/compare.py", "Compare", ":material/balance:", "compare", None, True),
-    ("pages/audit.py", "Audit", ":material/search:", "audit", None, True),
+    ("pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True),
+    ("pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False),
 ]
+#: The navigation's page objects, set by app.py on every run (for the lesson path's links).
+PAGE_OBJECTS: dict = {}
 DELTA_PAGES = {p[3] for p in PAGES if p[5]}
 
 
@@ -121,6 +127,9 @@ def sidebar(page: str) -> Any:
     """Dataset summary and the privacy controls; returns a container for the ledger (filled after
     the page ran, so it shows the current page's release)."""
     d = data()
+    pending = st.session_state.pop("_pending_neighbours", None)
+    if pending is not None:  # set before the widget exists (see relation_supported)
+        st.session_state["neighbours"] = pending
     sb = st.sidebar
     with sb:
         st.markdown(f"**Dataset:** `{d.name}` — d = {d.d}")
@@ -264,15 +273,30 @@ def mechanism_spec(name: str):
 
 def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels: dict | None = None,
                    defaults: dict | None = None) -> dict:
-    """Widgets for a mechanism's parameters, built from its registry schema.
+    """Widgets for a mechanism's parameters, built from its registry schema, labelled for students
+    (:data:`dashboard.lessons.CONTROLS`; the code name and the mathematics are in the help tooltip).
 
-    ``labels`` maps a choice parameter's name to {choice: label} (e.g. to flag non-private options);
+    ``labels`` maps a choice parameter's name to {choice: label} (overrides the defaults);
     ``defaults`` overrides schema defaults that do not fit the data (e.g. s <= d)."""
     import dataclasses
 
-    params = tuple(dataclasses.replace(p, default=defaults[p.name]) if defaults and p.name in defaults else p
-                   for p in spec.params if p.name not in skip)
-    return schema_controls(params, prefix or spec.name, labels=labels)
+    from .lessons import CONTROLS
+
+    controls = CONTROLS.get(spec.name, {})
+    choice_labels = {name: dict(c.choices) for name, c in controls.items() if c.choices}
+    choice_labels.update(labels or {})
+    params = []
+    for p in spec.params:
+        if p.name in skip:
+            continue
+        c = controls.get(p.name)
+        changes = {"help": f"`{p.name}`: {p.help}"}
+        if c is not None:
+            changes.update(label=c.label, advanced=c.advanced or p.advanced)
+        if defaults and p.name in defaults:
+            changes["default"] = defaults[p.name]
+        params.append(dataclasses.replace(p, **changes))
+    return schema_controls(tuple(params), prefix or spec.name, labels=choice_labels)
 
 
 def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
@@ -288,7 +312,7 @@ def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
             with cols[i % len(cols)]:
                 values[p.name] = _control(p, prefix, labels.get(p.name))
     if adv:
-        with st.expander("Advanced parameters"):
+        with st.expander("More settings"):
             for p in adv:
                 values[p.name] = _control(p, prefix, labels.get(p.name))
     return values
@@ -320,26 +344,87 @@ def _control(p, prefix: str, labels: dict | None = None) -> Any:
 
 
 def release_panel(rel, w1v, params: dict, *, title: str) -> None:
-    """Metrics (W1, bound, privacy, size, time), notes and the two downloads."""
+    """The headline of a release: W1 to the data, the theory's bound shown honestly, the synthetic size
+    and the guarantee; the release's notes; the private downloads (in an expander)."""
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("W1(real, synthetic)", "—" if w1v is None else f"{w1v.value:.4g}",
-              help="Wasserstein-1 distance in the unit cube with the l∞ metric: the largest gap "
-                   "|E f(real) − E f(synthetic)| over all 1-Lipschitz f. :material/lock: Computed from the real data (owner view).")
-    c2.metric("Paper bound", "—" if rel.bound is None else f"{rel.bound:.4g}",
-              help=rel.bound_kind or "The paper's bound on E W1 for this run")
-    c3.metric("Synthetic points", f"{rel.synthetic.shape[0]}")
-    secs = rel.seconds
-    c4.metric("Time", "—" if not math.isfinite(secs) else (f"{secs * 1000:.0f} ms" if secs < 1 else f"{secs:.2f} s"),
-              help="Time of the mechanism call (W1 and the pictures not included).")
-    st.caption(f"**Guarantee:** {rel.privacy}. **Bound:** {rel.bound_kind or '—'}. **W1:** "
-               f"{'—' if w1v is None else w1_text(w1v) + ' (' + w1v.method + ')'}.")
+    c1.metric("Distance to the real data (W1)", "—" if w1v is None else w1_text(w1v),
+              help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
+                   "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
+                   ":material/lock: Computed from the real data (owner view)."
+                   + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
+                      "at this size would take longer than a page should)."))
+    label, value, note = bound_view(rel)
+    c2.metric(label, value, help=note)
+    c3.metric("Synthetic points", f"{rel.synthetic.shape[0]:,}")
+    c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
     if not rel.is_dp:
-        st.warning("This run is NOT differentially private (a teaching run that reads the private data).")
-    for note in rel.notes:
-        st.caption(":material/info: " + str(note))
-    private_downloads(rel.mechanism, params, key=title)
+        st.warning("This run is NOT differentially private (a teaching start that reads the private data). "
+                   "Never publish its output.")
+    if bounds_from_data():
+        st.warning("NOT private: the bounds of this dataset were read off the data (Data page), so no release of it "
+                   "is differentially private. Type public bounds to make it private.")
+    if rel.notes:
+        with st.expander("Technical notes on this release", icon=":material/info:"):
+            for note in rel.notes:
+                st.caption(str(note))
+    with st.expander("Download a private release", icon=":material/download:"):
+        if bounds_from_data():
+            st.caption("Downloads are disabled: the bounds were read off the data.")
+        else:
+            private_downloads(rel.mechanism, params, key=title)
+
+
+def bounds_from_data() -> bool:
+    """True when the current dataset's bounds were read off the data (then nothing is private)."""
+    source = st.session_state.get("dataset_source")
+    return bool(getattr(source, "bounds_from_data", False))
+
+
+def privacy_short(rel) -> str:
+    """"ε = 1, δ = 0" for the headline (the relation is in the sidebar)."""
+    if not rel.is_dp:
+        return "not private"
+    return f"ε = {rel.epsilon:.3g}" + (f", δ = {rel.delta:.0e}" if rel.delta else "")
+
+
+#: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
+UNIT_DIAMETER = 1.0
+
+
+def bound_view(rel) -> tuple[str, str, str]:
+    """(label, value, help) of the theory's bound for the headline, honestly.
+
+    A number is shown as a bound only when it is proven for this run and below the cube's diameter.
+    A rate without constants, a bound above the diameter, or one that does not cover the chosen
+    setting is shown as "—" with the reason in the help text.
+    """
+    kind = (rel.bound_kind or "").lower()
+    b = rel.bound
+    if b is None or not math.isfinite(float(b)):
+        why = "This mechanism has no bound from its paper." if "baseline" in kind or not kind else rel.bound_kind
+        return "Theory's bound", "—", why
+    b = float(b)
+    if "certificate" in kind:
+        return ("Certified bound", f"{b:.3g}",
+                "A private, high-probability upper bound on the largest W1 over the released marginals, published "
+                "with the data (see the certificate below).")
+    if "constant-free" in kind or "unspecified" in kind or re.search(r"\brate\b", kind):
+        return ("Theory's rate", "—",
+                f"The paper gives a rate whose constants it does not specify; evaluated with constant 1 it is "
+                f"{b:.3g} here, which is not a bound.")
+    if b >= UNIT_DIAMETER:
+        return ("Theory's bound", "—",
+                f"The paper's bound at this n and ε is {b:.3g}, above the largest possible W1 (1): it says nothing "
+                "yet. It becomes informative with more data or a larger ε.")
+    if "estimated" in kind:
+        return ("Theory's estimate", f"{b:.3g}",
+                f"{rel.bound_kind}: part of it is estimated rather than proven, so read it as an estimate.")
+    reference = "reference" in " ".join(map(str, rel.notes)).lower() and "not proved" in " ".join(map(str, rel.notes))
+    label = "Theory's bound (reference)" if reference else "Theory's bound"
+    return label, f"{b:.3g}", (rel.bound_kind or "") + (" For these settings the proof does not apply; the value "
+                                                        "is shown for reference." if reference else "")
 
 
 def w1_text(w) -> str:
@@ -398,15 +483,66 @@ def plot(fig, what: str, formula: str | None = None, *, key: str | None = None) 
     explain(what, formula)
 
 
-def mechanism_header(name: str, title: str, intro: str, *, defaults: dict | None = None):
-    """Title, the registry's description, and the parameter controls. Returns (spec, params) or None
-    when the mechanism has not landed (a plain st.info is shown)."""
-    st.title(title)
-    st.markdown(intro)
+# ------------------------------------------------------------------------------- lesson path
+def page_intro(url: str) -> None:
+    """The page's title, what it teaches, its papers and its place on the lesson path."""
+    from .lessons import LESSONS, ORDER, PAPERS, step_of
+
+    lesson = LESSONS[url]
+    st.caption(f"Lesson {step_of(url)} of {len(ORDER)}")
+    st.title(lesson.title)
+    st.markdown(lesson.teaches)
+    if lesson.papers:
+        st.caption("From " + "; ".join(PAPERS[k].cite() for k in lesson.papers) + ".")
+
+
+def lesson_box(url: str) -> None:
+    """Try this / what you should see / questions for the class (open on the first visit)."""
+    from .lessons import LESSONS
+
+    lesson = LESSONS[url]
+    if not (lesson.try_this or lesson.expect or lesson.ask):
+        return
+    seen = st.session_state.setdefault("_lessons_seen", set())
+    with st.expander("Lesson: try this", expanded=url not in seen, icon=":material/school:"):
+        if lesson.try_this:
+            st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(lesson.try_this, 1)))
+        if lesson.expect:
+            st.markdown("**What you should see**\n" + "\n".join(f"- {t}" for t in lesson.expect))
+        if lesson.ask:
+            st.markdown("**Ask your students**\n" + "\n".join(f"- {t}" for t in lesson.ask))
+    seen.add(url)
+
+
+def lesson_nav(url: str) -> None:
+    """Previous / next links of the lesson path."""
+    from .lessons import LESSONS, neighbours_of
+
+    prev, nxt = neighbours_of(url)
+    st.divider()
+    c1, _, c2 = st.columns([2, 1, 2])
+    if prev is not None and prev in PAGE_OBJECTS:
+        c1.page_link(PAGE_OBJECTS[prev], label=f"Previous: {LESSONS[prev].title}", icon=":material/arrow_back:")
+    if nxt is not None and nxt in PAGE_OBJECTS:
+        c2.page_link(PAGE_OBJECTS[nxt], label=f"Next: {LESSONS[nxt].title}", icon=":material/arrow_forward:")
+
+
+def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str | None = None) -> None:
+    """One detail view at a time: a choice of views, and only the chosen one is computed and drawn
+    (the page stays fast whatever it can show)."""
+    names = list(views)
+    choice = st.segmented_control("Look closer", names, default=default or names[0], key=key,
+                                  persist_state="session") or names[0]
+    views[choice]()
+
+
+def mechanism_header(url: str, name: str, *, defaults: dict | None = None, skip: tuple = (),
+                     labels: dict | None = None):
+    """The page's intro and lesson, then the mechanism's parameter controls. Returns (spec, params)."""
+    page_intro(url)
+    lesson_box(url)
     spec = mechanism_spec(name)
-    st.caption(f"{spec.title} — {spec.paper}, {spec.algorithm}. {spec.dp.capitalize()} DP; neighbours: "
-               f"{', '.join(r.replace('_', '/') for r in spec.neighbours)}. {spec.summary}")
-    params = param_controls(spec, defaults=defaults)
+    params = param_controls(spec, defaults=defaults, skip=skip, labels=labels)
     return spec, params
 
 
@@ -415,21 +551,33 @@ def _set_relation(value: str) -> None:
 
 
 def relation_supported(spec) -> bool:
-    """True if the sidebar's relation is one the mechanism supports; otherwise explain and offer a switch."""
+    """True if the sidebar's relation is one the mechanism supports.
+
+    Otherwise the relation is switched to the one the mechanism needs (a mechanism page should show its
+    mechanism, not an error) and the page reruns; the page then says what was switched and why.
+    """
     rel = settings()["neighbours"]
+    note = st.session_state.pop("_relation_note", None)
     if rel in spec.neighbours:
+        if note:
+            st.info(note, icon=":material/swap_horiz:")
         return True
     other = spec.neighbours[0]
-    st.warning(f"{spec.title} supports only {' and '.join(r.replace('_', '/') for r in spec.neighbours)} "
-               f"neighbours, and the sidebar says {rel.replace('_', '/')}. "
-               + ("Under replace, n is public (the paper's setting)." if other == "replace" else ""))
-    st.button(f"Use {other.replace('_', '/')} neighbours", key=f"use_{other}_{spec.name}", on_click=_set_relation,
-              args=(other,), type="primary")
-    return False
+    why = ("it needs the dataset size n to be public" if other == "replace" else
+           "its analysis covers adding or removing a record")
+    st.session_state["_pending_neighbours"] = other
+    st.session_state["_relation_note"] = (
+        f"{spec.title} works with *{_RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
+        "neighbouring relation was switched for you.")
+    st.rerun()
+    return False  # pragma: no cover - st.rerun does not return
+
+
+_RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
 
 
 def release_section(name: str, params: dict, *, title: str):
-    """Run the mechanism (cached), show metrics/downloads and real vs synthetic. Returns (rel, w1) or None."""
+    """Run the mechanism (cached), show the headline and real against synthetic. Returns (rel, w1) or None."""
     spec = mechanisms()[name]
     if not relation_supported(spec):
         return None
@@ -440,8 +588,8 @@ def release_section(name: str, params: dict, *, title: str):
     release_panel(rel, w, params, title=title)
     d = data()
     plot(viz_scatter(d, rel.synthetic),
-         "Left: real data (:material/lock: owner view). Right: the DP synthetic data, same axes; dotted: the public bounds.",
-         key=f"{title}_scatter")
+         "Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
+         "dotted box is the public domain.", key=f"{title}_scatter")
     return rel, w
 
 

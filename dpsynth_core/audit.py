@@ -55,6 +55,7 @@ __all__ = [
     "pair_near",
     "pair_epsilon",
     "statistic_named",
+    "tree_path_statistic",
     "STATISTICS",
     "count_in_box",
     "synthetic_size",
@@ -550,6 +551,43 @@ def statistic_named(kind: str, point: Sequence[float], domain: Any, half_width: 
     lo = domain.from_unit(np.clip(c - h, 0.0, 1.0).reshape(1, -1))[0]
     hi = domain.from_unit(np.clip(c + h, 0.0, 1.0).reshape(1, -1))[0]
     return count_in_box(lo, hi)
+
+
+def tree_path_statistic(D: Any, D_prime: Any, domain: Any, probe: Any) -> Callable:
+    """The strongest statistic for a partition-tree release (PMM): its noisy counts along the changed
+    record's path, each weighted by its level's budget.
+
+    The cells whose true count differs between D and D' (at every level of the probe release's tree)
+    enter :func:`count_shift` with the direction of the change and the weight ε_j / Δ of their level:
+    with discrete Laplace noise this is the privacy-loss random variable of the noisy count tree
+    [HVZ23, Theorem 9], so its threshold events are the most powerful tests. ``probe`` is one release
+    of the mechanism on D (it fixes the depth, the per-level budgets and the sensitivity; run it with a
+    public size or an explicit depth so that D and D' get the same tree).
+    """
+    from . import partition
+
+    owner = "tree_path_statistic"
+    params = getattr(probe, "params", {})
+    if "level_epsilons" not in params or "depth" not in params:
+        raise param_error(owner, "probe", "a release of a partition-tree mechanism (PMM)",
+                          getattr(probe, "mechanism", type(probe).__name__))
+    depth = int(params["depth"])
+    weights = np.asarray(params["level_epsilons"], dtype=float)
+    sens = float(params.get("sensitivity", 1.0))
+    tree_d = partition.count_tree(domain.to_unit(np.asarray(D, dtype=float)), depth)
+    tree_p = partition.count_tree(domain.to_unit(np.asarray(D_prime, dtype=float)), depth)
+    cells, base, sign, weight = [], [], [], []
+    for j in range(depth + 1):
+        if weights[j] <= 0:
+            continue
+        for c in np.flatnonzero(tree_p[j] != tree_d[j]):
+            cells.append((j, int(c)))
+            base.append(float(tree_d[j][c]))
+            sign.append(1 if tree_p[j][c] > tree_d[j][c] else -1)
+            weight.append(weights[j] / sens)
+    if not cells:
+        raise param_error(owner, "D_prime", "a dataset whose tree differs from D's", "the same counts")
+    return count_shift("noisy_counts", cells, base, sign, weight)
 
 
 # --------------------------------------------------------------------------------- statistics

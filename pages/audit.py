@@ -1,48 +1,61 @@
-"""Audit: the two output distributions on a neighbouring pair with the e^ε band, and ε̂."""
+"""Audit the privacy claim: run a mechanism many times on two neighbouring datasets and bound ε from below."""
 
 import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import audit, viz
+from dpsynth_core.mechanisms import bind
 
 _ui.require_app(__file__)
 
-st.title("Privacy audit")
+#: The deliberately broken mechanism students can catch: PMM that spends 2ε while it claims ε.
+BROKEN = "broken_pmm"
+PATH_STAT = "noisy counts along the record's path (most power)"
+
+_ui.page_intro("audit")
 st.markdown(
-    "Differential privacy is a promise about **every pair of neighbouring datasets** $D, D'$ and every event "
-    "$E$: $P(M(D)\\in E) \\le e^{\\varepsilon} P(M(D')\\in E) + \\delta$. Here we run a mechanism many times on "
-    "one such pair, reduce each release to a number (a statistic of the synthetic data), and compute a "
-    "statistically valid **lower bound ε̂** on the privacy loss (Clopper–Pearson intervals over threshold "
-    "events, Bonferroni-corrected). If ε̂ exceeded the declared ε, the mechanism would be caught lying."
-)
+    "Differential privacy is a promise about **every pair of neighbouring datasets** $D, D'$ and every event $E$: "
+    "$P(M(D)\\in E) \\le e^{\\varepsilon} P(M(D')\\in E) + \\delta$. The audit runs a mechanism many times on one "
+    "such pair, reduces each release to a number, and computes a statistically valid **lower bound ε̂** on the "
+    "privacy loss (Clopper–Pearson intervals over threshold events). If ε̂ exceeds the declared ε, the "
+    "mechanism is caught: its claim is false.")
+_ui.lesson_box("audit")
+
 specs = _ui.mechanisms()
 d = _ui.data()
 s = _ui.settings()
-names = list(specs)
+names = list(specs) + [BROKEN]
+titles = {**{m: specs[m].title for m in specs}, BROKEN: "A broken PMM: half the noise (spends 2ε, claims ε)"}
 c1, c2, c3 = st.columns(3)
-name = c1.selectbox("Mechanism", names, index=names.index("pmm") if "pmm" in names else 0, key="audit_mech",
-                    format_func=lambda m: specs[m].title, persist_state="session")
+name = c1.selectbox("Mechanism", names, index=names.index("pmm"), key="audit_mech", format_func=titles.get,
+                    persist_state="session")
+tree = name in ("pmm", BROKEN)
 kinds = ["move"] if s["neighbours"] == "replace" else list(audit.NEIGHBOUR_KINDS)
-kind = c2.radio("Neighbouring pair", kinds, horizontal=True, key=f"audit_kind_{s['neighbours']}",
-                persist_state="session", help="D' = D plus the point (add), D without the row nearest to it "
-                                              "(remove), or D with that row moved onto it (move). Under replace "
-                                              "neighbours only 'move' is a neighbouring pair.")
-stat = c3.selectbox("Statistic", list(audit.STATISTICS), key="audit_stat", persist_state="session",
-                    help="What each release is reduced to. A small box around the point has the most power.")
+kind = c2.radio("The two datasets differ by", kinds, horizontal=True, key=f"audit_kind_{s['neighbours']}",
+                persist_state="session",
+                format_func={"add": "adding a record", "remove": "removing a record", "move": "moving a record"}.get,
+                help="D' is D plus the point (add), D without the row nearest to it (remove), or D with that row "
+                     "moved onto it (move). Under replace neighbours only a move gives a neighbouring pair.")
+stats = ([PATH_STAT] if tree else []) + list(audit.STATISTICS)
+stat = c3.selectbox("Reduce each release to", stats, key=f"audit_stat_{tree}", persist_state="session",
+                    help="A statistic the pair moves a lot has the most power; any statistic of the release is "
+                         "as private as the release.")
 c4, c5, c6 = st.columns(3)
 centre = d.domain.center
-px = c4.number_input(f"point: {d.domain.names[0]}", value=float(centre[0]), key="audit_px", format="%.4g",
-                     help="The record that is added, removed or moved to (domain units).", persist_state="session")
-py = (c5.number_input(f"point: {d.domain.names[1]}", value=float(centre[1]), key="audit_py", format="%.4g",
+px = c4.number_input(f"the record: {d.domain.names[0]}", value=float(centre[0]), key="audit_px", format="%.4g",
+                     help="The record that is added, removed or moved to (data units).", persist_state="session")
+py = (c5.number_input(f"the record: {d.domain.names[1]}", value=float(centre[1]), key="audit_py", format="%.4g",
                       persist_state="session") if d.d > 1 else None)
-half = c6.select_slider("Box half-width (unit cube)", options=[1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4], value=1 / 16,
-                        format_func=lambda v: f"1/{round(1 / v)}", key="audit_half", persist_state="session")
-c7, c8 = st.columns(2)
-n_rows = c7.select_slider("Rows of D", options=[50, 100, 200, 300, 500, 1000], value=200, key="audit_n",
-                          persist_state="session", help="D is a fixed random subset of the current data.")
-trials = c8.select_slider("Trials per dataset", options=[40, 100, 200, 400, 1000, 2000], value=200, key="audit_trials",
-                          persist_state="session", help="More trials give a tighter (larger) lower bound.")
+trials = c6.select_slider("Releases per dataset", options=[200, 500, 1000, 2500, 5000], value=1000,
+                          key="audit_trials", persist_state="session",
+                          help="More releases give a tighter (larger) lower bound, and take longer.")
+with st.expander("More settings"):
+    n_rows = st.select_slider("Rows of D", options=[50, 100, 200, 300, 500, 1000], value=100, key="audit_n",
+                              persist_state="session", help="D is a fixed random subset of the current data.")
+    half = st.select_slider("Box half-width (unit cube)", options=[1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4], value=1 / 16,
+                            format_func=lambda v: f"1/{round(1 / v)}", key="audit_half", persist_state="session",
+                            help="For the statistic 'count in the box around the point'.")
 point = np.array([px] + ([py] if py is not None else []) + list(centre[2:]), dtype=float)
 
 try:
@@ -50,54 +63,61 @@ try:
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
-spec = specs[name]
+base = "pmm" if name == BROKEN else name
+spec = specs[base]
+if s["neighbours"] not in spec.neighbours:
+    _ui.relation_supported(spec)
 dlt = s["delta"] if spec.needs_delta else 0.0
-st.caption(f"Declared guarantee for this pair: ε = {declared:.4g}, δ = {dlt:.3g} ({why}). Mechanism run at the "
-           f"sidebar's ε = {s['epsilon']:g} with its default parameters, {s['neighbours'].replace('_', '/')} "
-           "neighbours.")
-if name == "private_evolution":
-    st.caption("Private Evolution takes a fraction of a second per run: keep the trials low.")
+run_eps = 2.0 * s["epsilon"] if name == BROKEN else s["epsilon"]
+st.caption(f"Declared guarantee for this pair: ε = {declared:.3g}, δ = {dlt:.3g} ({why})."
+           + (f" The broken mechanism runs with ε = {run_eps:g} but claims ε = {s['epsilon']:g}." if name == BROKEN
+              else "")
+           + (" With the path statistic the tree has one level and a public size: the test then has the most power."
+              if stat == PATH_STAT else ""))
 
 key = (name, kind, stat, float(px), None if py is None else float(py), half, n_rows, trials, d.name, d.n,
        s["epsilon"], s["delta"], s["neighbours"], s["seed"])
-if st.button("Run audit", type="primary", key="audit_run"):
+if st.button("Run the audit", type="primary", key="audit_run"):
     bar = st.progress(0.0, text="running …")
-
-    def progress(fraction, message):
-        bar.progress(min(1.0, fraction), text=message)
-
     pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s["seed"], what="building the pair")
-    statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
-    mechanism = _ui.safe(audit.from_registry, name, d.domain, epsilon=s["epsilon"],
-                         delta=s["delta"] if spec.needs_delta else None, neighbours=s["neighbours"],
-                         what="preparing the mechanism")
-    if pair is not None and statistic is not None and mechanism is not None:
-        res = _ui.safe(audit.audit, mechanism, pair[0], pair[1], statistic=statistic, trials=trials,
-                       epsilon=declared, delta=dlt, rng=s["seed"], progress=progress, what="auditing")
-        if res is not None:
-            st.session_state["audit_result"] = (key, res)
+    if pair is not None:
+        D, D2 = pair
+        params = {"depth": 1, "n_public": len(D)} if stat == PATH_STAT else {}
+        mechanism = _ui.safe(bind, base, epsilon=run_eps, delta=dlt if spec.needs_delta else None,
+                             neighbours=s["neighbours"], params=params, what="preparing the mechanism")
+        if stat == PATH_STAT and mechanism is not None:
+            probe = bind("pmm", epsilon=s["epsilon"], neighbours=s["neighbours"], params=params)(D, d.domain, rng=0)
+            statistic = _ui.safe(audit.tree_path_statistic, D, D2, d.domain, probe, what="building the statistic")
+        else:
+            statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
+        if mechanism is not None and statistic is not None:
+            res = _ui.safe(audit.audit, lambda X, rng: mechanism(X, d.domain, rng=rng), D, D2, statistic=statistic,
+                           trials=trials, epsilon=declared, delta=dlt, rng=s["seed"],
+                           progress=lambda f, msg: bar.progress(min(1.0, f), text=msg), what="auditing")
+            if res is not None:
+                st.session_state["audit_result"] = (key, res)
     bar.empty()
 
 out = st.session_state.get("audit_result")
 if out is None:
-    st.info("Choose a mechanism, a pair and a statistic, then press **Run audit** (progress is shown).")
+    st.info("Choose a mechanism, a pair and a statistic, then press **Run the audit** (it shows its progress).")
 else:
     rkey, res = out
     if rkey != key:
-        st.caption("These results are from earlier settings; press **Run audit** to refresh them.")
+        st.caption("These results are from earlier settings; press **Run the audit** to refresh them.")
     m1, m2, m3 = st.columns(3)
     m1.metric("ε̂ (lower bound)", f"{res.epsilon_lower:.3g}", help=f"Valid with probability ≥ {res.confidence:.0%}.")
     m2.metric("declared ε", f"{res.epsilon_declared:.3g}")
-    m3.metric("verdict", "no violation" if res.passed else "VIOLATION")
+    m3.metric("verdict", "no violation found" if res.passed else "VIOLATION: the claim is false")
     (st.success if res.passed else st.error)(res.summary())
     lo, hi = res.band()
     _ui.plot(viz.audit_band(res.hist_D, res.hist_D_prime, res.bin_edges, lo, hi, epsilon=res.epsilon_declared,
-                            title=f"{stat}: {res.trials} releases on each dataset"),
-             "Blue: how often each value of the statistic occurs on D; red: on D'. Green: the range that "
-             "(ε, δ)-DP allows for each red bar given the blue one. A red bar slightly outside its range can be "
-             "sampling noise; the lower bound ε̂ accounts for it.",
+                            title=f"{res.trials} releases on each dataset"),
+             "Blue: how often each value of the statistic occurs on D; red: on D'. Green: the range that (ε, δ)-DP "
+             "allows each red bar given the blue one. A bar slightly outside can be sampling noise; the lower bound "
+             "ε̂ accounts for it.",
              r"e^{-\varepsilon}\big(P_D(E)-\delta\big)\ \le\ P_{D'}(E)\ \le\ e^{\varepsilon}P_D(E)+\delta",
              key="audit_plot")
-    if res.best_event is not None:
-        st.caption(f"Best event: {res.best_event.describe()} — {res.events_tested} (event, direction) pairs "
-                   f"tested on {res.trials - res.selection_trials} runs after {res.selection_trials} selection runs.")
+    st.caption("A passing audit does not prove privacy: it only fails to find a violation with this pair and this "
+               "statistic. The proof is the mechanism's analysis; the audit checks the implementation against it.")
+_ui.lesson_nav("audit")

@@ -7,6 +7,7 @@ from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import GENERATORS
+from dpsynth_core.tabular import CSVError
 
 _ui.require_app(__file__)
 
@@ -22,15 +23,13 @@ def _real(name: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _read(data: bytes, filename: str):
-    return sources.read_upload(data, filename)
+def _read(data: bytes, filename: str, missing: str):
+    return sources.read_upload(data, filename, missing=missing)
 
 
-st.title("Data")
+_ui.page_intro("data")
+_ui.lesson_box("data")
 _ui.show_flash()
-st.markdown("Choose what the mechanisms see. **Bounds are public**: for generated and bundled data they come "
-            "with the dataset; for your own file you type them — they are never suggested from the data.")
-
 source = st.radio("Source", ["Generator", "Real dataset", "Upload CSV"], horizontal=True, key="data_source",
                   persist_state="session")
 
@@ -59,32 +58,55 @@ else:
                f"{sources.MAX_UPLOAD_COLUMNS} columns. The file stays in memory: it is never written to disk.")
     up = st.file_uploader("CSV file", type=["csv", "txt"], key="data_upload")
     if up is not None:
-        table = _ui.safe(_read, up.getvalue(), up.name, what="reading the file")
-        df = None if table is None else table.frame
+        drop = st.session_state.get(f"data_drop_{up.name}", False)
+        table = None
+        try:
+            table = _read(up.getvalue(), up.name, "drop" if drop else "error")
+        except CSVError as exc:
+            st.error(str(exc))
+            if exc.kind == "missing":
+                st.checkbox(f"Drop the {exc.count} rows with missing values", key=f"data_drop_{up.name}")
+        except (ValueError, TypeError) as exc:
+            st.error(str(exc))
         if table is not None:
+            df = table.frame
+            if drop:  # keep the choice on screen (and its state alive) so that it can be undone
+                st.checkbox("Drop the rows with missing values", key=f"data_drop_{up.name}")
             for note in table.notes:
                 st.caption(note)
-            st.caption(f"{df.shape[0]} rows, {df.shape[1]} columns. First rows (:material/lock: your private data):")
+            st.caption("First rows (:material/lock: your private data, shown to you only):")
             st.dataframe(df.head(10), hide_index=True)
-            numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
-            chosen = st.multiselect("Columns to use", list(df.columns), default=numeric[:2], key=f"data_cols_{up.name}",
-                                    help="The columns the mechanisms see (numeric only).")
-            st.markdown("**Public bounds** — type the range each column can take *in principle* (e.g. age in "
-                        "[0, 120]), not what this file happens to contain. Values outside are clamped.")
+            chosen = st.multiselect("Columns to use", list(df.columns), default=list(df.columns)[:2],
+                                    key=f"data_cols_{up.name}", help="The columns the mechanisms see.")
+            st.markdown("**Public bounds**: type the range each column can take *in principle* (an age in [0, 120], "
+                        "an income in [0, 10⁶]), not what this file happens to contain. Values outside are moved onto "
+                        "the box's edge.")
+            from_data = st.checkbox("Use the data's own range instead (NOT private: for exploration only)",
+                                    key=f"data_from_data_{up.name}",
+                                    help="The smallest and largest values of your data leak information about "
+                                         "the people at the extremes: with this box no release is differentially "
+                                         "private, and downloads are disabled.")
             lows, highs = [], []
-            for c in chosen:
-                a, b = st.columns(2)
-                lows.append(a.number_input(f"lower bound of {c}", value=0.0, key=f"data_lo_{c}", format="%.6g"))
-                highs.append(b.number_input(f"upper bound of {c}", value=1.0, key=f"data_hi_{c}", format="%.6g"))
+            if not from_data:
+                for c in chosen:
+                    a, b = st.columns(2)
+                    lows.append(a.number_input(f"lower bound of {c}", value=None, key=f"data_lo_{c}", format="%.6g",
+                                               placeholder="type it"))
+                    highs.append(b.number_input(f"upper bound of {c}", value=None, key=f"data_hi_{c}",
+                                                format="%.6g", placeholder="type it"))
             if st.button("Use this data", type="primary", key="data_use_upload"):
-                res = _ui.safe(sources.upload_dataset, df, chosen, lows, highs, up.name, what="using the file")
+                res = _ui.safe(sources.upload_dataset, df, chosen, lows or [None] * len(chosen),
+                               highs or [None] * len(chosen), up.name, from_data=from_data, what="using the file")
                 if res is not None:
                     ds, outside = res
-                    _ui.set_data(ds)
+                    _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=from_data))
                     _ui.flash("success", f"Using `{ds.name}`: {ds.n} rows, d = {ds.d}.")
+                    if from_data:
+                        _ui.flash("warning", "The bounds come from the data: no release of this dataset is "
+                                             "differentially private. Downloads are disabled.")
                     if outside:
                         _ui.flash("warning", f"{outside} rows have values outside the bounds you typed; every "
-                                             f"mechanism clamps them into the box. ({_ui.OWNER})")
+                                             f"mechanism moves them onto the box's edge. ({_ui.OWNER})")
                     st.rerun()
 
 if st.button("Reset to the default dataset", key="data_reset"):
@@ -114,3 +136,4 @@ with c2:
     st.metric("dimension d", d.d)
 st.dataframe(pd.DataFrame(d.X[:20], columns=list(d.domain.names)), hide_index=True)
 st.caption("First 20 rows (:material/lock: owner view).")
+_ui.lesson_nav("data")

@@ -11,12 +11,11 @@ from dpsynth_core.rates import fit_slope, theory_exponent
 
 _ui.require_app(__file__)
 
-st.title("Rates")
-st.markdown(
-    "How fast does W1 go to 0 as the **effective sample size εn** grows? Each point is one release on n rows "
-    "drawn from the current dataset; the dashed lines are the papers' bounds for those runs, the dotted lines "
-    "the fitted power law $W_1 \\approx C\\,(\\varepsilon n)^{a}$ whose slope $a$ you can compare with the theory."
-)
+_ui.page_intro("rates")
+st.markdown("Each point is one release on n rows drawn from the current data; the dashed lines are the papers' "
+            "bounds for those runs where one is proven, the dotted lines the fitted power law "
+            "$W_1 \\approx C\\,(\\varepsilon n)^{a}$ whose slope $a$ you can compare with the theory.")
+_ui.lesson_box("rates")
 specs = _ui.mechanisms()
 default = [m for m in ("pmm", "psmm", "flat_histogram") if m in specs][:2] or list(specs)[:1]
 names = st.multiselect("Mechanisms", list(specs), default=default, key="rates_mechs", persist_state="session",
@@ -85,4 +84,7 @@ else:
                "resolution term and logarithmic factors can make the fitted slope differ from the theory in either "
                "direction; use more repeats and a wider range of n for a steadier fit.")
     st.download_button("Sweep results (CSV)", df.to_csv(index=False).encode(), file_name="rates_sweep.csv",
-                       mime="text/csv", icon=":material/download:", key="rates_dl")
+                       mime="text/csv", icon=":material/download:", key="rates_dl",
+                       help="The measured W1 of every run: computed from the real data (owner view), for you, not "
+                            "for publication.")
+_ui.lesson_nav("rates")

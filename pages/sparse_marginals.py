@@ -1,4 +1,4 @@
-"""Certified sparse-marginal release (seed 002): marginal heatmaps, the certificate, loss vs certificate."""
+"""Certified marginals: noisy two-column tables, synthetic points fitted to them, and a private certificate."""
 
 import numpy as np
 import streamlit as st
@@ -13,7 +13,10 @@ _ui.require_app(__file__)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _loss(X, Y, lower, upper, names, s):
-    return float(sparse_utility_loss(X, Y, int(s), _ui._dom(lower, upper, names)))
+    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
+    value, det = sparse_utility_loss(X, Y, int(s), _ui._dom(lower, upper, names), budget="interactive",
+                                     return_details=True)
+    return value, det["lower"], det["upper"]
 
 
 def _block(v, k, s):
@@ -21,69 +24,62 @@ def _block(v, k, s):
     return v.reshape(k, k) if s == 2 else v.reshape(1, -1)
 
 
-head = _ui.mechanism_header(
-    "sparse_marginals", "Certified sparse marginals",
-    "Release every **s-dimensional marginal** (all pairs of columns for s = 2) as a histogram on a k×k grid, "
-    "with superregular (Haar) noise along a snake path through each grid, then find synthetic points on "
-    "public candidates whose marginals fit the noisy ones (a linear program). The release comes with a "
-    "**certificate**: a private, high-probability upper bound on the utility loss — the largest W1 over "
-    "all s-marginals — that you can publish with the data.", defaults={"s": min(2, _ui.data().d)})
-if head is not None:
-    spec, params = head
-    res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
-    if res is not None:
-        rel, w = res
-        d = _ui.data()
-        tr, pr = rel.trace, rel.params
-        k, s_ord = int(pr["k"]), int(pr["s"])
-        subsets = tr["subsets"]
-        names = d.domain.names
-        st.caption(f"s = {s_ord}, k = {k} cells per axis ({pr['cells_per_block']} per block), K = {pr['K']} "
-                   f"block(s), Laplace scale {pr['noise_scale']:.3g} on the Haar coefficients, support of "
-                   f"{pr['support_size']} public points ({pr['public']}).")
+spec, params = _ui.mechanism_header("sparse_marginals", "sparse_marginals", defaults={"s": min(2, _ui.data().d)})
+res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
+if res is not None:
+    rel, w = res
+    d = _ui.data()
+    tr, pr = rel.trace, rel.params
+    k, s_ord = int(pr["k"]), int(pr["s"])
+    subsets = tr["subsets"]
+    names = d.domain.names
+    consistent = pr["certificate_key"].endswith("_consistent")
+    st.caption(f"Every {s_ord}-column table on a grid of {k} cells per axis ({pr['K']} table(s)) got noise whose "
+               f"running sums along a snake path stay small; {pr['support_size']:,} candidate points were fitted to "
+               "the noisy tables by a linear program.")
+    with st.expander("The mathematics", icon=":material/functions:"):
+        st.latex(r"\mathcal U(\mu_D,\mu)=\max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)\ \le\ \tfrac1{2k} + "
+                 r"q_{1-\delta}\big(\mathcal G(0," + (r"\Pi" if consistent else "") + r"\eta)\big) + "
+                 r"\mathcal G(" + (r"\Pi" if consistent else "") + r"v_{DP}, T\mu)")
+        st.markdown("with probability at least 1 − δ over the noise ([DLS+24], Eq. (4)); $\\mathcal G$ is a proxy "
+                    "of W1 on the grid. " + ("Π makes the noisy tables agree with each other before the proxy is "
+                                           "applied (it removes noise no dataset can produce); the bound stays valid "
+                                           "and gets tighter (docs/deviations.md)." if consistent else ""))
 
-        st.subheader("Marginals: true, noisy, projected")
+    def _certificate():
+        terms = tr["certificate"][pr["certificate_key"]]
+        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
+        _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms["discretisation"],
+                                      "noise (high-probability level)": terms["privatisation_quantile"],
+                                      "fit of the synthetic points": terms["projection"]},
+                                     loss=None if loss is None else loss[0],
+                                     title=f"certificate = {terms['total']:.3g}"),
+                 f"The certificate is the sum of three private parts; with probability at least "
+                 f"{1 - pr['delta_cert']:g} over the noise the true loss is below it. Grey: the realised loss, the "
+                 f"largest W1 over the {s_ord}-column views (" + _ui.OWNER + ")", key="sm_cert")
+        if loss is not None and loss[2] - loss[1] > 1e-12:
+            st.caption(f"Realised loss {loss[0]:.3g}, proven to lie in [{loss[1]:.3g}, {loss[2]:.3g}].")
+
+    def _marginals():
         labels = [" × ".join(names[i] for i in S) for S in subsets]
-        which = st.selectbox("Marginal", list(range(len(subsets))), format_func=lambda i: labels[i], key="sm_block",
+        which = st.selectbox("Table", list(range(len(subsets))), format_func=lambda i: labels[i], key="sm_block",
                              persist_state="session") if len(subsets) > 1 else 0
         panels = {"true (owner view)": _block(tr["owner"]["true_marginals"][which], k, s_ord),
-                  "noisy (DP)": _block(tr["noisy_marginals"][which], k, s_ord),
-                  "projected synthetic (DP)": _block(tr["projected_marginals"][which], k, s_ord)}
+                  "noisy (private)": _block(tr["noisy_marginals"][which], k, s_ord),
+                  "synthetic points (private)": _block(tr["projected_marginals"][which], k, s_ord)}
         _ui.plot(viz.grid_measures({n: v.T.ravel() if s_ord == 2 else v.ravel() for n, v in panels.items()}, k,
-                                   title=f"marginal {labels[which]} on the {k}×{k} grid" if s_ord == 2 else
-                                   f"marginal {labels[which]}"),
-                 "Left: the true marginal histogram (" + _ui.OWNER + ") Middle: with superregular noise (cells "
-                 "can be negative, red). Right: the marginal of the released points.",
-                 r"v^S_{DP} = v^S + [\Phi\tilde\eta^S]_{1:k^s},\quad \tilde\eta\sim\mathrm{Lap}\big(2K/(n\varepsilon)\big)",
-                 key="sm_maps")
+                                   title=f"the table {labels[which]}"),
+                 "Left: the true table (" + _ui.OWNER + ") Middle: with noise (cells can be negative, red). Right: "
+                 "the table of the released points.", key="sm_maps")
 
-        st.subheader("The certificate")
-        cert = pr["certificate_key"]
-        terms = tr["certificate"][cert]
-        label = cert.replace("_consistent", "∘Π")
-        pi = r"\Pi " if cert.endswith("_consistent") else ""  # the consistency projection, when applied
-        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
-        _ui.plot(viz.certificate_bar({"discretisation 1/2k": terms["discretisation"],
-                                      "privatisation (1−δ)-quantile": terms["privatisation_quantile"],
-                                      "projection": terms["projection"]},
-                                     loss=loss, title=f"certificate ({label}) = {terms['total']:.4g}"),
-                 f"The certificate is the sum of three private terms; with probability ≥ {1 - pr['delta_cert']:g} "
-                 "over the noise, the true utility loss is below it. Grey: the realised loss (" + _ui.OWNER + ")"
-                 + (" Π projects the noisy marginals onto consistent ones before the proxy is applied (it removes "
-                    "noise that no dataset can produce; the paper's Eq. (4) as printed gives "
-                    f"{tr['certificate'][pr['certificate']]['total']:.4g})." if cert.endswith("_consistent") else ""),
-                 r"\mathcal U(\mu_D,\mu)\le \tfrac1{2k} + q_{1-\delta}\big(\mathcal G(0," + pi + r"\eta)\big) + "
-                 r"\mathcal G(" + pi + r"v_{DP}, T\mu),\qquad \mathcal U = \max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)",
-                 key="sm_cert")
-
-        st.subheader("Utility loss against the certificate")
-        st.markdown("Several releases over ε and seeds: the certificate (private) against the realised loss "
-                    "(owner view). Points below the diagonal are certified.")
+    def _sweep():
+        st.markdown("Several releases over ε: the certificate (private) against the realised loss (owner view). "
+                    "Points below the diagonal are certified.")
         c1, c2 = st.columns(2)
         eps_list = c1.multiselect("ε values", [0.1, 0.3, 1.0, 3.0, 10.0], default=[0.3, 1.0, 3.0], key="sm_eps",
                                   persist_state="session")
-        nseeds = c2.slider("Seeds per ε", 1, 5, 2, key="sm_seeds", persist_state="session")
-        if st.button("Run certificate sweep", key="sm_run", type="primary"):
+        nseeds = c2.slider("Releases per ε", 1, 5, 2, key="sm_seeds", persist_state="session")
+        if st.button("Run the certificate sweep", key="sm_run", type="primary"):
             bar = st.progress(0.0, text="starting …")
             df = _ui.safe(sweep, "sparse_marginals", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), nseeds,
                           rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"},
@@ -95,6 +91,10 @@ if head is not None:
         df = st.session_state.get("sm_result")
         if df is not None:
             _ui.plot(viz.loss_vs_certificate(df.assign(epsilon=df["epsilon"].map(lambda e: f"ε = {e:g}")),
-                                             color="epsilon", title="realised loss vs certificate"),
-                     "Each point is one release. The certificate is an upper bound that holds with high probability "
-                     "and is itself private; the realised loss needs the data (" + _ui.OWNER + ")", key="sm_sweep")
+                                             color="epsilon", title="realised loss against the certificate"),
+                     "Each point is one release. The certificate holds with high probability and is itself private; "
+                     "the realised loss needs the data (" + _ui.OWNER + ")", key="sm_sweep")
+
+    _ui.look_closer({"The certificate": _certificate, "The tables": _marginals, "Certificate sweep": _sweep},
+                    key="sm_view")
+_ui.lesson_nav("sparse_marginals")

@@ -43,7 +43,7 @@ def unique_weighted(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *, metric: str = "linf",
                         method: str = "auto", weights_x: Any = None, weights_y: Any = None,
-                        return_details: bool = False):
+                        return_details: bool = False, budget: str | None = None):
     """The largest W1 over all s-dimensional marginals: the utility loss of [DLS+24, Eq. (1)].
 
     .. math:: \\mathcal U(\\mu_X, \\mu_Y) = \\max_{S \\subset [d],\\ |S| = s} W_1\\big(P^S_\\#\\mu_X, P^S_\\#\\mu_Y\\big)
@@ -62,6 +62,7 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     domain : Domain or None
     metric : {"linf", "l1", "l2"}, default "linf" (the paper's)
     method : str, default "auto", passed to ``wasserstein1``
+    budget : {None, "interactive", "preview"}, passed to ``wasserstein1`` (what "auto" may spend)
     weights_x, weights_y : arrays of non-negative weights, optional
     return_details : bool, default False
         Also return a dict with the per-subset values and subsets.
@@ -95,8 +96,8 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     for S in subsets:
         Pa, qa = unique_weighted(A[:, S], wa)
         Pb, qb = unique_weighted(B[:, S], wb)
-        res = wasserstein1(Pa, Pb, metric=metric, method=method, weights_x=qa, weights_y=qb,
-                          return_result=True)
+        res = wasserstein1(Pa, Pb, metric=metric, method=method, weights_x=qa, weights_y=qb, budget=budget,
+                           return_result=True)
         values.append(float(res.value))
         extra.append(res)
     values_arr = np.asarray(values)

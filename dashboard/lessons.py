@@ -1,0 +1,310 @@
+"""The lesson path: what each page teaches, what to try, what to see, what to ask (plain text, no Streamlit).
+
+A teacher walks the pages in :data:`ORDER`, from Home to the Audit. Each :class:`Lesson` gives a
+title for people, one sentence on what the page teaches, two or three things to try with the
+page's own controls, what a student should see, and questions to ask the class. The papers are cited
+by their entries in docs/references.md (authors, title, year, link).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Lesson", "Paper", "LESSONS", "ORDER", "PAPERS", "step_of", "neighbours_of"]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper as people cite it: authors, title, venue and year, and where to read it."""
+
+    key: str
+    authors: str
+    title: str
+    venue: str
+    url: str
+
+    def cite(self) -> str:
+        return f"{self.authors}, [{self.title}]({self.url}) ({self.venue})"
+
+
+PAPERS: dict[str, Paper] = {p.key: p for p in (
+    Paper("HVZ23", "Y. He, R. Vershynin, Y. Zhu", "Algorithmically effective differentially private synthetic data",
+          "COLT 2023", "https://proceedings.mlr.press/v195/he23a.html"),
+    Paper("BSV22", "M. Boedihardjo, T. Strohmer, R. Vershynin", "Private measures, random walks, and synthetic data",
+          "2022", "https://arxiv.org/abs/2204.09167"),
+    Paper("DLS+24", "K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang",
+          "Certified private data release for sparse Lipschitz functions", "AISTATS 2024",
+          "https://arxiv.org/abs/2302.09680"),
+    Paper("GFR25", "T. Gonzalez, G. Fanti, A. Ramdas", "Private Evolution converges", "2025",
+          "https://arxiv.org/abs/2506.08312"),
+    Paper("HSVZ23", "Y. He, T. Strohmer, R. Vershynin, Y. Zhu",
+          "Differentially private low-dimensional synthetic data from high-dimensional datasets", "2023",
+          "https://arxiv.org/abs/2305.17148"),
+)}
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One step of the lesson path."""
+
+    title: str
+    teaches: str
+    try_this: tuple[str, ...]
+    expect: tuple[str, ...]
+    ask: tuple[str, ...]
+    papers: tuple[str, ...] = field(default_factory=tuple)
+
+
+LESSONS: dict[str, Lesson] = {
+    "home": Lesson(
+        "What is differentially private synthetic data?",
+        "A synthetic dataset can be shared instead of the real one when it is differentially private (DP); the "
+        "Wasserstein-1 distance W1 says how close it is to the real data.",
+        ("Move the slider under *W1 in one picture* and watch the shaded area between the two cumulative "
+         "distribution functions: that area is W1.",
+         "Under *A first release*, press **ε = 0.01**, then **ε = 10**, and compare the synthetic points with the "
+         "real ones."),
+        ("W1 grows in step with the shift of the synthetic distribution.",
+         "At ε = 0.01 the synthetic points are a blur over the whole square; at ε = 10 they trace the two clusters, "
+         "and W1 drops by a large factor."),
+        ("Every coordinate lies in [0, 1]. Why can W1 (with the largest-coordinate distance) never exceed 1?",
+         "If W1 ≤ 0.02, by how much can the average of the first coordinate differ between the real and the "
+         "synthetic data? (Hint: the first coordinate is a 1-Lipschitz function of the point.)"),
+    ),
+    "data": Lesson(
+        "The data and its public bounds",
+        "Before a mechanism sees the data, someone must declare the box the values can take in principle. The "
+        "bounds are public; reading them off the data would leak the extremes.",
+        ("Load the bundled *iris* data and look at its bounds: [0, 10] cm for every measurement, from domain "
+         "knowledge.",
+         "Upload a CSV of your own, type the bounds each column can take in principle, and use it on the next "
+         "pages."),
+        ("The dotted box around the scatter plot is the public domain: every mechanism works inside it and moves "
+         "a value outside onto its edge (clamping).",),
+        ("Why would using the smallest and largest value of the data as the bounds break differential privacy?",
+         "Someone types [0, 100] as the bounds of an income column. What happens to the data, and to the synthetic "
+         "data?"),
+    ),
+    "pmm": Lesson(
+        "Private partition tree (PMM)",
+        "PMM cuts the square in half again and again and adds noise to the count of every cell at every level. "
+        "Coarse levels have large counts, so their noise hardly matters: the big picture stays accurate and the "
+        "noise only blurs fine detail.",
+        ("Move ε from 1 down to 0.1 and watch the synthetic points and W1.",
+         "Under *Look closer*, open **Counts of one level** at a deep level and compare the noisy counts with the "
+         "consistent ones.",
+         "Open **Several releases** and draw again: each release is random, but all are close to the data."),
+        ("At smaller ε the synthetic points spread out and W1 grows, roughly like 1/ε at first.",
+         "At a deep level many noisy counts are negative. The consistent counts are never negative, and the two "
+         "children of every cell add up to their parent."),
+        ("Why does PMM give the deep levels the larger share of ε, although their counts are smaller?",
+         "What would go wrong if we released the noisy counts of only the finest level?"),
+        ("HVZ23",),
+    ),
+    "psmm": Lesson(
+        "Private grid, projected (PSMM)",
+        "Noisy counts on a grid, divided by n, form a signed measure: some cells get negative mass. PSMM turns it "
+        "into the closest probability distribution, instead of simply clipping the negative cells.",
+        ("Set ε = 0.1 and open **Projection against clipping** under *Look closer*.",
+         "Compare the W1 of the two synthetic datasets below the pictures."),
+        ("Clipping throws the negative mass away and inflates every positive cell, which spreads synthetic points "
+         "into empty regions. The projection moves as little mass as possible: its W1 is lower.",),
+        ("What does clipping do to the total mass before normalising, and why does that hurt W1?",),
+        ("HVZ23",),
+    ),
+    "random_walk": Lesson(
+        "Superregular random walk",
+        "Order the cells along a path and add noise whose running sums stay small. The cumulative distribution on "
+        "the path is a running sum of counts, and W1 on a line is the area between two cumulative distributions: "
+        "small running sums of the noise mean small W1.",
+        ("Open **Running sums of the noise** under *Look closer* and make the walk longer.",
+         "Move ε and watch the synthetic cumulative distribution on the line."),
+        ("The running sums of independent Laplace noise wander like the square root of the length; those of the "
+         "superregular walk stay inside a band that grows only like a power of the logarithm.",),
+        ("Why is the running sum, not each single noisy count, what matters for W1 on a line?",
+         "The path visits neighbouring cells one after the other. Why does that make W1 on the line an upper bound "
+         "for W1 in the square?"),
+        ("BSV22", "DLS+24"),
+    ),
+    "sparse_marginals": Lesson(
+        "Certified marginals",
+        "Release the two-column tables (marginals) of the data with noise, fit synthetic points to them, and "
+        "publish with them a certificate: a private upper bound on how far any two-column view of the synthetic "
+        "data is from the real one.",
+        ("Look at the certificate's three parts and the realised loss next to it.",
+         "Press **Run the certificate sweep**: several releases over ε."),
+        ("Every point of the sweep lies below the diagonal: the certificate is above the realised loss, as it "
+         "promises with high probability, and both shrink as ε grows.",),
+        ("The certificate is computed without looking at the data again. How can it bound the true loss?",),
+        ("DLS+24",),
+    ),
+    "private_evolution": Lesson(
+        "Private Evolution",
+        "Private Evolution starts from a cloud of points that knows nothing about the data and, step by step, "
+        "lets the real points vote with noise for the nearest candidates; the cloud moves towards the data.",
+        ("Press **Play** on the iterations picture.",
+         "Choose the start **origin** (a single point in the corner) and watch the cloud travel to the data."),
+        ("The cloud moves to the data within a few iterations and W1 drops. Each iteration spends part of the "
+         "budget, so later iterations are noisier: after the best iteration W1 can creep up again, which is why "
+         "the number of iterations is chosen in advance from n and ε.",),
+        ("Why does Private Evolution need δ > 0 while PMM does not?",
+         "What limits how close the cloud can get to the data?"),
+        ("GFR25",),
+    ),
+    "low_dim": Lesson(
+        "Low-dimensional data (private PCA)",
+        "In high dimension every grid becomes too fine to fill. When the data lie near a low-dimensional plane, "
+        "find the plane privately first, then make the synthetic data inside it.",
+        ("Use the 3-D demo (points near a plane) and compare with PMM on the full cube under *Look closer*.",
+         "Raise ε and watch the angle between the private plane and the true plane shrink."),
+        ("Inside the plane the mechanism works in 2 dimensions instead of 3, and beats PMM on the full cube once "
+         "the private plane is accurate.",),
+        ("What is spent on finding the plane, and why can that pay off?",),
+        ("HSVZ23",),
+    ),
+    "rates": Lesson(
+        "How fast does W1 shrink?",
+        "Theory says W1 shrinks like a power of εn, the effective sample size; the exponent depends on the "
+        "dimension. Here you measure it.",
+        ("Press **Run sweep** over n, then switch to a sweep over ε.",),
+        ("On the log-log plot the mean W1 falls along a straight line; its fitted slope is close to the "
+         "theoretical exponent (−1/2 in 2-D, up to logarithmic factors).",),
+        ("Why does doubling ε help exactly as much as doubling n?",),
+        ("HVZ23", "BSV22"),
+    ),
+    "compare": Lesson(
+        "All mechanisms side by side",
+        "The same data, the same ε and the same neighbouring relation for every mechanism: which one is closest, "
+        "and at what cost in time?",
+        ("Press **Run comparison**; switch the relation where a mechanism needs the other one.",),
+        ("The tree (PMM) and the walk usually beat the flat histogram; mechanisms that need n public run only under "
+         "*replace*.",),
+        ("Why can some mechanisms run only when the dataset size n is public?",),
+    ),
+    "audit": Lesson(
+        "Checking the privacy claim",
+        "Run a mechanism many times on two datasets that differ in one record and compare the outputs. If one "
+        "output is much more likely on one dataset than on the other, the privacy claim is false.",
+        ("Audit PMM: the lower bound ε̂ stays below the declared ε.",
+         "Choose **a broken PMM (half the noise)** and audit again."),
+        ("The broken mechanism is caught: its ε̂ exceeds the ε it claims.",),
+        ("An audit that passes does not prove privacy. What does it show, and what would?",),
+    ),
+    "glossary": Lesson(
+        "Glossary and papers",
+        "The words of the lessons, and the papers the mechanisms come from.",
+        (), (), (),
+    ),
+}
+
+#: The lesson path, in order.
+ORDER: tuple[str, ...] = ("home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution",
+                          "low_dim", "rates", "compare", "audit", "glossary")
+
+
+def step_of(url: str) -> int:
+    """1-based position of a page on the lesson path."""
+    return ORDER.index(url) + 1
+
+
+def neighbours_of(url: str) -> tuple[str | None, str | None]:
+    """The previous and next pages on the path."""
+    i = ORDER.index(url)
+    return (ORDER[i - 1] if i > 0 else None), (ORDER[i + 1] if i + 1 < len(ORDER) else None)
+
+
+# ----------------------------------------------------------------------------- control labels
+@dataclass(frozen=True)
+class Control:
+    """How a mechanism parameter appears to a student: a label, labels for its choices, and whether it
+    belongs behind "More settings". The code name and the mathematics stay in the help tooltip."""
+
+    label: str
+    choices: dict = field(default_factory=dict)
+    advanced: bool = False
+
+
+#: mechanism -> parameter -> Control (parameters not listed keep their schema's name and place).
+CONTROLS: dict[str, dict[str, Control]] = {
+    "pmm": {
+        "depth": Control("Tree depth (auto if empty)"),
+        "depth_rule": Control("Depth rule", {"auto": "recommended", "paper": "the paper's", "bound": "smallest bound"},
+                              advanced=True),
+        "noise": Control("Noise per level", {"optimal": "more ε for the deep levels", "uniform": "equal"},
+                         advanced=True),
+        "consistency": Control("Make counts consistent by", {"least_squares": "least squares (recommended)",
+                                                             "proportional": "proportional split",
+                                                             "uniform": "equal split"}),
+        "placement": Control("Synthetic points in a leaf", {"uniform": "at random", "center": "at the centre"},
+                             advanced=True),
+        "n_public": Control("Public dataset size (if known)", advanced=True),
+    },
+    "psmm": {
+        "cells": Control("Grid cells (auto if empty)"),
+        "projection": Control("Turn the noisy counts into a distribution by",
+                              {"bl": "the closest distribution (projection)", "clip": "clipping and rescaling"}),
+        "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+        "n_public": Control("Public dataset size (if known)", advanced=True),
+    },
+    "haar_walk": {
+        "grid": Control("Grid cells per axis (auto if empty)"),
+        "grid_rule": Control("Grid rule", {"auto": "recommended", "paper": "the paper's"}, advanced=True),
+        "path": Control("Path through the grid", {"snake": "snake (row by row)", "hilbert": "Hilbert curve",
+                                                  "mst": "spanning-tree tour"}),
+        "projection": Control("Turn the noisy walk into a distribution by",
+                              {"isotonic": "the closest distribution (projection)", "clip": "clipping"}),
+        "rounding": Control("Rounding to points", advanced=True),
+        "noise": Control("Noise", {"discrete": "integer (discrete Laplace)", "continuous": "continuous Laplace"},
+                         advanced=True),
+        "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+    },
+    "sparse_marginals": {
+        "s": Control("Columns per marginal"),
+        "k": Control("Cells per axis (auto if empty)"),
+        "public": Control("Candidate points", {"uniform": "random in the box", "grid": "a regular grid"}),
+        "public_size": Control("Number of candidate points"),
+        "snap_public": Control("Snap candidates to the grid", advanced=True),
+        "certificate": Control("Certificate", {"U_T": "tight (transport on the grid)",
+                                               "L_T": "simple (running sums)"}, advanced=True),
+        "delta_cert": Control("Certificate may fail with probability"),
+        "step3": Control("Fit the synthetic points with", {"L_T": "running sums", "U_T": "transport on the grid"},
+                         advanced=True),
+        "noise": Control("Noise", {"exact_total": "keeps the total exact", "paper": "the paper's"}, advanced=True),
+        "consistency": Control("Make the noisy tables agree", {"certificate": "for the certificate",
+                                                               "both": "for the fit and the certificate",
+                                                               "none": "no"}, advanced=True),
+        "mc_draws": Control("Noise simulations for the certificate", advanced=True),
+        "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+    },
+    "private_evolution": {
+        "iterations": Control("Iterations (auto if empty)"),
+        "n_synthetic": Control("Synthetic points (auto if empty)"),
+        "init": Control("Start from", {"uniform": "random points in the box", "public": "public data",
+                                       "origin": "one corner (the origin)",
+                                       "private": "the private data (NOT private: teaching only)",
+                                       "interpolate": "shrunken private data (NOT private: teaching only)"}),
+        "histogram": Control("Noisy votes, then", {"threshold": "drop small ones and renormalise",
+                                                   "dbl": "closest distribution (small sets)",
+                                                   "laplace_threshold": "Laplace votes with a threshold"},
+                             advanced=True),
+        "threshold": Control("Threshold on the votes", advanced=True),
+        "alpha": Control("Smallest step of the variations (auto if empty)", advanced=True),
+        "beta": Control("Shrink factor of the teaching start", advanced=True),
+        "region": Control("Work inside", {"box": "the box", "ball": "the ball inside the box"}, advanced=True),
+        "metric": Control("Nearest means", {"l2": "straight-line distance", "l1": "city-block distance",
+                                            "linf": "largest-coordinate distance"}, advanced=True),
+    },
+    "low_dim": {
+        "target_dim": Control("Dimension of the private plane d′"),
+        "subroutine": Control("Inside the plane use", {"pmm": "the partition tree (PMM)",
+                                                       "psmm": "the projected grid (PSMM)"}),
+        "adaptive": Control("Choose d′ from the noisy spectrum", advanced=True),
+        "box": Control("Box inside the plane", advanced=True),
+        "covariance_noise": Control("Covariance noise", {"tight": "exact sensitivity", "paper": "the paper's"},
+                                    advanced=True),
+    },
+    "flat_histogram": {
+        "bins": Control("Cells per axis (auto if empty)"),
+        "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+    },
+}

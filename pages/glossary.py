@@ -1,0 +1,26 @@
+"""Glossary and papers: the words of the lessons (docs/glossary.md) and the papers behind the mechanisms."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import ui as _ui
+from dashboard.lessons import PAPERS
+
+_ui.require_app(__file__)
+
+
+@st.cache_data(show_spinner=False)
+def _glossary() -> str:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8")
+    return text.split("\n### ", 1)[1] if "\n### " in text else text
+
+
+_ui.page_intro("glossary")
+st.subheader("The papers")
+st.markdown("\n".join(f"- {p.cite()}" for p in PAPERS.values()))
+st.caption("Where the implementation departs from a paper, and why, is written down in the project's "
+           "documentation (docs/deviations.md).")
+st.subheader("Glossary")
+st.markdown("### " + _glossary())
+_ui.lesson_nav("glossary")
