@@ -42,7 +42,15 @@ from .. import limits, partition
 from ..domain import Domain
 from ..grid import largest_remainder
 from ..noise import discrete_laplace
-from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours, count_sensitivity, resolve_size
+from ..privacy import (
+    MAX_SIZE,
+    Ledger,
+    check_epsilon,
+    check_n_public,
+    check_neighbours,
+    count_sensitivity,
+    resolve_size,
+)
 from ..validation import check_choice, check_int, check_points, check_rng, param_error
 from .base import ParamSpec, Release, register
 
@@ -547,8 +555,6 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     relation = check_neighbours(neighbours, OWNER)
     gen = check_rng(rng, OWNER)
     arr = check_points(X, "X", OWNER, d=domain.d, min_rows=1, columns=domain._cols(X))
-    n_true = int(arr.shape[0])
-    d = domain.d
     consistency = check_choice(consistency, "consistency", OWNER, CONSISTENCY)
     placement = check_choice(placement, "placement", OWNER, PLACEMENTS)
     depth_rule = check_choice(depth_rule, "depth_rule", OWNER, DEPTH_RULES)

@@ -556,7 +556,7 @@ def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = Non
         prefix = np.cumsum(_prefix_norms(int(lev)))
         vals[sel] = 0.5 / ks[sel] + 2.0 * math.sqrt(2.0) * b * prefix[ms[sel] - 1] / ks[sel]
     best_k, best = 1, math.inf
-    for k, val in zip(ks.tolist(), vals.tolist()):  # first k that improves by more than 1e-15
+    for k, val in zip(ks.tolist(), vals.tolist(), strict=True):  # first k that improves by more than 1e-15
         if val < best - 1e-15:
             best_k, best = k, val
     return best_k
