@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
 
 from .validation import check_choice, check_float, check_int, param_error
 
@@ -157,6 +156,8 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     """
     eps = check_float(epsilon, "epsilon", "gaussian_delta", low=0.0)
     m = check_float(mu, "mu", "gaussian_delta", low=0.0, low_open=True)
+    from scipy import special  # imported on use: most mechanisms never need it
+
     a = special.log_ndtr(-eps / m + m / 2.0)
     b = eps + special.log_ndtr(-eps / m - m / 2.0)
     if b >= a:  # only by rounding; δ is non-negative
@@ -181,6 +182,8 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
                              f"delta={dlt:g}. Got {eps:g}.")
     while f(lo) > 0:
         lo -= 20.0
+    from scipy import optimize
+
     return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-13)))
 
 
@@ -211,6 +214,8 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0, compo
     hi = 1.0
     while gaussian_delta(hi, mu) > dlt:
         hi *= 2.0
+    from scipy import optimize
+
     return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - dlt, 0.0, hi, xtol=1e-13, rtol=1e-13))
 
 
