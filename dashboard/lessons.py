@@ -58,8 +58,11 @@ class Lesson:
 LESSONS: dict[str, Lesson] = {
     "home": Lesson(
         "What is differentially private synthetic data?",
-        "A synthetic dataset can be shared instead of the real one when it is differentially private (DP); the "
-        "Wasserstein-1 distance W1 says how close it is to the real data.",
+        "A **synthetic dataset** is a new set of points published instead of the real one. It is **differentially "
+        "private (DP)** when adding or removing any one person's record changes the probability of every possible "
+        "output by at most a factor $e^{\\varepsilon}$: nothing in it can be pinned on one person. Its quality is "
+        "the **Wasserstein-1 distance** $W_1$ to the real data: if $W_1 \\le t$, every 1-Lipschitz statistic (means, "
+        "distribution functions, distances, smooth scores) differs by at most $t$.",
         ("Move the slider under *W1 in one picture* and watch the shaded area between the two cumulative "
          "distribution functions: that area is W1.",
          "Under *A first release*, press **ε = 0.01**, then **ε = 10**, and compare the synthetic points with the "

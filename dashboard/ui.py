@@ -349,7 +349,7 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Distance to the real data (W1)", "—" if w1v is None else w1_text(w1v),
+    c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
                    "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
                    ":material/lock: Computed from the real data (owner view)."
@@ -359,6 +359,9 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     c2.metric(label, value, help=note)
     c3.metric("Synthetic points", f"{rel.synthetic.shape[0]:,}")
     c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
+    if w1v is not None and not w1v.exact:
+        st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
+                   f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
     if not rel.is_dp:
         st.warning("This run is NOT differentially private (a teaching start that reads the private data). "
                    "Never publish its output.")

@@ -22,12 +22,6 @@ def _set_eps(v: float) -> None:
 
 
 _ui.page_intro("home")
-st.markdown(
-    "A **synthetic dataset** is a new set of points published instead of the real one. It is **differentially "
-    "private (DP)** when adding or removing any one person's record changes the probability of every possible "
-    "output by at most a factor $e^{\\varepsilon}$: nothing in it can be pinned on one person. Its quality is "
-    "the **Wasserstein-1 distance** $W_1$ to the real data: if $W_1 \\le t$, every 1-Lipschitz statistic (means, "
-    "distribution functions, distances, smooth scores) differs by at most $t$.")
 _ui.lesson_box("home")
 
 st.subheader("W1 in one picture")
