@@ -20,8 +20,8 @@ from .base import ParamSpec, Release, prepare, register
 @register(dict(
     name="flat_histogram",
     title="Flat Laplace histogram (baseline)",
-    paper="baseline",
-    algorithm="Laplace histogram on one grid",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    algorithm="Laplace histogram on one grid ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("add_remove", "replace"),
     params=(
@@ -57,6 +57,11 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     Resource limits (:mod:`dpsynth_core.limits`) are checked before the grid and the output are
     allocated: ``k^d`` against ``max_cells`` (refused: the grid follows from public inputs and the
     capped size), the output size against ``max_synthetic_rows`` (capped or refused, as above).
+
+    References
+    ----------
+    .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
+       See docs/references.md.
     """
     owner = "flat_histogram"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
@@ -116,8 +121,8 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
 @register(dict(
     name="per_point_laplace",
     title="Per-point Laplace noise (baseline)",
-    paper="baseline",
-    algorithm="Laplace mechanism on each record",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    algorithm="Laplace mechanism on each record ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("replace",),
     default_neighbours="replace",
@@ -131,6 +136,11 @@ def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> 
 
     One record's coordinates have l1 sensitivity d in the unit cube, so each noisy record is ε-DP;
     records are disjoint, so the whole (shuffled) output is ε-DP under replace.
+
+    References
+    ----------
+    .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
+       See docs/references.md.
     """
     owner = "per_point_laplace"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))

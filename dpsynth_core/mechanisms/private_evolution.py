@@ -1,4 +1,4 @@
-"""Private Evolution (seed 003: Gonzalez, Fanti, Ramdas, *Private Evolution Converges*).
+"""Private Evolution (Gonzalez, Fanti, Ramdas, *Private Evolution Converges* [GFR25]).
 
 PE refines a synthetic set ``S_0`` drawn from a data-independent Random API. At iteration t it
 draws variations ``V_t = Variation_API(S_{t-1})`` (Eq. 1), counts how many private points have each
@@ -18,14 +18,14 @@ Post-processings (``histogram``)
 Privacy accounting
 ------------------
 Gaussian histograms: one record moves one count by 1 under add/remove and two counts by 1 under
-replace, so the histogram of counts has l2 sensitivity Δ = 1 or √2 (seed 003 uses √2/n for the
-normalised histogram, proof of Theorem 4.1). T adaptive Gaussian mechanisms with noise σ compose
-exactly to μ-GDP with μ = √T Δ/σ (Dong, Roth, Su 2022, Corollary 3.3); σ is solved from (ε, δ)
+replace, so the histogram of counts has l2 sensitivity Δ = 1 or √2 ([GFR25, proof of Theorem 4.1]
+uses √2/n for the normalised histogram). T adaptive Gaussian mechanisms with noise σ compose
+exactly to μ-GDP with μ = √T Δ/σ [DRS22, Corollary 3.3]; σ is solved from (ε, δ)
 with :func:`dpsynth_core.privacy.gaussian_sigma`. The ledger lists every iteration with the equal
 share ε/T, δ/T of that exact total.
 
-Laplace + threshold: each iteration is an (ε/T, δ/T)-DP stability-based histogram (Proposition
-4.1, Vadhan 2017 Theorem 3.5) and the T iterations compose by basic composition. See
+Laplace + threshold: each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25,
+Proposition 4.1]; [Vad17, Theorem 3.5]) and the T iterations compose by basic composition. See
 :func:`laplace_count_threshold` for the exact calibration with discrete Laplace noise.
 
 Coordinates: everything runs in the unit cube ``[0, 1]^d`` of the public :class:`Domain`
@@ -104,7 +104,7 @@ def pe_l2_sensitivity(neighbours: str) -> float:
     .. math:: \\Delta_2 = 1 \\text{ (add/remove)}, \\qquad \\Delta_2 = \\sqrt{2} \\text{ (replace)}
 
     Adding or removing a record changes one count by 1; replacing one moves one vote from a count
-    to another (seed 003, proof of Theorem 4.1: √2/n for the normalised histogram).
+    to another ([GFR25, proof of Theorem 4.1]: √2/n for the normalised histogram).
     """
     value = check_choice(neighbours, "neighbours", "pe_l2_sensitivity", ("add_remove", "replace"))
     return 1.0 if value == "add_remove" else math.sqrt(2.0)
@@ -116,7 +116,7 @@ def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> 
     .. math:: \\sigma = \\sqrt{T}\\,\\Delta_2 / \\mu(\\varepsilon, \\delta)
 
     where μ(ε, δ) is the largest μ with μ-GDP ⟹ (ε, δ)-DP (exact composition of T Gaussian
-    mechanisms, Dong–Roth–Su Corollary 3.3; seed 003 Theorem 4.1 uses the looser
+    mechanisms, [DRS22, Corollary 3.3]; [GFR25, Theorem 4.1] uses the looser
     ``4 √(T log(1.25/δ)) / (nε)``).
 
     Parameters
@@ -124,6 +124,12 @@ def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> 
     epsilon : float in (0, inf); delta : float in (0, 1)
     neighbours : "add_remove" or "replace"
     iterations : int >= 1
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+    See docs/references.md for the full entries.
     """
     return gaussian_sigma(epsilon, delta, pe_l2_sensitivity(neighbours), iterations)
 
@@ -320,7 +326,7 @@ def gaussian_noisy_counts(counts: np.ndarray, sigma: float, rng: np.random.Gener
 def laplace_count_threshold(epsilon_t: float, delta_t: float, neighbours: str) -> tuple[float, int]:
     """Discrete-Laplace scale and integer count threshold of one (ε_t, δ_t)-DP stability histogram.
 
-    Seed 003, Section 4.2 / Proposition 4.1 (Vadhan 2017, Theorem 3.5): noise ``Lap(2/(nε))`` on the
+    [GFR25, Section 4.2, Proposition 4.1] ([Vad17, Theorem 3.5]): noise ``Lap(2/(nε))`` on the
     positive entries of the normalised histogram and threshold ``H = 2 log(1/δ)/(nε) + 1/n``. On
     counts with integer noise ``Lap_Z(b)``, ``b = Δ_1/ε_t`` (Δ_1 = 1 add/remove, 2 replace), an
     entry is kept when
@@ -337,6 +343,12 @@ def laplace_count_threshold(epsilon_t: float, delta_t: float, neighbours: str) -
     -------
     scale : float, b
     count_threshold : int, 1 + m
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+    See docs/references.md for the full entries.
     """
     delta_1 = 1.0 if neighbours == "add_remove" else 2.0
     b = delta_1 / epsilon_t
@@ -399,7 +411,7 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
 
     Exact (POT network simplex, dual-certified) up to :data:`W1_EXACT_PAIRS` pairs; beyond that the
     same exact solver on a random subsample of the private points, labelled as an estimate (the
-    transport module's certified "sparse" method takes minutes at 10^5 x 2000 in l2).
+    transport module's certified "sparse" method is far slower at 10^5 x 2000 points in l2).
     """
     if U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
         value, cert = _w1_exact(U, S, metric)
@@ -414,8 +426,8 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
 @register(dict(
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
-    paper="seed 003 (Gonzalez, Fanti, Ramdas: Private Evolution Converges)",
-    algorithm="Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
+    paper="González, Fanti, Ramdas, Private Evolution converges (2025) [GFR25]",
+    algorithm="[GFR25] Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
     dp="approximate",
     neighbours=("add_remove", "replace"),
     default_neighbours="replace",
@@ -462,7 +474,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
                       threshold=0.0, variation_scales=None, alpha=None, init="uniform", public=None, beta=0.25,
                       region="box", metric="l2", neighbours="replace", n_public=None,
                       allow_nonprivate_init=False, track_w1=True, rng=None) -> Release:
-    """Private Evolution, Algorithms 2-4 of seed 003 with the variation API of Eq. (1).
+    """Private Evolution [GFR25, Algorithms 2–4] with the variation API of [GFR25, Eq. (1)].
 
     For t = 1..T:
 
@@ -540,6 +552,13 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     Theorem 4.1 bounds E W1 by an Õ rate with unspecified constants, so ``bound`` is None;
     ``params["theorem_4_1_rate"]`` gives :math:`d D(\\sqrt{\\log(n\\varepsilon/\\sqrt{\\log(1/\\delta)})
     \\log(1/\\delta)}/(n\\varepsilon))^{1/d}` without constants.
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+    See docs/references.md for the full entries.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng)
     dlt = check_probability(delta, "delta", OWNER)
@@ -635,8 +654,8 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         for t in range(1, T + 1):
             ledger.add(f"iteration {t}: Laplace + threshold NN histogram (scale {lap_scale:.4g}, keep counts >= "
                        f"{count_thr})", eps_t, dlt_t)
-        ledger.note = (f"Each iteration is an (ε/T, δ/T)-DP stability-based histogram (seed 003 Proposition 4.1, "
-                       f"Vadhan Theorem 3.5; discrete Laplace scale {lap_scale:.4g} on positive counts, threshold "
+        ledger.note = (f"Each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25, Proposition 4.1]; "
+                       f"[Vad17, Theorem 3.5]; discrete Laplace scale {lap_scale:.4g} on positive counts, threshold "
                        f"{count_thr}); the T = {T} iterations compose by basic composition.")
         sigma_used = None
     else:
@@ -815,8 +834,8 @@ def _to_domain(domain):
 def _bl_projection_fn():
     """Algorithm 2, line 8: the probability vector on V_t closest to ν = c̃/n in D_BL.
 
-    Uses :func:`dpsynth_core.transport.bl_projection` (seed 000 Algorithm 2, dense LP). Its function
-    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, seed 003's F_BL with Ω the unit cube (with
+    Uses :func:`dpsynth_core.transport.bl_projection` ([HVZ23, Algorithm 2], dense LP). Its function
+    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
     ``region="ball"`` the bound on |f| is the cube's diameter, not the ball's).
     """
     from ..transport import bl_projection

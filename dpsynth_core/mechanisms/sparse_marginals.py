@@ -1,7 +1,7 @@
-"""Certified private release for sparse Lipschitz queries (seed 002: Donhauser et al., AISTATS 2024).
+"""Certified private release for sparse Lipschitz queries (Donhauser et al., AISTATS 2024 [DLS+24]).
 
 The utility loss of a synthetic measure μ against the data's empirical measure μ_D is the largest
-Wasserstein-1 distance over all s-dimensional marginals (seed 002, Eq. (1); l_inf metric on
+Wasserstein-1 distance over all s-dimensional marginals ([DLS+24, Eq. (1)]; l_inf metric on
 ``[0,1]^s``, probability measures, unit-cube coordinates):
 
 .. math:: \\mathcal U(\\mu_D, \\mu) = \\max_{S \\subset [d],\\ |S| = s} W_1(P^S_\\# \\mu_D, P^S_\\# \\mu)
@@ -60,11 +60,9 @@ Algorithm 1 of the paper, as implemented by :func:`sparse_marginals`:
    :math:`\\mathcal U_T(\\Pi v_{DP}, \\mathbb T\\mu) + \\mathcal U(\\mathbb T^{-1}\\mathbb T\\mu, \\mu)` by the triangle inequality.
    With one quantile for the maximum over blocks, the maximum over blocks of the per-block sum equals
    the sum of the per-term maxima (only the projection term varies by block). The paper's certificates
-   (Π = I) stay in the trace. Measured at n = 2000, d = 4, s = 2, k = 8, ε = 1
-   (``benchmarks/results/sparse_marginals.json``, 200 runs per dataset): the U_T quantile drops from
-   0.153 to 0.131 (median), the projection term from 0.120 to 0.108 (mixture, shifted public) and the
-   median certificate / loss from 4.29 to 3.81 (mixture) and 3.46 to 3.12 (corner clusters), with no
-   exceedance in 200 runs for either certificate.
+   (Π = I) stay in the trace. The effect of the projection on the U_T quantile, the projection term,
+   the certificate / loss ratio and the exceedance frequency (n = 2000, d = 4, s = 2, k = 8, ε = 1, two
+   datasets) is measured in ``benchmarks/results/sparse_marginals.json`` ("coverage_tightness").
 
 Only the replace relation is supported: the histograms are normalised by n, which must be public
 (the paper's setting). Under add/remove the mechanism refuses to run.
@@ -164,7 +162,7 @@ def _path_rank(k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def marginal_vector(U: Any, s: int, k: int, weights: Any = None, *, order: str = "path") -> np.ndarray:
-    """The query operator T of seed 002, Section 3: all discretised s-marginals.
+    """The query operator T of [DLS+24, Section 3]: all discretised s-marginals.
 
     .. math:: (T\\mu)^S_i = \\mu\\{x : P^S x \\in \\text{cell } i \\text{ of } T_{k,s}\\}, \\quad S \\subset [d],\\ |S| = s
 
@@ -200,7 +198,7 @@ def marginal_vector(U: Any, s: int, k: int, weights: Any = None, *, order: str =
 
 
 def noise_scale(n: int, epsilon: float, d: int, s: int, k: int | None = None, *, exact_total: bool = False) -> float:
-    """Laplace scale of the Haar coefficients (seed 002, Lemma 2 and Section 3).
+    """Laplace scale of the Haar coefficients [DLS+24, Lemma 2, Section 3].
 
     .. math:: b = \\frac{\\|\\Phi^{-1}\\|_1 \\Delta_T}{\\varepsilon} = \\frac{2\\binom{d}{s}}{n\\varepsilon}
               \\qquad\\Big(\\text{exact total: } b = \\frac{2\\binom{d}{s}}{n\\varepsilon}\\cdot\\frac{L}{L+1},\\
@@ -211,14 +209,19 @@ def noise_scale(n: int, epsilon: float, d: int, s: int, k: int | None = None, *,
     Exact total: under replace every block sums to 1 for every dataset, so the root Haar coefficient
     :math:`(\\Phi^{-1}v)_0 = 1/(L+1)` is public and needs no noise; one record moves the other coefficients of
     :math:`M_L^{-1}v` by at most 2/n per level (one ±1/n for each of the two cells), i.e.
-    :math:`\\|\\Phi^{-1}(v - v')\\|_1 \\le 2L/((L+1)n)` per block (MATH_NOTES: under replace the root count is
-    exact; :func:`dpsynth_core.haar.privatize_counts` does the same).
+    :math:`\\|\\Phi^{-1}(v - v')\\|_1 \\le 2L/((L+1)n)` per block (docs/sparse-marginals.md, "Step 2: noise": under replace the block totals
+    are exact; :func:`dpsynth_core.haar.privatize_counts` does the same).
 
     Parameters
     ----------
     n : int >= 1 (public under replace); epsilon : float in (0, inf); d : int >= 1; s : int in [1, d]
     k : int >= 1, needed with ``exact_total``
     exact_total : bool, default False
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+       See docs/references.md.
     """
     owner = "noise_scale"
     nn = check_int(n, "n", owner, low=1)
@@ -267,7 +270,7 @@ def haar_block_noise(K: int, k: int, s: int, scale: float, rng: Any = None, *, d
 
 # ------------------------------------------------------------------------------- proxy losses
 def proxy_lt(w_path: Any, k: int, *, per_block: bool = False):
-    """The proxy loss of seed 002, Eq. (10), of a signed vector ``w = v - u`` (blocks in path order).
+    """The proxy loss of [DLS+24, Eq. (10)] of a signed vector ``w = v - u`` (blocks in path order).
 
     .. math:: \\mathcal L_T(v, u) = \\max_S \\frac1k \\sum_{l=1}^{k^s} \\Big|\\sum_{i\\le l} w^S_i\\Big|
 
@@ -277,6 +280,11 @@ def proxy_lt(w_path: Any, k: int, *, per_block: bool = False):
     k : int >= 1
     per_block : bool, default False
         Return the per-block values (..., K) instead of their maximum (...,).
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+       See docs/references.md.
     """
     w = np.asarray(w_path, dtype=float)
     vals = np.abs(np.cumsum(w, axis=-1)).sum(axis=-1) / float(k)
@@ -468,7 +476,7 @@ def _ut_quantile(w_row: np.ndarray, k: int, s: int, level: float,
 
 
 def proxy_ut(w_row: Any, k: int, s: int, *, per_block: bool = False):
-    """The tighter proxy loss :math:`\\mathcal U_T` of seed 002, Eq. (17), exact.
+    """The tighter proxy loss :math:`\\mathcal U_T` of [DLS+24, Eq. (17)], exact.
 
     .. math:: \\mathcal U_T(v, u) = \\max_S \\sup_{f \\in \\mathcal F(T_{k,s}),\\ f(0) = 0}
               \\Big|\\sum_{z_i \\in T_{k,s}} f(z_i)\\,(v^S_i - u^S_i)\\Big|
@@ -487,6 +495,11 @@ def proxy_ut(w_row: Any, k: int, s: int, *, per_block: bool = False):
     Returns
     -------
     float array of shape (...,) (or (..., K) with ``per_block``).
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+       See docs/references.md.
     """
     w = np.asarray(w_row, dtype=float)
     if not per_block:  # the maximum over blocks, solving only the blocks that can attain it
@@ -621,7 +634,7 @@ def _cum_targets(v_path: np.ndarray) -> np.ndarray:
 
 
 def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> dict:
-    """Step 3 of Algorithm 1 over measures on public points (seed 002, Section 5.1, Eq. (16)), sparse.
+    """Step 3 of Algorithm 1 over measures on public points [DLS+24, Section 5.1, Eq. (16)], sparse.
 
     .. math:: \\min_{\\alpha \\in \\Delta^{N-1}} \\ t + \\frac{\\lambda}{K}\\sum_S \\ell_S \\quad \\text{s.t.}\\quad
               \\ell_S = \\frac1k\\sum_l e_{S,l} \\le t,\\quad e_{S,l} \\ge |c_{S,l} - P_{S,l}|,\\quad
@@ -644,6 +657,12 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     -------
     dict with ``alpha`` (N,) on the simplex, ``objective`` (t at the optimum), ``lp_value`` (full objective),
     ``seconds``, ``nnz``, ``n_variables``, ``n_constraints``.
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+    .. [HH18] Q. Huangfu, J. A. J. Hall. Parallelizing the dual revised simplex method. Math. Prog. Comp. 10(1), 2018.
+    See docs/references.md for the full entries.
     """
     v = np.asarray(v_path, dtype=float)
     pos = np.asarray(pos, dtype=np.int64)
@@ -691,7 +710,7 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[iP:iE] = (-np.inf, np.inf)
-    # HiGHS interior point (with crossover to a vertex): about 15x faster than the simplex default here
+    # HiGHS interior point (with crossover to a vertex): faster than the simplex default on these sparse LPs
     res = linprog(obj, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ipm")
     if res.status != 0:
         raise RuntimeError(f"Step 3 LP failed (HiGHS status {res.status}): {res.message}")
@@ -1053,8 +1072,9 @@ def _direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subs
 @register(dict(
     name="sparse_marginals",
     title="Certified sparse-marginal release (Donhauser et al.)",
-    paper="seed 002 (Donhauser, Lokna, Sanyal, Boedihardjo, Hönig, Yang, AISTATS 2024)",
-    algorithm="Algorithm 1 with public-data Step 3 (Section 5.1); certificate Eq. (4) with U_T (Eq. 17) or L_T (Eq. 10)",
+    paper=("Donhauser, Lokna, Sanyal, Boedihardjo, Hönig, Yang, Certified private data release for sparse Lipschitz "
+           "functions (AISTATS 2024) [DLS+24]"),
+    algorithm="[DLS+24] Algorithm 1 with public-data Step 3 (Section 5.1); certificate Eq. (4) with U_T (Eq. 17) or L_T (Eq. 10)",
     dp="pure",
     neighbours=("replace",),
     default_neighbours="replace",
@@ -1079,7 +1099,7 @@ def _direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subs
                   "(Algorithm 1 with G = U_T, an LP over public-point measures; not in the paper).",
                   choices=CERTIFICATES),
         ParamSpec("noise", "choice", "exact_total", "exact_total: under replace the block totals are public and get "
-                  "no noise, the other Haar coefficients slightly less (same ε; MATH_NOTES' replace rule); paper: "
+                  "no noise, the other Haar coefficients slightly less (same ε; docs/sparse-marginals.md, 'Step 2: noise'); paper: "
                   "Laplace(2K/(nε)) on every Haar coefficient (Lemma 2).",
                   choices=NOISES),
         ParamSpec("consistency", "choice", "certificate", "certificate: the released bound uses the proxy composed "
@@ -1097,7 +1117,7 @@ def _direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subs
 def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", public_size=4000, snap_public=True,
                      certificate="U_T", delta_cert=0.1, mc_draws=200, step3="L_T", noise="exact_total",
                      consistency="certificate", n_synthetic=None, neighbours="replace", rng=None) -> Release:
-    """Certified DP release for s-sparse Lipschitz queries (seed 002, Algorithm 1, Sections 3 and 5).
+    """Certified DP release for s-sparse Lipschitz queries [DLS+24, Algorithm 1, Sections 3 and 5].
 
     .. math:: \\mathcal B(\\mu, v_{DP}) = \\frac{1}{2k} + q_{1-\\delta}\\big(\\mathcal G(0,\\eta)\\big)
               + \\mathcal G(v_{DP}, T\\mu) + \\mathcal U(T^{-1}T\\mu, \\mu) \\ \\ge\\ \\mathcal U(\\mu_D, \\mu)
@@ -1141,10 +1161,10 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     noise : {"exact_total", "paper"}, default "exact_total"
         "paper": Laplace(2K/(nε)) on every Haar coefficient (Lemma 2). "exact_total": under replace the
         total mass of each block is public (it is 1), its Haar coefficient gets no noise and the others
-        Laplace(2K/(nε)·L/(L+1)) (:func:`noise_scale`); same ε, less noise (MATH_NOTES: under replace the
-        root count is exact; :func:`dpsynth_core.haar.privatize_counts` does the same). Measured at
-        n = 2000, d = 4, k = 8: the 0.9-quantile of U_T(0, η) drops from 0.20 to 0.15 and that of
-        L_T(0, η) from 0.83 to 0.42.
+        Laplace(2K/(nε)·L/(L+1)) (:func:`noise_scale`); same ε, less noise (docs/deviations.md §9, "Sparse marginals": under
+        replace the block totals are exact; :func:`dpsynth_core.haar.privatize_counts` does the same). Its effect
+        on the certificate's privatisation quantiles (n = 2000, d = 4, k = 8) is measured in
+        benchmarks/results/sparse_marginals.json ("variants", noise=paper against the default).
     consistency : {"certificate", "both", "none"}, default "certificate"
         "certificate": the released bound is Eq. (4) with the proxy :math:`\\mathcal G\\circ\\Pi`, Π the
         consistency projection of the noisy marginals (:func:`consistency_map`, module docstring); for
@@ -1163,6 +1183,12 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         ``trace`` holds the noisy and projected marginals (K, k^s) in row-major cell order, the
         certificate terms for U_T and L_T, the Monte Carlo samples, the LP summary and the Section 5.3
         comparison; ``trace["owner"]`` the true marginals and the realised proxy losses of the noise.
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+    .. [HH18] Q. Huangfu, J. A. J. Hall. Parallelizing the dual revised simplex method. Math. Prog. Comp. 10(1), 2018.
+    See docs/references.md for the full entries.
     """
     owner = _OWNER
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
@@ -1409,7 +1435,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
 # -------------------------------------------------------------------------- shift scenario
 def shift_scenario(n: int, d: int = 4, shift: float = 0.5, rng: Any = None, *, n_public: int = 4000,
                    names: tuple[str, ...] | None = None):
-    """Private and public data with a distribution shift (the idea of seed 002, Figures 1–2), generated.
+    """Private and public data with a distribution shift (the idea of [DLS+24, Figures 1–2]), generated.
 
     The private data is a mixture of three correlated Gaussian clusters (clipped to ``[0,1]^d``), in the
     spirit of census covariates (age, schooling, hours, ...). The public data is drawn from the same
