@@ -1,4 +1,4 @@
-"""Private Evolution (seed 003): accounting, privacy, Algorithm 4 ties, projection, validation."""
+"""Private Evolution [GFR25]: accounting, privacy, Algorithm 4 ties, projection, validation."""
 
 import importlib
 import math
@@ -33,7 +33,7 @@ pe_mod = importlib.import_module("dpsynth_core.mechanisms.private_evolution")
 
 
 def _quadrant_ball(n, rng):
-    """Uniform points in the positive quadrant of the unit l2 ball (seed 003, Section 6)."""
+    """Uniform points in the positive quadrant of the unit l2 ball [GFR25, Section 6]."""
     g = np.abs(rng.standard_normal((n, 2)))
     g /= np.linalg.norm(g, axis=1)[:, None]
     return g * np.sqrt(rng.random(n))[:, None]

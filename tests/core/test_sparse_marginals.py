@@ -1,4 +1,4 @@
-"""Tests for the certified sparse-marginal release (seed 002, Algorithm 1, Eq. (4), (10), (17), Section 5.1)."""
+"""Tests for the certified sparse-marginal release [DLS+24, Algorithm 1, Eqs. (4), (10), (17), Section 5.1]."""
 
 from __future__ import annotations
 
