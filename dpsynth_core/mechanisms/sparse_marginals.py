@@ -32,8 +32,12 @@ Algorithm 1 of the paper, as implemented by :func:`sparse_marginals`:
              + \\underbrace{\\mathcal G(v_{DP}, T\\mu) + \\mathcal U(T^{-1}T\\mu, \\mu)}_{\\text{projection}}
 
    with G = L_T (Eq. (10)) or the tighter :math:`\\mathcal U_T` of Eq. (17) (:func:`proxy_ut`). The
-   quantile is estimated by Monte Carlo over fresh noise draws (no data involved), so the whole
-   certificate is differentially private (post-processing of v_DP and public inputs).
+   quantile is estimated by Monte Carlo over M fresh noise draws (no data involved), so the whole
+   certificate is differentially private (post-processing of v_DP and public inputs). The estimate is
+   the ⌈(1-δ)(M+1)⌉-th smallest draw (:func:`mc_order`): by exchangeability of the noise actually added
+   with the M fresh draws, the release's privatisation term exceeds it with probability at most δ,
+   over the noise and the draws together, so the certificate holds with probability at least 1-δ
+   exactly (the ⌈(1-δ)M⌉-th draw would be exceeded with probability slightly above δ).
 
 5. **Consistent certificate** (the default released bound; not in the paper, an instance of its
    Lemma 1). Lemma 1 needs only a proxy G that is translation invariant, satisfies the triangle
@@ -434,9 +438,9 @@ def _ut_block_max(w_row: np.ndarray, k: int, s: int, budget: _SolveBudget | None
     return float(max(best, 0.0))
 
 
-def _ut_quantile(w_row: np.ndarray, k: int, s: int, level: float,
+def _ut_quantile(w_row: np.ndarray, k: int, s: int, delta: float,
                  budget: _SolveBudget | None = None) -> tuple[float, np.ndarray]:
-    """The conservative (1-δ) quantile (:func:`_quantile_high`) of :math:`\\max_S \\mathcal U_T` over the
+    """The Monte Carlo (1-δ) quantile (:func:`_quantile_high`, order statistic :func:`mc_order`) of :math:`\\max_S \\mathcal U_T` over the
     draws of ``w_row`` (M, K, k^s), exact, and the samples it is the order statistic of.
 
     Each draw's maximum lies in [max of the lower bounds, max of the upper bounds]; only the draws whose
@@ -449,7 +453,7 @@ def _ut_quantile(w_row: np.ndarray, k: int, s: int, level: float,
     lo, hi = lb.max(axis=-1), ub.max(axis=-1)
     exact = np.full(M, np.nan)
     known = np.zeros(M, dtype=bool)
-    r = min(M, max(1, math.ceil(level * M - 1e-12))) - 1
+    r = mc_order(M, delta) - 1
 
     def refine(t: int) -> None:
         exact[t] = _ut_block_max(w_row[t], k, s, budget, (lb[t], ub[t]))
@@ -836,11 +840,47 @@ def step3_dense_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREA
 
 
 # ------------------------------------------------------------------------------- certificate
-def _quantile_high(samples: np.ndarray, level: float) -> float:
-    """The ⌈level·M⌉-th smallest of M samples (the conservative empirical quantile)."""
+def mc_order(M: int, delta: float, owner: str = "mc_order") -> int:
+    """The order statistic j = ⌈(1-δ)(M+1)⌉ whose j-th smallest of M Monte Carlo draws bounds a fresh draw
+    with probability at least 1-δ; refuses when j > M (too few draws for δ).
+
+    Let :math:`Z_0` be the privatisation term of the release (:math:`\\mathcal G(\\eta)` or
+    :math:`\\mathcal G(\\Pi\\eta)` of the noise actually added) and :math:`Z_1, \\dots, Z_M` the same
+    function of M fresh draws of the noise law. The M + 1 values are i.i.d., hence exchangeable, so
+    for continuous draws the rank of :math:`Z_0` among them is uniform on {1, ..., M+1} and
+
+    .. math:: P\\big(Z_0 > Z_{(j)}\\big) = P(\\text{rank of } Z_0 > j) = \\frac{M + 1 - j}{M + 1} \\le \\delta
+              \\iff j \\ge (1-\\delta)(M+1),
+
+    with :math:`Z_{(j)}` the j-th smallest of the M fresh draws; ties only lower the left side. The
+    probability is over the release's noise and the Monte Carlo draws together, which is what the
+    certificate's statement (Eq. (4) via Lemma 1, [DLS+24]) needs: exactly at most δ, not
+    approximately. The smallest such j is ⌈(1-δ)(M+1)⌉; it exists among M draws only when
+    :math:`M \\ge (1-\\delta)/\\delta`. (The ⌈(1-δ)M⌉-th draw, the plain empirical quantile, is exceeded
+    with probability (M+1-⌈(1-δ)M⌉)/(M+1), e.g. 21/201 ≈ 0.104 > 0.1 at M = 200, δ = 0.1.)
+    See docs/sparse-marginals.md, "Step 4: certificate", and docs/deviations.md §9.
+
+    References
+    ----------
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data
+       release for sparse Lipschitz functions. AISTATS 2024. See docs/references.md.
+    """
+    M = int(M)
+    j = math.ceil((1.0 - float(delta)) * (M + 1) - 1e-12)
+    if j > M:
+        need = math.ceil((1.0 - float(delta)) / float(delta) - 1e-12)
+        raise ValueError(
+            f"The 'mc_draws' parameter of {owner} must be at least {need} for delta_cert={float(delta):g}: the "
+            f"certificate uses the ⌈(1-δ)(M+1)⌉-th smallest of M Monte Carlo draws, which needs "
+            f"M >= (1-δ)/δ. Got {M}; pass more mc_draws or a larger delta_cert.")
+    return max(1, j)
+
+
+def _quantile_high(samples: np.ndarray, delta: float) -> float:
+    """The ⌈(1-δ)(M+1)⌉-th smallest of M samples (:func:`mc_order`): exceeded by a fresh draw of the same
+    law with probability at most δ."""
     srt = np.sort(np.asarray(samples, dtype=float))
-    idx = min(srt.size, max(1, math.ceil(level * srt.size - 1e-12))) - 1
-    return float(srt[idx])
+    return float(srt[mc_order(srt.size, delta) - 1])
 
 
 def _support_discretisation(points: np.ndarray, weights: np.ndarray, subsets, k: int) -> float:
@@ -1154,7 +1194,8 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         (Section 5.4: optimising U_T over measures is not tractable).
     delta_cert : float in [0.001, 0.5], default 0.1
     mc_draws : int in [20, 100000], default 200
-        Monte Carlo draws of η for the quantile (the ⌈(1-δ)·M⌉-th smallest draw is used).
+        Monte Carlo draws of η for the quantile: the ⌈(1-δ)(M+1)⌉-th smallest draw is used, which a
+        fresh draw exceeds with probability at most δ (:func:`mc_order`); refused when M < (1-δ)/δ.
     step3 : {"L_T", "U_T"}, default "L_T"
         Proxy minimised in Step 3: L_T (the paper, Eq. (12)/(16), :func:`step3_lp`) or U_T
         (Algorithm 1 with G = U_T, tractable over public points: :func:`step3_ut_lp`; not in the paper).
@@ -1196,6 +1237,8 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     ss = check_int(s, "s", owner, low=1, high=d)
     K = math.comb(d, ss)
     M_draws = check_int(mc_draws, "mc_draws", owner, low=20, high=100_000)
+    dlt = check_float(delta_cert, "delta_cert", owner, low=0.001, high=0.5)
+    mc_order(M_draws, dlt, owner)  # refuses before any work when mc_draws is too small for delta_cert
     lim = limits.current()
     # Resource limits (dpsynth_core.limits), from public inputs only, before anything is allocated: the
     # query vector (K k^s entries) and the Monte Carlo noise of the certificate (mc_draws K k^s entries).
@@ -1232,7 +1275,6 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     noise_kind = check_choice(noise, "noise", owner, NOISES)
     exact_total = noise_kind == "exact_total"
     cons = check_choice(consistency, "consistency", owner, CONSISTENCY)
-    dlt = check_float(delta_cert, "delta_cert", owner, low=0.001, high=0.5)
     capped = None
     if n_synthetic is None:  # n is public under replace: capping the output size is post-processing
         m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)")
@@ -1291,7 +1333,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     # Certificate (Eq. (4)): Monte Carlo quantile with fresh noise (no data)
     mc_eta = haar_block_noise(K, kk, ss, b, gen, draws=M_draws, exact_total=exact_total)  # path order
     mc_lt = proxy_lt(mc_eta, kk)
-    q_lt = _quantile_high(mc_lt, 1.0 - dlt)
+    q_lt = _quantile_high(mc_lt, dlt)
 
     def to_row(w_path: np.ndarray) -> np.ndarray:  # row-major cell c sits at path position rank[c]
         return w_path[..., rank]
@@ -1322,7 +1364,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     budget = _SolveBudget(owner, k=kk, s=ss, K=K, mc_draws=M_draws)
     if need_ut:
         # exact quantile and maxima, solving only the blocks and draws that decide them (_ut_quantile)
-        q_ut, mc_ut = _ut_quantile(mc_eta_row, kk, ss, 1.0 - dlt, budget)
+        q_ut, mc_ut = _ut_quantile(mc_eta_row, kk, ss, dlt, budget)
         ut_syn = _ut_block_max(to_row(v_dp - u_syn), kk, ss, budget)
         ut_lp = _ut_block_max(to_row(v_dp - u_lp), kk, ss, budget)
         terms["U_T"] = _certificate_terms("U_T", k=kk, quantile=q_ut, proj_proxy=ut_syn, proj_support=sup_syn)
@@ -1333,7 +1375,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     if cons != "none":
         mc_pi = consistent_part(mc_eta_row, cmap)  # Π η for fresh noise draws (no data)
         mc_lt_c = proxy_lt(mc_pi[..., order], kk)
-        q_lt_c = _quantile_high(mc_lt_c, 1.0 - dlt)
+        q_lt_c = _quantile_high(mc_lt_c, dlt)
         r_syn, r_lp = v_cons_row - to_row(u_syn), v_cons_row - to_row(u_lp)
         terms["L_T_consistent"] = _certificate_terms(
             "L_T∘Π", k=kk, quantile=q_lt_c, proj_proxy=float(proxy_lt(r_syn[:, order], kk)), proj_support=sup_syn)
@@ -1342,7 +1384,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         mc["L_T_consistent"] = mc_lt_c
         owner_trace["L_T(0,Pi eta)"] = float(proxy_lt(consistent_part(to_row(eta), cmap)[:, order], kk))
         if need_ut:
-            q_ut_c, mc_ut_c = _ut_quantile(mc_pi, kk, ss, 1.0 - dlt, budget)
+            q_ut_c, mc_ut_c = _ut_quantile(mc_pi, kk, ss, dlt, budget)
             mc["U_T_consistent"] = mc_ut_c
             owner_trace["U_T(0,Pi eta)"] = _ut_block_max(consistent_part(to_row(eta), cmap), kk, ss)
 
@@ -1386,7 +1428,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         f"Public candidates: {pub_desc}" + ("; moved to their cell centres in T_k,d (Section 5.1)." if snap else "."),
         f"bound = certificate (Eq. 4, proxy {cert}): with probability >= {1 - dlt:g} over the noise the utility "
         f"loss (largest W1 over all {ss}-marginals, l_inf, unit cube) of the released points is at most "
-        f"{bound:.4g}. The (1-δ)-quantile is a Monte Carlo estimate from {M_draws} noise draws.",
+        f"{bound:.4g}. The (1-δ)-quantile is the ⌈(1-δ)(M+1)⌉-th smallest of M = {M_draws} fresh noise draws (exceeded with probability at most δ).",
         ("Consistent certificate (trace key " + cert_key + "): Eq. (4) with the proxy composed with the "
          f"consistency projection Π ({'identity: too many constraints' if cmap is None else cmap['kind']}); "
          "the paper's Eq. (4) as printed is under key " + cert + f" ({terms[cert]['total']:.4g})."
