@@ -370,27 +370,49 @@ _BOUND_SLACK = 1e-12
 _SOLVE_CELLS = 64
 
 
+def _solve_cost(m: int) -> int:
+    """What one exact solve on m cells (or transport nodes) counts against ``max_transport_solves``."""
+    return max(1, -(-int(m) // _SOLVE_CELLS))
+
+
 class _SolveBudget:
     """Counts exact transport solves of a certificate against ``limits.current().max_transport_solves``.
 
-    Exceeding it raises the project's one-line ValueError naming ``k`` (the cells per block drive the
-    cost) and what else to change. The count depends on public inputs, fresh noise and the DP output
-    (v_DP, α): refusing on it is post-processing."""
+    An explicit choice (``k`` given) is *hard*: its plan (:func:`_ut_solve_plan`, from the cheap bounds)
+    is checked before any solve and a plan above the limit raises the project's one-line ValueError
+    naming ``k`` (the cells per block drive the cost) and what else to change (:meth:`refuse`). The
+    default grid is chosen so that its plan fits (:func:`_default_k_within_budget`) and is *soft*: should
+    its fresh draws still need more, the remaining solves are declined and their proven upper bounds
+    used (a looser, still valid certificate, noted in the release). The count depends on public inputs,
+    fresh noise and the DP output (v_DP, α): refusing on it is post-processing."""
 
-    def __init__(self, owner: str, *, k: int, s: int, K: int, mc_draws: int):
+    def __init__(self, owner: str, *, k: int, s: int, K: int, mc_draws: int, soft: bool = False):
         self.limit = limits.current().max_transport_solves
         self.used = 0
+        self.declined = 0
+        self.soft = soft
         self.owner, self.k, self.s, self.K, self.mc_draws = owner, k, s, K, mc_draws
 
-    def charge(self, m: int) -> None:
-        self.used += max(1, -(-int(m) // _SOLVE_CELLS))
-        if self.used > self.limit:
-            raise ValueError(
-                f"The 'k' parameter of {self.owner} must keep the certificate within {self.limit} exact transport "
-                f"solves (dpsynth_core.limits max_transport_solves); pass a smaller k or s, fewer mc_draws, "
-                f"certificate='L_T' (no transport), or raise the limit with "
-                f"dpsynth_core.limits.override(max_transport_solves=...). Got k={self.k} ({self.K} blocks of "
-                f"{self.k}^{self.s} cells, {self.mc_draws} Monte Carlo draws), which needs more.")
+    def refuse(self, planned: int | None = None) -> None:
+        need = "more" if planned is None else f"up to {planned}"
+        raise ValueError(
+            f"The 'k' parameter of {self.owner} must keep the certificate within {self.limit} exact transport "
+            f"solves (dpsynth_core.limits max_transport_solves); pass a smaller k or s, fewer mc_draws, "
+            f"certificate='L_T' (no transport), or raise the limit with "
+            f"dpsynth_core.limits.override(max_transport_solves=...). Got k={self.k} ({self.K} blocks of "
+            f"{self.k}^{self.s} cells, {self.mc_draws} Monte Carlo draws), which needs {need}.")
+
+    def charge(self, m: int) -> bool:
+        """Count one exact solve on m cells; True if it may run. Over the limit a hard budget raises and a
+        soft one declines: the caller then uses a proven upper bound."""
+        cost = _solve_cost(m)
+        if self.used + cost <= self.limit:
+            self.used += cost
+            return True
+        if self.soft:
+            self.declined += 1
+            return False
+        self.refuse()
 
 
 def _ut_bounds(w_row: np.ndarray, k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
@@ -420,8 +442,9 @@ def _ut_exact(w: np.ndarray, k: int, s: int, budget: _SolveBudget | None) -> flo
         return abs(float(w[0])) * (0.5 / k)
     if not np.any(w):
         return 0.0
-    if budget is not None:
-        budget.charge(w.size)
+    if budget is not None and not budget.charge(w.size):
+        # a soft budget declined: the cheap upper bound is a proven bound on the exact value (conservative)
+        return float(_ut_bounds(w[None, :], k, s)[1][0])
     return _ut_one(w, k, s)
 
 
@@ -436,6 +459,63 @@ def _ut_block_max(w_row: np.ndarray, k: int, s: int, budget: _SolveBudget | None
             break
         best = max(best, _ut_exact(w_row[b], k, s, budget))
     return float(max(best, 0.0))
+
+
+def _ut_solve_plan(w_row: np.ndarray, k: int, s: int, delta: float | None = None) -> int:
+    """An upper bound, from the cheap bounds only (no transport solve), on what :func:`_ut_quantile`
+    (``delta`` given; ``w_row`` of shape (M, K, k^s)) or :func:`_ut_block_max` (``delta=None``, shape
+    (K, k^s)) can charge to the solve budget.
+
+    A draw is refined only while its interval [max lb, max ub] meets the order statistic's range, which
+    only narrows as draws are refined, so the draws whose initial interval meets the initial range are a
+    superset of the refined ones. Within a draw, :func:`_ut_block_max` solves blocks by decreasing upper
+    bound and stops at the first whose upper bound is at most the best exact value; the block with the
+    largest lower bound comes before any block whose upper bound is below that lower bound, so only
+    blocks with ub >= max lb can be solved. One-cell and all-zero blocks cost nothing."""
+    w = np.asarray(w_row, dtype=float)
+    if k**s == 1:
+        return 0
+    lb, ub = _ut_bounds(w, k, s)
+    if delta is None:
+        lb, ub, w = lb[None], ub[None], w[None]
+    lo, hi = lb.max(axis=-1), ub.max(axis=-1)
+    if delta is None:
+        open_ = np.ones(lo.shape, dtype=bool)
+    else:
+        r = mc_order(lo.size, delta) - 1
+        q_lo, q_hi = float(np.partition(lo, r)[r]), float(np.partition(hi, r)[r])
+        open_ = (hi >= q_lo) & (lo <= q_hi)
+    solvable = (ub >= lo[:, None]) & np.any(w != 0, axis=-1)
+    return int(solvable[open_].sum()) * _solve_cost(k**s)
+
+
+def _default_k_within_budget(k0: int, s: int, K: int, M: int, delta: float, n_quantiles: int, exact_total: bool,
+                             rng: np.random.Generator, allowance: int) -> int:
+    """The largest k <= k0 whose estimated exact-solve plan for ``n_quantiles`` U_T quantiles is at most
+    ``allowance``, each solve weighted by its own cost (one solve on m cells counts ⌈m/64⌉ against the
+    limit but takes time of order m², so the default stays fast; the limit itself is the unweighted count):
+    :func:`_ut_solve_plan` on at most 40 planning draws of the noise law (U_T and its bounds
+    are positively homogeneous, so the plan does not depend on the noise scale, hence not on n or ε),
+    scaled to M draws; bisection between 1 (no solve: one cell) and k0. Data-independent; the planning
+    draws are not the certificate's."""
+    Mp = min(M, 40)
+    dp = max(delta, 1.0 / (Mp + 1))
+
+    def fits(k: int) -> bool:
+        if k**s == 1:
+            return True
+        _, rank = _path_rank(k, s)
+        w = haar_block_noise(K, k, s, 1.0, rng, draws=Mp, exact_total=exact_total)[..., rank]
+        # weighted by the cost of one solve again: a dense solve on m cells takes time of order m^2
+        return n_quantiles * _ut_solve_plan(w, k, s, dp) * _solve_cost(k**s) * M / Mp <= allowance
+
+    if fits(k0):
+        return k0
+    lo, hi = 1, k0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
 
 
 def _ut_quantile(w_row: np.ndarray, k: int, s: int, delta: float,
@@ -1275,6 +1355,22 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     noise_kind = check_choice(noise, "noise", owner, NOISES)
     exact_total = noise_kind == "exact_total"
     cons = check_choice(consistency, "consistency", owner, CONSISTENCY)
+    need_ut = cert == "U_T" or st3 == "U_T"
+    n_ut_quantiles = (1 + (cons != "none")) if need_ut else 0
+    # Monte Carlo draws of the certificate and the default grid's planning draws: fresh noise from child
+    # streams of rng, independent of the release's noise and of each other (no data involved).
+    mc_gen, plan_gen = p.rng.spawn(2)
+    if k is None and n_ut_quantiles:
+        # the default grid must fit the exact-solve budget: the largest k <= the default whose estimated
+        # plan (from independent planning draws, so the certificate's draws stay unselected) is at most
+        # half the limit; the certificate's own plan is checked below and a default run never refuses on it
+        kk_default = kk
+        kk = _default_k_within_budget(kk, ss, K, M_draws, dlt, n_ut_quantiles, exact_total, plan_gen,
+                                      limits.current().max_transport_solves // 2)
+        if kk < kk_default:
+            k_rule += (f"; lowered from k = {kk_default} so that the certificate's exact transport solves fit "
+                       f"dpsynth_core.limits max_transport_solves")
+        m = kk**ss
     capped = None
     if n_synthetic is None:  # n is public under replace: capping the output size is post-processing
         m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)")
@@ -1301,6 +1397,19 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     v_cons = v_cons_row[:, order]
     ledger = Ledger().add(f"noisy {ss}-marginals: Haar-transformed Laplace, scale {b:.4g} (Lemma 2"
                           + (", exact totals" if exact_total else "") + ")", p.epsilon)
+
+    # Certificate's Monte Carlo draws (fresh noise, no data) and its exact-solve plan, before the work
+    mc_eta = haar_block_noise(K, kk, ss, b, mc_gen, draws=M_draws, exact_total=exact_total)  # path order
+    mc_eta_row = mc_eta[..., rank]
+    mc_pi = consistent_part(mc_eta_row, cmap) if cons != "none" else None  # Π η for the fresh draws
+    plan = 0
+    if need_ut:
+        plan = _ut_solve_plan(mc_eta_row, kk, ss, dlt)
+        if mc_pi is not None:
+            plan += _ut_solve_plan(mc_pi, kk, ss, dlt)
+    budget = _SolveBudget(owner, k=kk, s=ss, K=K, mc_draws=M_draws, soft=k is None)
+    if plan > budget.limit and not budget.soft:
+        budget.refuse(plan)  # an explicit choice: refused before Step 3 and before any exact solve
 
     # Public candidates (data-independent or given)
     pub_raw, pub_desc = _public_points(public, psize, domain, kk, gen)
@@ -1331,7 +1440,6 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     U_syn = U_syn[gen.permutation(U_syn.shape[0])]
 
     # Certificate (Eq. (4)): Monte Carlo quantile with fresh noise (no data)
-    mc_eta = haar_block_noise(K, kk, ss, b, gen, draws=M_draws, exact_total=exact_total)  # path order
     mc_lt = proxy_lt(mc_eta, kk)
     q_lt = _quantile_high(mc_lt, dlt)
 
@@ -1359,9 +1467,19 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         "n": p.n,
         "n_clamped": p.n_clamped,
     }
-    mc_eta_row = to_row(mc_eta)
-    need_ut = cert == "U_T" or st3 == "U_T"
-    budget = _SolveBudget(owner, k=kk, s=ss, K=K, mc_draws=M_draws)
+    if need_ut and not budget.soft:
+        # the projection terms' plan (residual maxima over blocks; the direct KR terms of unsnapped points),
+        # from the cheap bounds: an explicit choice is refused here, before any exact solve
+        res_rows = [to_row(v_dp - u_syn), to_row(v_dp - u_lp)]
+        if cons != "none":
+            res_rows += [v_cons_row - to_row(u_syn), v_cons_row - to_row(u_lp)]
+        plan += sum(_ut_solve_plan(r_row, kk, ss) for r_row in res_rows)
+        if cons != "none" and not snap:
+            plan += sum(K * (_solve_cost(m) + _solve_cost(m + 1 + n_pts)) for n_pts in (syn_support.shape[0],
+                                                                                    support.shape[0])
+                        if m + 1 + n_pts <= _DIRECT_MAX_NODES)
+        if plan > budget.limit:
+            budget.refuse(plan)
     if need_ut:
         # exact quantile and maxima, solving only the blocks and draws that decide them (_ut_quantile)
         q_ut, mc_ut = _ut_quantile(mc_eta_row, kk, ss, dlt, budget)
@@ -1373,7 +1491,6 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         owner_trace["U_T(0,eta)"] = _ut_block_max(to_row(eta), kk, ss)  # owner-side: never refused
     # the consistent certificate: Eq. (4) with G∘Π (module docstring)
     if cons != "none":
-        mc_pi = consistent_part(mc_eta_row, cmap)  # Π η for fresh noise draws (no data)
         mc_lt_c = proxy_lt(mc_pi[..., order], kk)
         q_lt_c = _quantile_high(mc_lt_c, dlt)
         r_syn, r_lp = v_cons_row - to_row(u_syn), v_cons_row - to_row(u_lp)
@@ -1395,8 +1512,8 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
                     top = _ut_block_max(r_row, kk, ss, budget) + sup
                     return {"per_block": np.array([top]), "exact": snap, "via_grid": float(top)}
                 via_grid = np.array([_ut_exact(row, kk, ss, budget) for row in r_row]) + sup
-                for _ in subsets:
-                    budget.charge(m + 1 + pts.shape[0])
+                if not all([budget.charge(m + 1 + pts.shape[0]) for _ in subsets]):  # a soft budget declined
+                    return {"per_block": via_grid, "exact": False, "via_grid": float(via_grid.max())}
                 direct = _direct_projection(v_cons_row, pts, wts, subsets, kk, ss)
                 return {"per_block": np.minimum(direct, via_grid), "exact": True, "via_grid": float(via_grid.max())}
 
@@ -1448,6 +1565,11 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     if capped is not None:
         params["limits"] = capped
         notes.append(limits.cap_note(capped, owner))
+    if budget.declined:  # the default grid's certificate met the solve limit: proven upper bounds took over
+        params["certificate_upper_bounds"] = budget.declined
+        notes.append(f"The certificate reached dpsynth_core.limits max_transport_solves ({budget.limit}): "
+                     f"{budget.declined} exact transport solve(s) were replaced by their proven upper bounds, so "
+                     f"the bound is valid but looser than the exact computation.")
     trace = {
         "subsets": [list(S) for S in subsets],
         "snake_order": np.asarray(order),

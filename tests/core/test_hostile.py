@@ -17,6 +17,7 @@ fixed, so the marker is removed then.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
@@ -605,3 +606,55 @@ def test_private_evolution_candidate_limit_refuses():
             track_w1=False)
     msg = str(info.value)
     assert MESSAGE.match(msg) and msg.startswith("The 'n_synthetic' parameter of private_evolution must give at most")
+
+
+# ------------------------------------------------- resource follow-ups at the ends of the ε range
+def _no_exact_solve(monkeypatch, SM):
+    monkeypatch.setattr(SM, "_ut_one", lambda *a, **k: pytest.fail("an exact transport solve ran before the refusal"))
+    monkeypatch.setattr(SM, "step3_lp", lambda *a, **k: pytest.fail("Step 3 ran before the refusal"))
+
+
+@pytest.mark.timeout(120)
+def test_sparse_marginals_default_grid_fits_the_solve_budget_at_huge_epsilon(monkeypatch):
+    """ε = 1e6, d = 2, n = 40, defaults: the paper's default k (64, blocks of 4096 cells) needed more than
+    max_transport_solves and was refused after seconds of solves. The default grid is now lowered until its
+    certificate's plan fits: a release, every exact solve within the limit, none replaced by a bound."""
+    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    solved = []
+    one = SM._ut_one
+    monkeypatch.setattr(SM, "_ut_one", lambda w, k, s: solved.append(SM._solve_cost(w.size)) or one(w, k, s))
+    X = np.random.default_rng(2).random((40, 2))
+    rel = run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0)
+    _check_release(rel, Domain.unit(2), 1e6)
+    assert rel.params["k"] < SM.default_k(40, 1e6, 2, 2) == 64
+    assert "lowered from k = 64" in rel.params["k_rule"] and "max_transport_solves" in rel.params["k_rule"]
+    assert sum(solved) <= limits.current().max_transport_solves
+    assert "certificate_upper_bounds" not in rel.params
+
+
+def test_sparse_marginals_explicit_k_over_the_solve_budget_refused_before_any_work(monkeypatch):
+    """The same case with k = 64 given explicitly: refused from the plan (cheap bounds on the Monte Carlo
+    draws), before Step 3 and before any exact solve, with the planned count in the message."""
+    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    _no_exact_solve(monkeypatch, SM)
+    X = np.random.default_rng(2).random((40, 2))
+    with pytest.raises(ValueError) as info:
+        run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0, k=64)
+    msg = str(info.value)
+    assert MESSAGE.match(msg) and msg.startswith("The 'k' parameter of sparse_marginals must keep the certificate "
+                                                 "within 5000 exact transport solves"), msg
+    assert re.search(r"Got k=64 \(1 blocks of 64\^2 cells, 200 Monte Carlo draws\), which needs up to \d+\.$", msg)
+
+
+def test_sparse_marginals_default_grid_never_refuses_on_the_solve_budget():
+    """A tiny limit: an explicit k is refused, the default grid releases; if its fresh draws need more solves
+    than the limit the remaining ones are replaced by their proven upper bounds (noted), never refused."""
+    X = np.random.default_rng(1).random((200, 3))
+    with limits.override(max_transport_solves=3):
+        with pytest.raises(ValueError, match=r"^The 'k' parameter of sparse_marginals must keep the certificate "
+                                             r"within 3 exact transport solves"):
+            run("sparse_marginals", X, Domain.unit(3), epsilon=1.0, rng=0, k=4, public_size=100, mc_draws=20)
+        rel = run("sparse_marginals", X, Domain.unit(3), epsilon=1e6, rng=0, public_size=100, mc_draws=20)
+    _check_release(rel, Domain.unit(3), 1e6)
+    if "certificate_upper_bounds" in rel.params:
+        assert any("proven upper bounds" in n and "max_transport_solves (3)" in n for n in rel.notes)

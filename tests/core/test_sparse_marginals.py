@@ -599,3 +599,24 @@ def test_mc_draws_too_few_for_delta_cert_refused_before_work(monkeypatch):
     with pytest.raises(ValueError, match=r"The 'mc_draws' parameter of sparse_marginals must be at least 99 for "
                                          r"delta_cert=0.01.*Got 20; pass more mc_draws or a larger delta_cert"):
         sm.sparse_marginals(_data(100, 3, 1), Domain.unit(3), epsilon=1.0, delta_cert=0.01, mc_draws=20, rng=0)
+
+
+def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative():
+    """_ut_solve_plan (cheap bounds only) is an upper bound on what _ut_quantile charges; with a soft budget
+    below it the declined solves use their proven upper bounds, so the quantile can only grow."""
+    from dpsynth_core import limits
+
+    K, k, s, M = 3, 6, 2, 60
+    _, rank = sm._path_rank(k, s)
+    w = sm.haar_block_noise(K, k, s, 0.01, rng=4, draws=M, exact_total=True)[..., rank]
+    plan = sm._ut_solve_plan(w, k, s, 0.1)
+    hard = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
+    q_exact, _ = sm._ut_quantile(w, k, s, 0.1, hard)
+    assert 0 < hard.used <= plan
+    exact_all = np.array([sm._ut_block_max(row, k, s) for row in w])
+    assert q_exact == np.sort(exact_all)[sm.mc_order(M, 0.1) - 1]
+    with limits.override(max_transport_solves=max(1, hard.used // 3)):
+        soft = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
+        q_soft, _ = sm._ut_quantile(w, k, s, 0.1, soft)
+    assert soft.declined > 0 and soft.used <= soft.limit
+    assert q_soft >= q_exact
