@@ -254,13 +254,30 @@ def _canonical_distance(x: np.ndarray, Y: np.ndarray, metric: str) -> np.ndarray
     return np.max(diff, axis=1)
 
 
+def _merge_duplicates(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of V (in lexicographic order) and, for each, the smallest index of V holding it.
+
+    A stable ``np.lexsort`` over the columns, then one comparison of consecutive rows: O(d m log m) on
+    float keys. (``np.unique(V, axis=0)`` sorts the rows as opaque byte strings, which made it the
+    slowest step of an iteration at m ~ 10^4; it also told 0.0 from -0.0, which only sent such rows
+    through the tie re-scoring below, with the same result.)
+    """
+    m = V.shape[0]
+    order = np.lexsort(V.T[::-1]) if V.shape[1] > 1 else np.argsort(V[:, 0], kind="stable")
+    Vs = V[order]
+    new = np.ones(m, dtype=bool)
+    if m > 1:
+        new[1:] = np.any(Vs[1:] != Vs[:-1], axis=1)
+    return Vs[new], order[new].astype(np.int64)
+
+
 def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
     """Index of the nearest variation of every private point, ties to the smallest index (Algorithm 4).
 
     .. math:: k(i) = \\min\\{k : k \\in \\arg\\min_j \\rho(U_i, V_j)\\}
 
-    How ties are made exact: exact duplicate rows of V are merged first (``np.unique`` keeps the
-    first occurrence, the smallest index). A KD-tree (``scipy.spatial.cKDTree``, exact search)
+    How ties are made exact: exact duplicate rows of V are merged first (:func:`_merge_duplicates`
+    keeps the first occurrence, the smallest index). A KD-tree (``scipy.spatial.cKDTree``, exact search)
     returns the two nearest distinct rows; when the second is farther than the first by more than
     ``1e-9 (1 + d_1)`` the first is the unique minimiser. Otherwise every row within that radius
     is re-scored with the float64 distance ``ρ`` computed by numpy and the smallest original index
@@ -279,8 +296,7 @@ def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
     int64 ndarray (n,) of indices into V.
     """
     V = np.ascontiguousarray(V, dtype=np.float64)
-    uniq, first = np.unique(V, axis=0, return_index=True)
-    first = first.astype(np.int64)
+    uniq, first = _merge_duplicates(V)
     tree = cKDTree(uniq)
     p = _MINKOWSKI_P[metric]
     if uniq.shape[0] == 1:
@@ -398,12 +414,14 @@ def threshold_weights(noisy: np.ndarray, count_threshold: float) -> np.ndarray |
 
 
 # ------------------------------------------------------------------------------ owner-side W1
-def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str) -> tuple[float, bool]:
-    """Exact W1 (uniform weights) with POT via :func:`dpsynth_core.transport.wasserstein1`."""
+def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str) -> tuple[float, bool, str]:
+    """Exact W1 (uniform weights) via :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the
+    line (d = 1, where every metric is |x - y| and a network simplex on the dense cost matrix was the
+    slowest step of a run), POT's network simplex otherwise."""
     from ..transport import wasserstein1
 
-    res = wasserstein1(A, B, metric=metric, method="pot", return_result=True)
-    return float(res.value), bool(res.certified)
+    res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", return_result=True)
+    return float(res.value), bool(res.certified or res.exact), res.method
 
 
 def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Generator) -> tuple[float, str]:
@@ -413,12 +431,14 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
     same exact solver on a random subsample of the private points, labelled as an estimate (the
     transport module's certified "sparse" method is far slower at 10^5 x 2000 points in l2).
     """
-    if U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
-        value, cert = _w1_exact(U, S, metric)
+    if U.shape[1] == 1 or U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
+        value, cert, method = _w1_exact(U, S, metric)
+        if method == "exact_1d":
+            return value, "exact (1-D CDF formula)"
         return value, "exact (POT emd, dual-certified)" if cert else "exact (POT emd, certificate failed)"
     k = max(1, W1_EXACT_PAIRS // max(1, S.shape[0]))
     sub = U[diag_rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)]
-    value, _ = _w1_exact(sub, S, metric)
+    value, _, _ = _w1_exact(sub, S, metric)
     return value, f"exact POT on a random subsample of {sub.shape[0]} private points (estimate)"
 
 
