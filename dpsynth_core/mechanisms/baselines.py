@@ -68,8 +68,7 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     d = domain.d
     if n_synthetic is not None:
         m_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(m_given, "max_synthetic_rows", owner=owner, param="n_synthetic", what="synthetic rows",
-                             fix="pass a smaller n_synthetic")
+        limits.check_rows(m_given, d, owner=owner)
     if bins is not None:
         check_int(bins, "bins", owner, low=1, high=4096)
     if n_public is not None:
@@ -92,7 +91,7 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     if n_synthetic is None:
         # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
         # public quantity, so capping it is post-processing
-        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}")
+        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
     else:
         m = m_given
     counts = grid_counts(p.U, k)

@@ -428,8 +428,7 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
             raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
     if n_synthetic is not None:
         n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(n_out_given, "max_synthetic_rows", owner=owner, param="n_synthetic",
-                             what="synthetic rows", fix="pass a smaller n_synthetic")
+        limits.check_rows(n_out_given, domain.d, owner=owner)
     if n_public is not None:
         check_n_public(n_public, owner)
 
@@ -477,7 +476,8 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         n_out = n_out_given
     else:  # a public n or a DP size: capping it is post-processing
         n_out, capped = limits.cap_rows(size.n if size is not None else n_hat,
-                                        source=f"n from {size.source if size is not None else n_source}")
+                                        source=f"n from {size.source if size is not None else n_source}",
+                                        d=domain.d)
     if rnd == "cumulative":
         out_counts = cumulative_rounding(proj_cdf, n_out)
     else:

@@ -651,7 +651,7 @@ def _pmm(arr: np.ndarray, domain: Domain, *, eps_total: float, relation: str, ge
     leaf = cons[-1]
     m = int(cons[0][0])
     # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
-    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count")
+    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=domain.d)
     if capped is not None:
         leaf = largest_remainder(leaf, m_out)
     synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)

@@ -606,8 +606,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     T_user = None if iterations is None else check_int(iterations, "iterations", OWNER, low=1, high=500)
     ns_user = None if n_synthetic is None else check_int(n_synthetic, "n_synthetic", OWNER, low=1, high=1_000_000)
     if ns_user is not None:
-        limits.check_planned(ns_user, "max_synthetic_rows", owner=OWNER, param="n_synthetic", what="synthetic rows",
-                             fix="pass a smaller n_synthetic")
+        limits.check_rows(ns_user, domain.d, owner=OWNER)
     if variation_scales is not None and alpha is not None:
         raise param_error(OWNER, "alpha", "None when variation_scales is given", alpha)
     scales_user = None

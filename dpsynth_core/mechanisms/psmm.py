@@ -165,8 +165,7 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
                              fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
     if n_synthetic is not None:
         n_synthetic = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(n_synthetic, "max_synthetic_rows", owner=owner, param="n_synthetic",
-                             what="synthetic rows", fix="pass a smaller n_synthetic")
+        limits.check_rows(n_synthetic, d, owner=owner)
     if n_public is not None:
         n_public = check_n_public(n_public, owner)
 
@@ -181,7 +180,7 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
                              fix="pass fewer cells", got=f"the default {k}^{d} = {k**d} grid cells")
     n_hat = size.n
     # n̂ is public or a DP count: capping the output size at it is post-processing
-    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}")
+    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d)
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     counts = grid_counts(p.U, k)

@@ -1373,11 +1373,10 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         m = kk**ss
     capped = None
     if n_synthetic is None:  # n is public under replace: capping the output size is post-processing
-        m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)")
+        m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)", d=d)
     else:
         m_syn = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(m_syn, "max_synthetic_rows", owner=owner, param="n_synthetic", what="synthetic rows",
-                             fix="pass a smaller n_synthetic")
+        limits.check_rows(m_syn, d, owner=owner)
     if isinstance(public, str):
         check_choice(public, "public", owner, PUBLIC_GENERATORS)
     gen = p.rng

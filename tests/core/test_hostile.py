@@ -658,3 +658,36 @@ def test_sparse_marginals_default_grid_never_refuses_on_the_solve_budget():
     _check_release(rel, Domain.unit(3), 1e6)
     if "certificate_upper_bounds" in rel.params:
         assert any("proven upper bounds" in n and "max_transport_solves (3)" in n for n in rel.notes)
+
+
+@pytest.mark.timeout(120)
+def test_flat_histogram_at_d50_tiny_epsilon_is_capped_by_synthetic_values():
+    """ε = 1e-6, d = 50, n = 40: the noisy size is in the millions and 10^6 rows x 50 coordinates took tens
+    of seconds. The default output is now capped at max_synthetic_values // d rows (post-processing, noted)."""
+    X = np.random.default_rng(50).random((40, 50))
+    rel = run("flat_histogram", X, Domain.unit(50), epsilon=1e-6, rng=0)
+    cap = limits.DEFAULTS.max_synthetic_values // 50
+    assert rel.synthetic.shape == (cap, 50) and cap < limits.DEFAULTS.max_synthetic_rows
+    rec = rel.params["limits"]
+    assert rec["max_synthetic_rows"] == cap and rec["max_synthetic_values"] == limits.DEFAULTS.max_synthetic_values
+    assert rec["d"] == 50 and rec["planned_rows"] > cap
+    assert any(f"capped at {cap:_} rows (dpsynth_core.limits max_synthetic_values: 8_388_608 values at d = 50)" in n
+               for n in rel.notes), rel.notes
+
+
+@pytest.mark.parametrize("name", ["flat_histogram", "haar_walk", "psmm", "sparse_marginals", "private_evolution"])
+def test_explicit_output_above_the_synthetic_values_limit_is_refused(name):
+    d = 2 if name == "psmm" else 20
+    rows = limits.DEFAULTS.max_synthetic_values // d + 1
+    kw = {"delta": 1e-5} if MECHANISMS[name].needs_delta else {}
+    with pytest.raises(ValueError) as info:
+        run(name, np.random.default_rng(0).random((10, d)), Domain.unit(d), epsilon=1.0, rng=0, n_synthetic=rows,
+            **kw)
+    msg = str(info.value)
+    assert MESSAGE.match(msg), msg
+    if rows > limits.DEFAULTS.max_synthetic_rows:  # d = 2: the row limit speaks first
+        assert msg.startswith(f"The 'n_synthetic' parameter of {name} must give at most 1_000_000 synthetic rows")
+    else:
+        assert msg.startswith(f"The 'n_synthetic' parameter of {name} must give at most 8_388_608 synthetic values "
+                              f"(rows x d) (dpsynth_core.limits max_synthetic_values)"), msg
+        assert msg.endswith(f"Got {rows:_} rows x d = {d} = {rows * d:_} values.")
