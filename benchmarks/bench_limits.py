@@ -145,7 +145,8 @@ def main(argv=None) -> None:
     labelled = previous.get("runs", {})
     entry = {"settings": {"n": N, "epsilons": list(EPSILONS), "dims": list(DIMS), "timeout_s": args.timeout,
                           "address_space_cap_gb": args.max_gb},
-             "load_average_1_5_15_min": {"start": list(load_start), "end": list(os.getloadavg())},
+             "load_averages_1_5_15_min": [{"mechanisms": "all" if not args.only else names,
+                                           "start": list(load_start), "end": list(os.getloadavg())}],
              "worst_per_mechanism": worst, "cases": runs}
     if dk is not None:
         entry["sparse_marginals_default_k_s1"] = dk
@@ -154,6 +155,7 @@ def main(argv=None) -> None:
         keep = [c for c in old.get("cases", []) if c["name"] not in names]
         entry["cases"] = keep + runs
         entry["worst_per_mechanism"] = {**old.get("worst_per_mechanism", {}), **worst}
+        entry["load_averages_1_5_15_min"] = old.get("load_averages_1_5_15_min", []) + entry["load_averages_1_5_15_min"]
         if dk is None and "sparse_marginals_default_k_s1" in old:
             entry["sparse_marginals_default_k_s1"] = old["sparse_marginals_default_k_s1"]
     labelled[args.label] = entry
