@@ -3,7 +3,7 @@
 For every page: the first render (caches cleared), a rerun after changing ε (1 -> 2: a new core
 call), and a rerun back at ε = 1 (served from st.cache_data). Pages with an explicit action
 (Rates' sweep, Compare, Audit) also time that action, which shows a progress bar.
-Targets (issue 8): first render <= 3 s, rerun <= 1 s for the cached pages.
+Targets: first render <= 3 s, rerun <= 1 s for the cached pages.
 
 Usage: python benchmarks/bench_dashboard.py [--quick]   (writes benchmarks/results/dashboard.json)
 """

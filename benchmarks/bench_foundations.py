@@ -1,4 +1,4 @@
-"""Foundations figures (issue 2): count tree vs grid+bincount, discrete Laplace vs rng.laplace.
+"""Foundations figures: count tree vs grid+bincount, discrete Laplace vs rng.laplace.
 
 The transport figures (grid W1 at 10^6 points, POT at 3000) are in bench_transport.py.
 """

@@ -1,4 +1,4 @@
-"""Superregular random walk (issue 4): partial sums vs i.i.d. Laplace, speed, W1 of haar_walk vs PMM.
+"""Superregular random walk ([BSV22]; docs/random-walk.md): partial sums vs i.i.d. Laplace, speed, W1 of haar_walk vs PMM.
 
 Writes benchmarks/results/haar_walk.json. Run from the repository root:
 

@@ -17,13 +17,16 @@ Usage::
     python benchmarks/bench_limits.py --label after            # all mechanisms
     python benchmarks/bench_limits.py --label before --timeout 60 --only flat_histogram haar_walk
 
-Results are merged into ``benchmarks/results/limits.json`` under ``--label`` (other labels are kept).
+Results are merged into ``benchmarks/results/limits.json`` under ``--label`` (other labels are kept),
+with the machine's load average at the start and the end of the run (the cores are shared: times
+under load are longer than on a quiet machine).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +120,7 @@ def main(argv=None) -> None:
                 cases.append({"name": name, "d": d, "n": N, "epsilon": eps})
     if not args.only or "sparse_marginals" in names:
         cases.append({"name": "sparse_marginals", "d": 50, "n": 8, "epsilon": 1.0, "tag": "hostile test defaults"})
+    load_start = os.getloadavg()
     runs = []
     for case in cases:
         res = _child(_CHILD, [str(args.max_gb), json.dumps(case)], args.timeout)
@@ -141,6 +145,8 @@ def main(argv=None) -> None:
     labelled = previous.get("runs", {})
     entry = {"settings": {"n": N, "epsilons": list(EPSILONS), "dims": list(DIMS), "timeout_s": args.timeout,
                           "address_space_cap_gb": args.max_gb},
+             "load_averages_1_5_15_min": [{"mechanisms": "all" if not args.only else names,
+                                           "start": list(load_start), "end": list(os.getloadavg())}],
              "worst_per_mechanism": worst, "cases": runs}
     if dk is not None:
         entry["sparse_marginals_default_k_s1"] = dk
@@ -149,6 +155,7 @@ def main(argv=None) -> None:
         keep = [c for c in old.get("cases", []) if c["name"] not in names]
         entry["cases"] = keep + runs
         entry["worst_per_mechanism"] = {**old.get("worst_per_mechanism", {}), **worst}
+        entry["load_averages_1_5_15_min"] = old.get("load_averages_1_5_15_min", []) + entry["load_averages_1_5_15_min"]
         if dk is None and "sparse_marginals_default_k_s1" in old:
             entry["sparse_marginals_default_k_s1"] = old["sparse_marginals_default_k_s1"]
     labelled[args.label] = entry

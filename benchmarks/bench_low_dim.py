@@ -1,4 +1,4 @@
-"""Benchmark of seed 004's low-dimensional mechanism (issue 7). Writes benchmarks/results/low_dim.json.
+"""Benchmark of the low-dimensional mechanism of [HSVZ23] (docs/low-dim.md). Writes benchmarks/results/low_dim.json.
 
 1. Affine plane: n points near a random 2-dimensional affine plane in [0,1]^10 (noise sd 0.01,
    ``datasets.affine_plane``), ε = 2, replace neighbours. Exact W1 (unit cube, l_inf) of
@@ -144,7 +144,7 @@ def main(argv=None) -> None:
     ap.add_argument("--only-big", action="store_true",
                     help="run only the big-n section and replace it in the existing results/low_dim.json")
     args = ap.parse_args(argv)
-    out = {"issue": 7, "quick": args.quick}
+    out = {"quick": args.quick}
     if args.only_big:
         import json
 

@@ -1,4 +1,4 @@
-"""Benchmarks of PMM and PSMM (issue 3). Writes ``benchmarks/results/pmm_psmm.json``.
+"""Benchmarks of PMM and PSMM [HVZ23] (docs/pmm-psmm.md). Writes ``benchmarks/results/pmm_psmm.json``.
 
 Parts (each figure is measured against a baseline in the same run):
 

@@ -1,4 +1,4 @@
-"""Private Evolution (issue 6): reproductions of seed 003's simulations and the timing target.
+"""Private Evolution: reproductions of the simulations of [GFR25, Section 6] and the timing target.
 
 Reproductions (Section 6 / Appendix E setting): Ω = unit l2 ball in R^2 (``Domain([-1,-1],[1,1])``
 with ``region="ball"``), ε = 1, δ = 1e-4, T = 2 log(nε), n = 2000, other parameters from Theorem 4.1,
@@ -92,7 +92,7 @@ def reproductions(seeds: int) -> dict:
     dbl = curves(quad, dbl_seeds, init="origin", histogram="dbl")
     dbl["fall_factor_final"] = dbl["w1_start"] / dbl["w1_final"]
     dbl["seeds"] = dbl_seeds
-    dbl["note"] = "Algorithm 2 (D_BL projection by the dense LP, ~2-3 s per iteration); fewer seeds"
+    dbl["note"] = "Algorithm 2 (D_BL projection by the dense LP at every iteration); fewer seeds"
     out["algorithm2_dbl_origin"] = dbl
 
     private = curves(quad, seeds, init="private", allow_nonprivate_init=True)

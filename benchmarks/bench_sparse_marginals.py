@@ -1,4 +1,4 @@
-"""Certified sparse-marginal release (issue 5; seed 002): coverage, tightness, Step 3 time, k trade-off.
+"""Certified sparse-marginal release [DLS+24]: coverage, tightness, Step 3 time, k trade-off.
 
 Writes ``benchmarks/results/sparse_marginals.json``. Run from the repository root:
 

@@ -1,9 +1,10 @@
-"""Transport figures: exact W1 at scale (issue 10) and foundations parts (c), (d).
+"""Transport figures: exact W1 at scale (docs/transport.md, "Certified sparse W1") and the
+transport figures of the foundations benchmark.
 
 Writes benchmarks/results/exact_w1.json and benchmarks/results/foundations_transport.json.
 Run from the repo root: ``.venv/bin/python benchmarks/bench_transport.py [--quick] [--full]``.
-``--full`` adds the 10^4-point sparse-vs-dense comparison (dense POT alone takes ~50-90 s there) and
-the sparse method alone at 2*10^4 points; ``--huge`` adds 10^5 points (hours: see issue 10's note).
+``--full`` adds the 10^4-point sparse-vs-dense comparison (dense POT alone dominates there: benchmarks/results/exact_w1.json) and
+the sparse method alone at 2*10^4 points; ``--huge`` adds 10^5 points (hours).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def foundations(quick: bool) -> dict:
 def exact_w1(quick: bool, full: bool, huge: bool = False) -> dict:
     rng = np.random.default_rng(1)
     out: dict = {}
-    # BL projection targets (PMM issue): 128^2 < 2 s, 32^3 < 30 s
+    # BL projection targets (docs/pmm-psmm.md, "Projection"): 128^2 < 2 s, 32^3 < 30 s
     for k, d, target in [(128, 2, 2.0), (32, 3, 30.0)]:
         if quick and d == 3:
             k = 16

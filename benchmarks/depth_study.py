@@ -1,4 +1,4 @@
-"""PMM depth / noise-split / consistency study (issue 3): which default minimises exact W1?
+"""PMM depth / noise-split / consistency study (docs/deviations.md §2): which default minimises exact W1?
 
 A depth rule may depend only on the public (n, ε, d) (and on public parameters such as the
 consistency map). We measure, with exact W1 (POT network simplex, l_inf, unit cube; exact 1-D CDF

@@ -15,7 +15,7 @@ hold simultaneously with probability at least :math:`1-\\alpha` (Bonferroni), ev
 and the same with D and D' swapped; the audit reports the largest (or 0). So an (ε, δ)-DP
 mechanism gets :math:`\\hat\\varepsilon \\le \\varepsilon` with probability at least 1 - α, and an
 audit that finds :math:`\\hat\\varepsilon > \\varepsilon` has caught a privacy bug with that confidence
-(the approach of Jagielski, Ullman, Oprea 2020 and Nasr et al. 2021, with exact binomial intervals).
+(the approach of [JUO20] and [NST+21], with the exact binomial intervals of [CP34]; docs/audit.md).
 
 Selection without double dipping
 --------------------------------
@@ -26,7 +26,7 @@ tested on the remaining trials with the Bonferroni correction over those pairs. 
 given by the caller (``thresholds=array``) are data-independent, so all trials are used for testing
 and the correction covers every event.
 
-Power (DESIGN.md): choose a statistic the neighbouring pair moves a lot, e.g. the noisy count of
+Power (docs/audit.md, "Events with power"): choose a statistic the neighbouring pair moves a lot, e.g. the noisy count of
 the finest cell around the added point, not a coarse region's count.
 """
 
@@ -697,7 +697,7 @@ def count_shift(key: Any, cells: Sequence[Any], base: Sequence[float], sign: Seq
     the cells of an added point, -1 for a removed or moved-away one). For independent discrete
     Laplace noise with per-cell budget :math:`\\varepsilon_i` and :math:`w_i = \\varepsilon_i`, s is the
     privacy-loss random variable itself, so its threshold events are the Neyman–Pearson optimal
-    tests (seed 000 Appendix B: :math:`P(Z \\ge 0)/P(Z \\ge 1) = e^{1/\\sigma}`). Any weights give a
+    tests ([HVZ23, Appendix B]: :math:`P(Z \\ge 0)/P(Z \\ge 1) = e^{1/\\sigma}`). Any weights give a
     valid (post-processing) statistic.
 
     Parameters

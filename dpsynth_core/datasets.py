@@ -1,6 +1,6 @@
 """Data for the mechanisms: synthetic generators, bundled real data, CSV loading and export.
 
-Every dataset comes with its PUBLIC domain (DESIGN.md, privacy model): for a generator the domain
+Every dataset comes with its PUBLIC domain (docs/privacy-model.md §1): for a generator the domain
 is known by construction and every point is drawn inside it (or clipped into it, when the
 generator says so); for a bundled real dataset the bounds are hard-coded from the dataset's
 documentation, never computed from the sample. Mechanisms clamp points outside the declared box,
@@ -9,11 +9,11 @@ generator and real dataset against its domain.
 
 Generators
     :func:`uniform_cube`, :func:`gaussian_mixture`, :func:`ring`, :func:`corner`,
-    :func:`clustered_ball` (seed 003, Section 6 / Figure 4), :func:`affine_plane` (seed 004,
-    Theorem 1.2 regime), :func:`mixture_1d`. :data:`GENERATORS` maps each name to
+    :func:`clustered_ball` ([GFR25, Section 6, Figure 4]), :func:`affine_plane` (the regime of
+    [HSVZ23, Theorem 1.2]), :func:`mixture_1d`. :data:`GENERATORS` maps each name to
     ``(function, parameter schema)`` for the dashboard and the CLI.
 Real data
-    :func:`digits` (seed 004, Section 5), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
+    :func:`digits` ([HSVZ23, Section 5]), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
     :func:`default_dataset` is the dashboard's embedded default.
 CSV
     :func:`load_csv` reads a user's file (path, bytes or binary file-like) in memory with strict,
@@ -191,7 +191,7 @@ def uniform_cube(n: int, d: int = 2, *, rng: Any = None) -> Dataset:
     -------
     Dataset
         ``X`` of shape (n, d), public domain ``[0, 1]^d`` (exact: no point is clipped). The
-        unstructured case of the papers' worst-case rates (seed 000, Theorems 10-11).
+        unstructured case of the papers' worst-case rates [HVZ23, Theorems 10–11].
     """
     owner = "uniform_cube"
     n, d = _check_n(n, owner), _check_d(d, owner)
@@ -324,7 +324,7 @@ def corner(n: int, d: int = 2, size: float = 0.05, *, rng: Any = None) -> Datase
 
     .. math:: X_i \\overset{iid}{\\sim} \\mathrm{Unif}([0, \\mathrm{size}]^d)
 
-    The adversarial case for hierarchical mechanisms (seed 000's PMM): all the mass sits in one
+    The adversarial case for hierarchical mechanisms (PMM, [HVZ23, Algorithm 4]): all the mass sits in one
     small cell of the public domain, so most of the partition is empty and the noise in the empty
     cells is what the synthetic data spreads around.
 
@@ -361,12 +361,12 @@ def clustered_ball(
     positive: bool = True,
     rng: Any = None,
 ) -> Dataset:
-    """Points uniform in a small l2 ball inside the unit disc (seed 003, Section 6 / Figure 4).
+    """Points uniform in a small l2 ball inside the unit disc [GFR25, Section 6, Figure 4].
 
     .. math:: X_i \\overset{iid}{\\sim} \\mathrm{Unif}\\big(B_2(c, r) \\cap \\Omega'\\big),\\quad
               \\Omega' = \\mathbb{R}^2_+ \\text{ if positive else } \\mathbb{R}^2
 
-    Seed 003 (Gonzalez, Fanti, Ramdas, *Private Evolution Converges*) runs its simulations on the
+    Gonzalez, Fanti, Ramdas (*Private Evolution Converges* [GFR25]) run their simulations on the
     sample space :math:`\\Omega` = the unit l2 ball of :math:`\\mathbb{R}^2`, with the sensitive
     data in :math:`\\Omega \\cap \\mathbb{R}^2_+` (Section 6); Figure 4 (Appendix E) contrasts a
     heavily clustered dataset, uniform in the ball of radius 0.02 around the origin (the default
@@ -426,7 +426,7 @@ def clustered_ball(
     where = "in the positive quadrant, " if positive else ""
     return Dataset(X, Domain([-1.0, -1.0], [1.0, 1.0], names=_names(2)), "clustered_ball",
                    f"{n} points uniform in the l2 ball of radius {radius:g} around ({c[0]:g}, {c[1]:g}), "
-                   f"{where}inside the unit disc (seed 003, Section 6 / Figure 4). Public domain [-1, 1]^2, "
+                   f"{where}inside the unit disc [GFR25, Section 6, Figure 4]. Public domain [-1, 1]^2, "
                    f"the box around the unit disc.")
 
 
@@ -438,7 +438,7 @@ def affine_plane(
     *,
     rng: Any = None,
 ) -> Dataset:
-    """Points near a random d'-dimensional affine plane in ``[0, 1]^D`` (seed 004's setting).
+    """Points near a random d'-dimensional affine plane in ``[0, 1]^D`` (the setting of [HSVZ23]).
 
     .. math:: X_i = \\mathrm{clip}_{[0,1]^D}\\big(\\tfrac12\\mathbf 1 + s\\,V Z_i + \\mathrm{noise}\\cdot G_i\\big),
               \\quad Z_i \\sim \\mathrm{Unif}[-1, 1]^{d'},\\ G_i \\sim N(0, I_D)
@@ -447,7 +447,7 @@ def affine_plane(
     :math:`s = (0.5 - 3\\,\\mathrm{noise}) / \\max_j \\|V_{j\\cdot}\\|_1` is the largest for which
     the noiseless plane patch stays at least 3 noise standard deviations inside the cube, so the
     final clip touches few points. The plane passes through the cube's centre, not the origin:
-    an affine, not linear, subspace. Seed 004 (Theorem 1.2 and the remark "Improved accuracy if X
+    an affine, not linear, subspace. [HSVZ23] (Theorem 1.2 and the remark "Improved accuracy if X
     is low-dimensional") shows its Algorithm 1 attains the rate :math:`(\\varepsilon n)^{-1/d'}`
     instead of :math:`(\\varepsilon n)^{-1/D}` on such data: the centred covariance has rank d'
     (plus noise). The paper's own experiment (Section 5) uses the digits, see :func:`digits`.
@@ -483,7 +483,7 @@ def affine_plane(
     X = np.clip(0.5 + s * Z @ V.T + noise * gen.standard_normal((n, D)), 0.0, 1.0)
     return Dataset(X, Domain.unit(D, _names(D)), "affine_plane",
                    f"{n} points within noise sd {noise:g} of a random {d_prime}-dimensional affine plane "
-                   f"through the centre of [0, 1]^{D}, clipped into that public domain (seed 004's setting).")
+                   f"through the centre of [0, 1]^{D}, clipped into that public domain (the setting of [HSVZ23]).")
 
 
 def mixture_1d(
@@ -501,7 +501,7 @@ def mixture_1d(
               L_i \\sim \\mathrm{Cat}(w),\\ Z_i \\sim N(0, 1)
 
     In one dimension W1 is the L1 distance between CDFs, so these data make the line mechanisms
-    (seed 001's private measure on the line, the Haar walk) easy to picture.
+    (the private measure on the line of [BSV22, Section 5], the Haar walk) easy to picture.
 
     Parameters
     ----------
@@ -571,9 +571,9 @@ GENERATORS: dict[str, tuple[Callable[..., Dataset], tuple[ParamSpec, ...]]] = {
     )),
     "clustered_ball": (clustered_ball, (
         _N_PARAM,
-        _param("radius", "float", 0.02, "Radius of the ball around the origin (seed 003, Figure 4: 0.02 "
+        _param("radius", "float", 0.02, "Radius of the ball around the origin ([GFR25, Figure 4]: 0.02 "
                                         "clustered, 0.5 not clustered).", 0.001, 1.0),
-        _param("positive", "bool", True, "Keep the positive quadrant only (seed 003, Section 6)."),
+        _param("positive", "bool", True, "Keep the positive quadrant only ([GFR25, Section 6])."),
         _RNG_PARAM,
     )),
     "affine_plane": (affine_plane, (
@@ -658,7 +658,7 @@ def digits() -> Dataset:
 
     .. math:: X_{ij} = \\mathrm{pixel}_{ij} / 16 \\in [0, 1]
 
-    The dataset of seed 004, Section 5 (1797 images of the UCI Optical Recognition of Handwritten
+    The dataset of [HSVZ23, Section 5] (1797 images of the UCI Optical Recognition of Handwritten
     Digits test split, 8 x 8 pixels with integer values 0..16, shipped inside scikit-learn: no
     network). The bound 16 comes from the UCI documentation, not from the sample.
 
@@ -675,7 +675,7 @@ def digits() -> Dataset:
     return Dataset(raw.data / DIGITS_PIXEL_MAX, Domain.unit(64, names), "digits",
                    "1797 handwritten digits (8x8 images, UCI / scikit-learn) with pixel values 0..16 scaled "
                    "by their documented public bound 16 into [0, 1]^64; labels are the digits 0-9 "
-                   "(seed 004, Section 5).", raw.target.astype(np.int64))
+                   "([HSVZ23, Section 5]).", raw.target.astype(np.int64))
 
 
 @functools.lru_cache(maxsize=None)

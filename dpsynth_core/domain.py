@@ -2,7 +2,7 @@
 
 A :class:`Domain` is the box ``[lower_1, upper_1] x ... x [lower_d, upper_d]`` that the data owner
 declares *before* looking at the data. Bounds are public inputs of every mechanism; this module
-offers no function that derives them from data, on purpose (DESIGN.md, privacy model).
+offers no function that derives them from data, on purpose (docs/privacy-model.md §1).
 """
 
 from __future__ import annotations

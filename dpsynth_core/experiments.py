@@ -1,8 +1,8 @@
-"""Experiments: W1 sweeps over (n, ε, repeats) and seed 004's handwritten-digits SVM experiment.
+"""Experiments: W1 sweeps over (n, ε, repeats) and the handwritten-digits SVM experiment of [HSVZ23, Section 5].
 
 * :func:`sweep` -- the exact W1 of any registered mechanism over a grid of sizes n, budgets ε and
   repeats, as a :class:`pandas.DataFrame` (the dashboard's rates page).
-* :func:`digits_svm` -- seed 004, Section 5 / Figure 2: per-class private synthesis of the
+* :func:`digits_svm` -- [HSVZ23, Section 5, Figure 2]: per-class private synthesis of the
   handwritten digits with :func:`~dpsynth_core.mechanisms.low_dim.low_dim` (target dimensions d')
   and with PMM on the full 64-dimensional cube, an SVM trained on the union of the synthetic
   classes, accuracy on a held-out split of real images.
@@ -285,7 +285,7 @@ def digits_per_class(epsilon: float, target_dim: int, *, per_class: int = 6, sub
 
 def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subroutine="pmm", include_full_pmm=True,
                include_real=True, progress=None):
-    """Seed 004, Section 5 (Figure 2): SVM accuracy of classifiers trained on private synthetic digits.
+    """[HSVZ23, Section 5, Figure 2]: SVM accuracy of classifiers trained on private synthetic digits.
 
     .. math:: \\mathrm{acc} = \\frac{1}{|T|}\\sum_{(x, y) \\in T} 1\\{\\mathrm{SVM}_{\\cup_c Y_c}(x) = y\\},
               \\quad Y_c = \\mathcal M_\\varepsilon(\\{x_i : y_i = c\\})

@@ -9,7 +9,7 @@ mechanism happens to emit them (cells, leaves, iterations).
 
 Randomness: a release made with a pinned seed is reproducible and *not* private (whoever knows the
 seed re-draws the noise); its report says so in ``label`` and ``randomness``. See
-docs/privacy-model.md, "Randomness and exports".
+docs/privacy-model.md, §8 "Randomness and exports".
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def points_in_cells(counts: np.ndarray, k: int, d: int, rng: np.random.Generator
 
 
 def default_cells_per_axis(n: int, epsilon: float, d: int, *, cap_cells: int = 2**16) -> int:
-    """``k`` with ``k^d ≈ ε n`` (seed 000, Corollary 8's choice of m ≈ εn cells), at least 1,
+    """``k`` with ``k^d ≈ ε n`` (the choice m ≈ εn cells of [HVZ23, Corollary 8]), at least 1,
     with at most ``cap_cells`` cells in total."""
     k = max(1, min(int(round(max(epsilon * n, 1.0) ** (1.0 / d))), int(cap_cells ** (1.0 / d)) + 1))
     while k > 1 and k**d > cap_cells:  # at most one or two steps after the min above

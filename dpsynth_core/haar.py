@@ -1,7 +1,7 @@
-"""The transposed Haar matrix and the superregular random walk (seed 001, Theorem 3.1; seed 002, Lemma 3).
+"""The transposed Haar matrix and the superregular random walk ([BSV22, Theorem 3.1]; [DLS+24, Lemma 3]).
 
-Conventions (MATH_NOTES.md, "Superregular random walk"; seed 002, Appendix B)
------------------------------------------------------------------------------
+Conventions (docs/random-walk.md, "The transposed Haar matrix"; [DLS+24, Appendix B])
+--------------------------------------------------------------------------------------
 For :math:`m = 2^k` the *transposed Haar matrix* :math:`M_k \\in \\mathbb{R}^{m \\times m}` has its columns
 grouped in levels :math:`L_0, \\dots, L_k`:
 
@@ -14,7 +14,7 @@ grouped in levels :math:`L_0, \\dots, L_k`:
 Every column has l1 norm 1 and the columns are orthogonal, so :math:`M_k^{-1}` is :math:`M_k^T` with rescaled
 rows: its entries are in :math:`\\{-1, 0, 1\\}`, row 0 is all ones (the total) and row ``(l, j)`` is
 "+1 on the first half of block j of level l, -1 on the second half". Each column of :math:`M_k^{-1}` has
-exactly :math:`k + 1` non-zeros. With :math:`\\Phi = (k+1) M_k` (seed 002, Lemma 3):
+exactly :math:`k + 1` non-zeros. With :math:`\\Phi = (k+1) M_k` [DLS+24, Lemma 3]:
 
 .. math:: \\|\\Phi^{-1}\\|_1 = \\max_j \\sum_i |(\\Phi^{-1})_{ij}| = 1, \\qquad
           \\max_i \\Big\\|\\sum_{j \\le i} \\Phi_j\\Big\\|_2 \\le (k+1)^{3/2}
@@ -23,8 +23,8 @@ exactly :math:`k + 1` non-zeros. With :math:`\\Phi = (k+1) M_k` (seed 002, Lemma
 run level by level in :math:`O(m)` with vectorised numpy; dense matrices (:func:`haar_matrix`) exist only
 for tests and pictures.
 
-Superregular noise (seed 001, Theorem 3.1 and Section 5.1; seed 002, Eq. (7) and Lemma 2)
------------------------------------------------------------------------------------------
+Superregular noise ([BSV22, Theorem 3.1, Section 5.1]; [DLS+24, Eq. (7), Lemma 2])
+----------------------------------------------------------------------------------
 For a count vector :math:`c \\in \\mathbb{Z}^m` of l1 sensitivity Δ (1 under add/remove, 2 under replace),
 
 .. math:: \\tilde c = c + \\Phi\\eta, \\qquad \\eta_i \\overset{iid}{\\sim} \\mathrm{Lap}(\\Delta/\\varepsilon)
@@ -33,8 +33,8 @@ is ε-DP. Why: :math:`\\tilde c = \\Phi(\\Phi^{-1}c + \\eta)` is the Laplace mec
 :math:`\\Phi^{-1}c`, followed by the data-independent map Φ (post-processing). The l1 sensitivity of
 :math:`\\Phi^{-1}c` is :math:`\\sup \\|\\Phi^{-1}(c - c')\\|_1 \\le \\|\\Phi^{-1}\\|_1 \\|c - c'\\|_1 \\le \\Delta`, because the
 operator norm :math:`\\ell_1 \\to \\ell_1` is the largest column l1 norm of :math:`\\Phi^{-1}`, which is
-:math:`(k+1)/(k+1) = 1`. So Laplace noise of scale Δ/ε on each coefficient is enough (Dwork–Roth
-Theorem 3.6; seed 002, Lemma 2).
+:math:`(k+1)/(k+1) = 1`. So Laplace noise of scale Δ/ε on each coefficient is enough ([DR14,
+Theorem 3.6]; [DLS+24, Lemma 2]).
 
 The noise is as "regular" as i.i.d. Laplace noise of the same scale on every count (same ε), yet its
 partial sums :math:`S_i = \\sum_{j\\le i} (\\Phi\\eta)_j = \\langle \\sum_{j \\le i}\\Phi_j, \\eta\\rangle` have standard
@@ -45,7 +45,7 @@ Integer (discrete) variant. :math:`M_k^{-1}c` is an *integer* vector whose l1 se
 :math:`(k+1)\\Delta`; adding :math:`\\xi_i \\sim \\mathrm{Lap}_\\mathbb{Z}((k+1)\\Delta/\\varepsilon)` to it is ε-DP
 (discrete Laplace mechanism), and :math:`M_k(M_k^{-1}c + \\xi) = c + \\Phi(\\xi/(k+1))`. So
 ``discrete=True`` draws the noise as :math:`M_k\\xi`: the same construction with integer noise on integer
-Haar coefficients (seed 002, footnote 2; DESIGN.md: counts receive integer noise). The result is a
+Haar coefficients ([DLS+24, footnote 2]; docs/privacy-model.md §5: counts receive integer noise). The result is a
 dyadic rational, exact in float64 for any realistic count.
 
 Exact total under replace. Under replace, n is public and :math:`(M_k^{-1}c)_0 = \\sum_i c_i = n` does not
@@ -55,7 +55,7 @@ scale :math:`2k/((k+1)\\varepsilon)` in Φ units (:func:`privatize_counts` does 
 
 Padding. m must be a power of two. A count vector of any length m is padded with zeros up to
 :math:`2^K`, :math:`K = \\lceil \\log_2 m \\rceil`, the noise is drawn for :math:`2^K` positions and the first m
-entries are kept (seed 002, Eq. (7): :math:`[\\Phi\\tilde\\eta]_{1:m}`); dropping coordinates is
+entries are kept ([DLS+24, Eq. (7)]: :math:`[\\Phi\\tilde\\eta]_{1:m}`); dropping coordinates is
 post-processing, and every partial sum bound above holds with K in place of k.
 """
 
@@ -244,7 +244,7 @@ def haar_inverse_matrix(k: int, *, scaled: bool = False) -> np.ndarray:
 
 
 def prefix_row_norms(k: int, *, scaled: bool = True) -> np.ndarray:
-    """:math:`\\|\\sum_{j\\le i}\\Phi_j\\|_2` for every i (seed 002, Lemma 3), in O(m k) without dense matrices.
+    """:math:`\\|\\sum_{j\\le i}\\Phi_j\\|_2` for every i [DLS+24, Lemma 3], in O(m k) without dense matrices.
 
     The sum of the first i+1 rows of :math:`M_k` has at most one non-zero per level; it is computed
     as the running sums of the columns restricted to the prefix.
@@ -296,13 +296,13 @@ def _draws(draws: Any, owner: str) -> int | None:
 def superregular_noise(m: int, epsilon: float | None = None, sensitivity: float = 1.0, rng: Any = None, *,
                        scale: float | None = None, discrete: bool = False, exact_total: bool = False,
                        draws: int | None = None) -> np.ndarray:
-    """Superregular noise :math:`[\\Phi\\eta]_{1:m}` (seed 001, Theorem 3.1; seed 002, Eq. (7), Lemma 3).
+    """Superregular noise :math:`[\\Phi\\eta]_{1:m}` ([BSV22, Theorem 3.1]; [DLS+24, Eq. (7), Lemma 3]).
 
     .. math:: \\mathrm{noise} = [\\Phi \\eta]_{1:m}, \\quad \\Phi = (K+1) M_K, \\quad
               \\eta_i \\overset{iid}{\\sim} \\mathrm{Lap}(b), \\quad b = \\Delta/\\varepsilon,\\ K = \\lceil\\log_2 m\\rceil
 
-    Adding it to a count vector of l1 sensitivity Δ is ε-DP (module docstring). For other uses (seed 002
-    with K blocks: ``scale = K Δ / ε``) pass the Laplace scale b directly.
+    Adding it to a count vector of l1 sensitivity Δ is ε-DP (module docstring). For other uses (the K
+    blocks of [DLS+24]: ``scale = K Δ / ε``) pass the Laplace scale b directly.
 
     Parameters
     ----------
@@ -327,6 +327,12 @@ def superregular_noise(m: int, epsilon: float | None = None, sensitivity: float 
     Returns
     -------
     ndarray of shape (m,) or (draws, m), float64
+
+    References
+    ----------
+    .. [BSV22] M. Boedihardjo, T. Strohmer, R. Vershynin. Private measures, random walks, and synthetic data. arXiv:2204.09167, 2022.
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+    See docs/references.md for the full entries.
     """
     owner = "superregular_noise"
     mm = check_int(m, "m", owner, low=1, high=2**30)
@@ -373,7 +379,7 @@ def iid_laplace_noise(m: int, epsilon: float | None = None, sensitivity: float =
 
 def privatize_counts(c: Any, epsilon: float, neighbours: str = "add_remove", rng: Any = None, *,
                      discrete: bool = False, return_noise: bool = False, draws: int | None = None):
-    """ε-DP counts :math:`c + [\\Phi\\eta]_{1:m}` along a path (seed 001, Section 5.1; seed 002, Lemma 2).
+    """ε-DP counts :math:`c + [\\Phi\\eta]_{1:m}` along a path ([BSV22, Section 5.1]; [DLS+24, Lemma 2]).
 
     .. math:: \\tilde c = c + [\\Phi\\eta]_{1:m}, \\quad \\eta_i \\sim \\mathrm{Lap}(\\Delta/\\varepsilon),\\
               \\Delta = 1 \\text{ (add/remove)}, 2 \\text{ (replace)}
@@ -400,6 +406,13 @@ def privatize_counts(c: Any, epsilon: float, neighbours: str = "add_remove", rng
     -------
     noisy : ndarray of shape (m,) or (draws, m), float64
     noise : same shape, only when ``return_noise``
+
+    References
+    ----------
+    .. [BSV22] M. Boedihardjo, T. Strohmer, R. Vershynin. Private measures, random walks, and synthetic data. arXiv:2204.09167, 2022.
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+    .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
+    See docs/references.md for the full entries.
     """
     owner = "privatize_counts"
     eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
@@ -430,7 +443,7 @@ def noise_partial_sum_bound(m: int, scale: float) -> float:
 
     .. math:: \\max_i \\mathrm{sd}\\Big(\\sum_{j\\le i} (\\Phi\\eta)_j\\Big) \\le \\sqrt{2}\\, b\\, (K+1)^{3/2}
 
-    (Var Lap(b) = 2b²; seed 002, Eq. (30) and Lemma 3; also bounds :math:`\\mathbb{E}|S_i|` by Jensen.)
+    (Var Lap(b) = 2b²; [DLS+24, Eq. (30), Lemma 3]; also bounds :math:`\\mathbb{E}|S_i|` by Jensen.)
 
     Parameters
     ----------

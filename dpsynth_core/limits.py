@@ -22,8 +22,14 @@ docs/privacy-model.md ("Resource limits") lists the decision per mechanism.
 The limits
 ----------
 ``max_synthetic_rows`` (default 10^6)
-    Rows of a release. 10^6 rows of d = 50 float64 coordinates are 400 MB, the largest array a
-    release hands to a caller (a CSV of it is about 1 GB).
+    Rows of a release, whatever d.
+``max_synthetic_values`` (default 2^23)
+    Rows × d of a release: the coordinates a release draws, holds and hands to a caller. 2^23 values
+    are 64 MiB of float64 (a CSV of about 200 MB): 10^6 rows up to d = 8, about 168,000 rows at
+    d = 50. Before this limit a flat histogram at ε = 1e-6, d = 50 drew 10^6 × 50 values (400 MB, tens
+    of seconds); every default run at the ends of the ε range now returns within seconds
+    (``benchmarks/results/limits.json``). A default output size is capped at
+    ``min(max_synthetic_rows, max_synthetic_values // d)`` rows; an explicit one above it is refused.
 ``max_cells`` (default 2^24)
     Entries of the largest count structure a mechanism builds: grid cells (flat histogram, PSMM,
     the Haar walk), leaves of the PMM tree, blocks × cells of the sparse-marginal query vector, and
@@ -43,9 +49,12 @@ The limits
 ``max_transport_solves`` (default 5,000)
     Exact transport problems the certificate of ``sparse_marginals`` may solve (Monte Carlo
     quantile and projection terms, after the cheap bounds that decide most blocks and draws; a block
-    of m cells counts as ⌈m/64⌉ solves, since the solve time grows with m). Above it the mechanism
-    refuses rather than release a certificate it has not computed. The time per counted solve is
-    measured in ``benchmarks/bench_limits.py``.
+    of m cells counts as ⌈m/64⌉ solves, since the solve time grows with m). The plan is bounded from
+    the cheap bounds before any solve: a given k whose plan exceeds the limit is refused then (before
+    Step 3); the default k is lowered until its plan fits, and should its fresh draws still need more,
+    the remaining solves are replaced by their proven upper bounds (a looser certificate that is still
+    valid, noted in the release); it is never replaced by one that has not been proved. The time per
+    counted solve is measured in ``benchmarks/bench_limits.py``.
 ``max_lp_nonzeros`` (default 2^17)
     Non-zeros of the Step 3 linear program of ``sparse_marginals`` (about C(d, s) × (public support
     + 7 k^s)); the interior-point solver's time grows faster than linearly in it. The default k is
@@ -77,7 +86,7 @@ from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["Limits", "DEFAULTS", "current", "override", "set_defaults", "check_planned", "cap_rows",
-           "LIMIT_NAMES"]
+           "row_ceiling", "check_rows", "LIMIT_NAMES"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +94,7 @@ class Limits:
     """The ceilings a release may allocate (module docstring). All are positive ints."""
 
     max_synthetic_rows: int = 1_000_000
+    max_synthetic_values: int = 2**23
     max_cells: int = 2**24
     max_size: int = 10_000_000
     max_candidates: int = 2**26
@@ -176,22 +186,47 @@ def check_planned(planned: int, limit: str, *, owner: str, param: str, what: str
         )
 
 
-def cap_rows(planned: int, *, source: str) -> tuple[int, dict | None]:
+def row_ceiling(d: int = 1) -> tuple[int, str]:
+    """The most rows a release of dimension d may have, and the limit that sets it:
+    ``min(max_synthetic_rows, max_synthetic_values // d)`` (at least 1)."""
+    lim = current()
+    by_values = max(1, lim.max_synthetic_values // max(1, int(d)))
+    if by_values < lim.max_synthetic_rows:
+        return by_values, "max_synthetic_values"
+    return lim.max_synthetic_rows, "max_synthetic_rows"
+
+
+def check_rows(rows: int, d: int, *, owner: str, param: str = "n_synthetic", fix: str = "pass a smaller n_synthetic") -> None:
+    """Refuse an explicit output size above :func:`row_ceiling` (``max_synthetic_rows``, or
+    ``max_synthetic_values`` rows × d), before anything is drawn."""
+    check_planned(rows, "max_synthetic_rows", owner=owner, param=param, what="synthetic rows", fix=fix)
+    check_planned(int(rows) * max(1, int(d)), "max_synthetic_values", owner=owner, param=param,
+                  what="synthetic values (rows x d)", fix=fix,
+                  got=f"{_fmt(int(rows))} rows x d = {d} = {_fmt(int(rows) * max(1, int(d)))} values")
+
+
+def cap_rows(planned: int, *, source: str, d: int = 1) -> tuple[int, dict | None]:
     """Cap a default output size that is a DP quantity (or follows from a public n) at
-    ``max_synthetic_rows`` (post-processing).
+    :func:`row_ceiling` (post-processing).
 
     Returns ``(rows, record)``: ``record`` is None when nothing was capped, else a dict for
-    ``rel.params["limits"]`` (the planned size, the cap and what the planned size came from).
+    ``rel.params["limits"]`` (the planned size, the row cap, the limit that set it and what the
+    planned size came from).
     """
-    ceiling = current().max_synthetic_rows
+    ceiling, name = row_ceiling(d)
     if planned <= ceiling:
         return int(planned), None
-    return int(ceiling), {"max_synthetic_rows": int(ceiling), "planned_rows": int(planned), "source": source}
+    record = {"max_synthetic_rows": int(ceiling), "planned_rows": int(planned), "source": source}
+    if name == "max_synthetic_values":
+        record.update(max_synthetic_values=int(current().max_synthetic_values), d=int(d))
+    return int(ceiling), record
 
 
 def cap_note(record: dict, owner: str) -> str:
     """The ``rel.notes`` line of a cap recorded by :func:`cap_rows`."""
+    which = ("max_synthetic_rows" if "max_synthetic_values" not in record else
+             f"max_synthetic_values: {_fmt(record['max_synthetic_values'])} values at d = {record['d']}")
     return (f"Output size capped at {_fmt(record['max_synthetic_rows'])} rows (dpsynth_core.limits "
-            f"max_synthetic_rows); the planned size was {_fmt(record['planned_rows'])} ({record['source']}). "
+            f"{which}); the planned size was {_fmt(record['planned_rows'])} ({record['source']}). "
             f"The released measure is the same, rounded to fewer points: post-processing, no privacy cost. "
             f"Pass n_synthetic, use a larger epsilon, or raise the limit to change it.")

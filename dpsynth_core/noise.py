@@ -2,7 +2,7 @@
 
 All samplers take an explicit :class:`numpy.random.Generator`; none touches numpy's global state.
 
-Discrete Laplace (seed 000, Appendix B): :math:`\\mathrm{Lap}_\\mathbb{Z}(\\sigma)` has pmf
+Discrete Laplace [HVZ23, Appendix B]: :math:`\\mathrm{Lap}_\\mathbb{Z}(\\sigma)` has pmf
 
 .. math:: P(Z = z) = \\frac{1-p}{1+p} e^{-|z|/\\sigma}, \\qquad p = e^{-1/\\sigma}, \\; z \\in \\mathbb{Z},
 
@@ -44,13 +44,19 @@ def discrete_laplace(scale: float, size=None, rng=None, *, exact: bool = False):
         ``False``: vectorised inverse-CDF sampler in floating point (one uniform per draw:
         magnitude :math:`M = \\lfloor \\sigma\\,(\\log 2 - \\log W - \\log(1+p)) \\rfloor^+` with
         :math:`W \\sim U(0, 1]`, independent sign; :math:`P(|Z| \\ge k) = 2p^k/(1+p)`).
-        ``True``: Canonne, Kamath, Steinke (2020) Algorithm 2 with integer and rational arithmetic
+        ``True``: [CKS20, Algorithm 2] with integer and rational arithmetic
         only — no floating point touches the noise; slower (a Python loop per draw). ``scale`` is
         converted exactly with :class:`fractions.Fraction`.
 
     Returns
     -------
     int64 ndarray of shape ``size`` (or int).
+
+    References
+    ----------
+    .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
+    .. [CKS20] C. L. Canonne, G. Kamath, T. Steinke. The Discrete Gaussian for Differential Privacy. NeurIPS 2020.
+    See docs/references.md for the full entries.
     """
     owner = "discrete_laplace"
     sigma = check_float(scale, "scale", owner, low=0.0, low_open=True)
@@ -75,7 +81,7 @@ def discrete_laplace(scale: float, size=None, rng=None, *, exact: bool = False):
     return int(z) if shape is None else z
 
 
-# ---------------------------------------------------------------- exact sampler (CKS 2020)
+# ------------------------------------------------------------- exact sampler [CKS20]
 def _randbelow(rng: np.random.Generator, n: int) -> int:
     """Uniform integer in [0, n) from the generator's raw bits (exact, any size)."""
     if n <= 1:

@@ -1,10 +1,10 @@
-"""Binary hierarchical partitions of the unit cube and their count trees (seed 000, Section 4).
+"""Binary hierarchical partitions of the unit cube and their count trees [HVZ23, Section 4].
 
 Level j of the partition has the :math:`2^j` cells :math:`\\Omega_\\theta`, :math:`\\theta\\in\\{0,1\\}^j`.
 Level j+1 halves every level-j cell along axis :math:`j \\bmod d` (cyclic splits), so after j splits
 axis a has been halved :math:`b_a(j) = \\lceil (j - a)/d \\rceil^+` times. A cell's l_inf diameter is
 its longest side :math:`\\mathrm{diam}_j = 2^{-\\lfloor j/d \\rfloor}`, and
-:math:`\\Delta_j = 2^j\\,\\mathrm{diam}_j`, :math:`\\Delta_{-1} := \\Delta_0 = 1` (MATH_NOTES).
+:math:`\\Delta_j = 2^j\\,\\mathrm{diam}_j`, :math:`\\Delta_{-1} := \\Delta_0 = 1` ([HVZ23, (4.1)]; docs/pmm-psmm.md, "Partition").
 
 Cell codes are the integers :math:`\\theta = \\sum_t \\theta_t 2^{j-1-t}` (bit t is the side of the
 t-th split, most significant first), so the children of cell c at level j are 2c and 2c+1 at level
@@ -57,7 +57,7 @@ def diameters(depth: int, d: int) -> np.ndarray:
 
 def deltas(depth: int, d: int) -> np.ndarray:
     """:math:`\\Delta_{j-1}` for j = 0..depth, i.e. ``[Δ_{-1}=Δ_0, Δ_0, Δ_1, ..., Δ_{r-1}]``
-    with :math:`\\Delta_j = 2^j\\,\\mathrm{diam}_j` (seed 000, A.4)."""
+    with :math:`\\Delta_j = 2^j\\,\\mathrm{diam}_j` [HVZ23, (A.4)]."""
     j = np.arange(-1, depth)
     jj = np.maximum(j, 0)
     return np.ldexp(1.0, jj - jj // d)

@@ -1,18 +1,18 @@
-"""Paths through grid cells and finite point sets: folding the cube onto a line (seed 001, Sections 6-7;
-seed 002, Appendix C.1).
+"""Paths through grid cells and finite point sets: folding the cube onto a line ([BSV22, Sections 6–7];
+[DLS+24, Appendix C.1]; docs/random-walk.md, "Folding the cube onto a line").
 
 A path visits every cell of the ``k^d`` grid once. Placing the cells on the line at the cumulative
 distance travelled along the path, :math:`w_1 = 0,\\ w_{j+1} = w_j + \\rho(z_{\\pi_j}, z_{\\pi_{j+1}})`, the map
 :math:`w_j \\mapsto z_{\\pi_j}` from the line to the cube is 1-Lipschitz, so a W1 distance between measures
-on the line bounds the W1 distance of their images in the cube (seed 002, Eq. (27)). The line has length
+on the line bounds the W1 distance of their images in the cube [DLS+24, Eq. (27)]. The line has length
 :math:`L = w_{N}`, the *path length*.
 
 * :func:`snake_order`: boustrophedon order (reflected k-ary Gray code), any k and d; consecutive cells
   are axis neighbours, so every step has l_inf (and l1, l2) length 1/k and :math:`L = (k^d - 1)/k`.
-* :func:`hilbert_order`: Hilbert curve (Skilling 2004, "Programming the Hilbert curve", transpose
+* :func:`hilbert_order`: Hilbert curve ([Ski04], "Programming the Hilbert curve", transpose
   algorithm), k a power of two, any d >= 2 (d = 1 is the identity); also axis-neighbour steps.
 * :func:`mst_order`: depth-first (preorder) tour of a minimum spanning tree of an arbitrary finite
-  point set (seed 001, Section 6: the travelling-salesman / MST link). By the triangle inequality each
+  point set ([BSV22, Section 6]: the travelling-salesman / MST link). By the triangle inequality each
   step of the tour is at most the tree path between the two points, and the tree paths of a preorder walk
   cover every edge at most twice, so the tour length is at most 2 · (MST weight).
 
@@ -100,7 +100,7 @@ def hilbert_order(k: int, d: int) -> np.ndarray:
     .. math:: h \\in \\{0, \\dots, k^d - 1\\} \\mapsto (x_0, \\dots, x_{d-1}) \\ \\text{(Skilling's TransposetoAxes)}
 
     The Hilbert index h is written in "transpose" form (bit q of coordinate i is bit
-    :math:`q d + (d - 1 - i)` of h), Gray-decoded and untwisted level by level (Skilling 2004), vectorised
+    :math:`q d + (d - 1 - i)` of h), Gray-decoded and untwisted level by level [Ski04], vectorised
     over all cells. Consecutive cells differ by one in exactly one coordinate for every d >= 2.
 
     Parameters
@@ -111,6 +111,11 @@ def hilbert_order(k: int, d: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (k^d,), int64: row-major cell indices in path order (a permutation).
+
+    References
+    ----------
+    .. [Ski04] J. Skilling. Programming the Hilbert curve. AIP Conf. Proc. 707, 2004.
+       See docs/references.md.
     """
     owner = "hilbert_order"
     kk, dd = _check_grid(k, d, owner)
@@ -179,7 +184,7 @@ def _dedupe(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mst_order(points: Any, metric: str = "linf", *, start: int = 0, graph: Any = None) -> np.ndarray:
-    """Depth-first (preorder) tour of a minimum spanning tree (seed 001, Section 6).
+    """Depth-first (preorder) tour of a minimum spanning tree [BSV22, Section 6].
 
     .. math:: T = \\mathrm{MST}(P, \\rho), \\qquad \\pi = \\mathrm{preorder}_T(\\text{start}), \\qquad
               \\sum_j \\rho(p_{\\pi_j}, p_{\\pi_{j+1}}) \\le 2\\, w(T)
@@ -198,6 +203,11 @@ def mst_order(points: Any, metric: str = "linf", *, start: int = 0, graph: Any =
     Returns
     -------
     ndarray of shape (N,), int64: a permutation of ``range(N)``.
+
+    References
+    ----------
+    .. [BSV22] M. Boedihardjo, T. Strohmer, R. Vershynin. Private measures, random walks, and synthetic data. arXiv:2204.09167, 2022.
+       See docs/references.md.
     """
     owner = "mst_order"
     P = check_points(points, "points", owner)

@@ -1,15 +1,15 @@
 """Privacy model: neighbouring relations, the budget ledger, sensitivities, Gaussian-DP accounting.
 
-Neighbouring relations (DESIGN.md)
-----------------------------------
+Neighbouring relations (docs/privacy-model.md §2)
+-------------------------------------------------
 ``"add_remove"``: datasets differ by adding or removing one record (n is private).
 ``"replace"``: datasets of the same public size n differ in one record.
 
 Counts of a partition level move by 1 in one cell under add/remove and by 1 in two cells under
-replace (seed 000, proof of Theorem 9), so the l1 sensitivity of a count vector is 1 or 2.
+replace ([HVZ23, proof of Theorem 9] for add/remove; docs/privacy-model.md §2), so the l1 sensitivity of a count vector is 1 or 2.
 
-Gaussian differential privacy (Dong, Roth, Su 2022)
----------------------------------------------------
+Gaussian differential privacy [DRS22]
+-------------------------------------
 A Gaussian mechanism with l2 sensitivity Δ and noise σ is μ-GDP with μ = Δ/σ; T of them compose
 to μ = √T · Δ/σ exactly. μ-GDP implies (ε, δ(ε))-DP for every ε ≥ 0 with
 
@@ -150,9 +150,14 @@ class Ledger:
 
 # ------------------------------------------------------------------------------ Gaussian DP
 def gaussian_delta(epsilon: float, mu: float) -> float:
-    """δ(ε) of μ-GDP (Dong–Roth–Su Corollary 2.13), stable for large ε.
+    """δ(ε) of μ-GDP [DRS22, Corollary 2.13], stable for large ε.
 
     .. math:: \\delta = \\Phi(-\\varepsilon/\\mu + \\mu/2) - e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu - \\mu/2)
+
+    References
+    ----------
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+       See docs/references.md.
     """
     eps = check_float(epsilon, "epsilon", "gaussian_delta", low=0.0)
     m = check_float(mu, "mu", "gaussian_delta", low=0.0, low_open=True)

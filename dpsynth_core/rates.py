@@ -1,4 +1,4 @@
-"""Theoretical W1 bounds of seed 000 (He, Vershynin, Zhu) as plain functions, for the rates page.
+"""Theoretical W1 bounds of He, Vershynin, Zhu [HVZ23] as plain functions, for the rates page.
 
 All values are in unit-cube coordinates with the l_inf metric, for :math:`\\Omega = [0,1]^d` with the
 cyclic binary partition of :mod:`dpsynth_core.partition` (PMM) or the regular :math:`k^d` grid (PSMM).
@@ -10,7 +10,7 @@ PMM (Section 4)
       :math:`S = \\sum_{j=0}^r \\sqrt{\\Delta_{j-1}}`.
     * :func:`pmm_corollary12` — the rate at Corollary 12's depth.
 
-    Note on constants (seed 000 as printed): substituting A.4's :math:`\\sigma_j` into Theorem 10
+    Note on constants ([HVZ23] as printed; docs/deviations.md §5): substituting A.4's :math:`\\sigma_j` into Theorem 10
     gives :math:`2\\sqrt2 S^2/(\\varepsilon n)`, twice Theorem 11's printed :math:`\\sqrt2 S^2/(\\varepsilon n)`.
     :func:`pmm_theorem11` follows the paper as printed (``proven=False``, the default) and returns
     the Theorem-10 substitution with ``proven=True``; the tests check measured W1 against the
@@ -22,7 +22,7 @@ PSMM (Section 3)
       (``complexity_constant``, default 1: a constant-free evaluation, not a proven number).
     * :func:`psmm_corollary8` — the constant-free rate at :math:`m = \\lceil\\varepsilon n\\rceil`.
 
-Replace neighbours (MATH_NOTES): the root count is exact and each level j >= 1 has sensitivity 2;
+Replace neighbours (docs/privacy-model.md §2; docs/deviations.md §9): the root count is exact and each level j >= 1 has sensitivity 2;
 the same proofs give the formulas with the root term dropped and :math:`\\varepsilon` replaced by
 :math:`\\varepsilon/2` on the noised levels.
 """

@@ -1,7 +1,7 @@
 """Parameter checks with one message format.
 
 Every public function of :mod:`dpsynth_core` validates its inputs through these helpers so that
-users see a single pattern (DESIGN.md):
+users see a single pattern (docs/README.md, "Library conventions"):
 
     The 'epsilon' parameter of pmm must be a float in (0, inf). Got -1.
 

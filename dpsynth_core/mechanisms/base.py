@@ -178,7 +178,7 @@ class MechanismSpec:
     name: str
     func: Callable[..., Release]
     title: str
-    paper: str  # e.g. "seed 000 (He, Vershynin, Zhu 2023)"
+    paper: str  # authors, short title, venue/year and key: "He, Vershynin, Zhu, ... (COLT 2023) [HVZ23]"
     algorithm: str  # e.g. "Algorithms 3-4, Theorem 11"
     dp: str  # "pure" or "approximate"
     neighbours: tuple[str, ...]

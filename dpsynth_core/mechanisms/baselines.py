@@ -20,8 +20,8 @@ from .base import ParamSpec, Release, prepare, register
 @register(dict(
     name="flat_histogram",
     title="Flat Laplace histogram (baseline)",
-    paper="baseline",
-    algorithm="Laplace histogram on one grid",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    algorithm="Laplace histogram on one grid ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("add_remove", "replace"),
     params=(
@@ -57,14 +57,18 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     Resource limits (:mod:`dpsynth_core.limits`) are checked before the grid and the output are
     allocated: ``k^d`` against ``max_cells`` (refused: the grid follows from public inputs and the
     capped size), the output size against ``max_synthetic_rows`` (capped or refused, as above).
+
+    References
+    ----------
+    .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
+       See docs/references.md.
     """
     owner = "flat_histogram"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
     d = domain.d
     if n_synthetic is not None:
         m_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(m_given, "max_synthetic_rows", owner=owner, param="n_synthetic", what="synthetic rows",
-                             fix="pass a smaller n_synthetic")
+        limits.check_rows(m_given, d, owner=owner)
     if bins is not None:
         check_int(bins, "bins", owner, low=1, high=4096)
     if n_public is not None:
@@ -87,7 +91,7 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     if n_synthetic is None:
         # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
         # public quantity, so capping it is post-processing
-        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}")
+        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
     else:
         m = m_given
     counts = grid_counts(p.U, k)
@@ -116,8 +120,8 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
 @register(dict(
     name="per_point_laplace",
     title="Per-point Laplace noise (baseline)",
-    paper="baseline",
-    algorithm="Laplace mechanism on each record",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    algorithm="Laplace mechanism on each record ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("replace",),
     default_neighbours="replace",
@@ -131,6 +135,11 @@ def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> 
 
     One record's coordinates have l1 sensitivity d in the unit cube, so each noisy record is ε-DP;
     records are disjoint, so the whole (shuffled) output is ε-DP under replace.
+
+    References
+    ----------
+    .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
+       See docs/references.md.
     """
     owner = "per_point_laplace"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))

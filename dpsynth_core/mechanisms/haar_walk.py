@@ -1,5 +1,5 @@
 """The superregular random walk mechanism: private measures on a line and on folded grids
-(seed 001, Theorem 3.1 and Sections 5-7; seed 002, Appendix B (Lemma 3) and Appendix C.1).
+([BSV22, Theorem 3.1, Sections 5–7]; [DLS+24, Appendix B (Lemma 3), Appendix C.1]; docs/random-walk.md).
 
 Pipeline (unit cube, l_inf metric):
 
@@ -13,7 +13,7 @@ Pipeline (unit cube, l_inf metric):
    .. math:: \\tau = \\arg\\min_{F_\\tau} \\sum_{j=1}^{N-1} (w_{j+1} - w_j)\\,|F_\\nu(w_j) - F_\\tau(w_j)|
              \\quad\\text{s.t. } 0 \\le F_\\tau(w_1) \\le \\dots \\le F_\\tau(w_{N-1}) \\le F_\\tau(w_N) = 1,
 
-   (Vallender's identity for signed measures, seed 001 Eq. (2.7) and Section 5; the term j = N is
+   (the identity of [Val73] for signed measures; [BSV22, Eq. (2.7), Section 5]; the term j = N is
    constant): a weighted L1 isotonic regression, solved exactly by :func:`isotonic_l1`.
 5. Synthetic data: :math:`\\tau` rounded to :math:`\\hat n` points (cumulative rounding by default),
    placed uniformly inside their cells, mapped back to the domain.
@@ -197,13 +197,18 @@ def isotonic_l1_slope_trick(y: Any, w: Any = None, *, lower: float = -math.inf,
 
 
 def line_w1(positions: Any, F: Any, G: Any) -> float:
-    """W1 on the line between two (signed) measures given by their CDFs at the atoms (Vallender).
+    """W1 on the line between two (signed) measures given by their CDFs at the atoms [Val73].
 
     .. math:: W_1 = \\sum_{j=1}^{N-1} (w_{j+1} - w_j)\\,|F(w_j) - G(w_j)|
 
     Parameters
     ----------
     positions : (N,) nondecreasing; F, G : (N,) CDF values at the positions (equal totals assumed).
+
+    References
+    ----------
+    .. [Val73] S. S. Vallender. Calculation of the Wasserstein distance between probability distributions on the line. Theory Probab. Appl. 18(4), 1973.
+       See docs/references.md.
     """
     w = np.asarray(positions, dtype=np.float64)
     diff = np.abs(np.asarray(F, dtype=np.float64) - np.asarray(G, dtype=np.float64))
@@ -212,7 +217,7 @@ def line_w1(positions: Any, F: Any, G: Any) -> float:
 
 def closest_measure_on_line(signed_cdf: Any, positions: Any, projection: str = "isotonic",
                             masses: Any = None) -> np.ndarray:
-    """The probability CDF on the atoms closest in W1 to a signed CDF (seed 001, Section 5).
+    """The probability CDF on the atoms closest in W1 to a signed CDF [BSV22, Section 5].
 
     .. math:: F_\\tau = \\arg\\min \\sum_{j<N} (w_{j+1} - w_j)|F_\\nu(w_j) - F_\\tau(w_j)|,\\
               F_\\tau \\text{ nondecreasing in } [0, 1],\\ F_\\tau(w_N) = 1
@@ -269,16 +274,15 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
     .. math:: C = \\frac{\\varepsilon n}{\\log_2(\\varepsilon n)^{a}}:\\quad d = 1:\\ m = 2^{\\mathrm{round}(\\log_2 C)};
               \\qquad d \\ge 2:\\ k = \\mathrm{round}(C^{1/d})\\ (\\text{Hilbert: } 2^{\\mathrm{round}(\\log_2(C)/d)})
 
-    ``rule="paper"``: a = 0, i.e. about εn cells (seed 000 Corollary 8's m ≈ εn; the grid the issue
-    specifies). ``rule="auto"`` (default): a = 2 for d = 1 and a = 3/2 for d >= 2. The noise term of the
+    ``rule="paper"``: a = 0, i.e. about εn cells (the m ≈ εn of [HVZ23, Corollary 8]; docs/deviations.md
+    §8). ``rule="auto"`` (default): a = 2 for d = 1 and a = 3/2 for d >= 2. The noise term of the
     bound carries Lemma 3's :math:`(K+1)^{3/2}` factor, so fewer cells than εn pay off: with L =
     :math:`k^{d-1}`, balancing the cell side 1/k against :math:`L (K+1)^{3/2}/(\\varepsilon n)` gives
     :math:`k^d \\approx \\varepsilon n / \\log^{3/2}`; in d = 1 the measured discretisation error (points
     resampled uniformly inside cells, about :math:`1/\\sqrt{mn}`) is far below 1/m and the measured optimum
-    is near :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)`. Grid study (benchmarks/bench_haar_walk.py, ε = 1,
-    exact W1, beta(2, 5) data): d = 1, n = 10^4, 10^5, 10^6: "auto" (64, 512, 2048 cells) within 2% of
-    the best power of two, "paper" 1.6-1.8x worse; d = 2, n = 2000 (POT, l_inf): best k = 11, "auto"
-    (k = 7) 7% above it, "paper" (k = 45) 1.75x.
+    is near :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)`. The grid study (benchmarks/bench_haar_walk.py,
+    ε = 1, exact W1, beta(2, 5) data, d = 1 and 2) compares "auto", "paper" and the best grid:
+    benchmarks/results/haar_walk.json, "grid_study"; docs/random-walk.md, "Default grid".
     At least 1 cell per axis and at most :data:`MAX_CELLS` cells in total.
     """
     x = max(float(epsilon) * float(n), 1.0)
@@ -302,9 +306,11 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
 @register(dict(
     name="haar_walk",
     title="Superregular random walk (Haar noise on a path)",
-    paper="seed 001 (Boedihardjo, Strohmer, Vershynin); seed 002 (Donhauser et al.), Appendix B-C",
-    algorithm="Theorem 3.1 (superregular walk), Section 5 (private measure on the line), Sections 6-7 "
-              "(folding); seed 002 Lemma 3 and Eq. (30) (bound)",
+    paper=("Boedihardjo, Strohmer, Vershynin, Private measures, random walks, and synthetic data (2022) [BSV22]; "
+           "Donhauser et al., Certified private data release for sparse Lipschitz functions (AISTATS 2024) "
+           "[DLS+24]"),
+    algorithm="[BSV22] Theorem 3.1 (superregular walk), Section 5 (private measure on the line), Sections 6-7 "
+              "(folding); [DLS+24] Appendices B-C, Lemma 3 and Eq. (30) (bound)",
     dp="pure",
     neighbours=("add_remove", "replace"),
     max_dim=32,
@@ -339,7 +345,7 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
 ))
 def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", projection="isotonic", rounding="cumulative",
               noise="discrete", n_synthetic=None, neighbours="add_remove", n_public=None, rng=None) -> Release:
-    """Private measure from the superregular random walk (seed 001, Theorem 3.1, Sections 5-7).
+    """Private measure from the superregular random walk [BSV22, Theorem 3.1, Sections 5–7].
 
     .. math:: \\tilde c = c + [\\Phi\\eta]_{1:N},\\ \\eta_i \\sim \\mathrm{Lap}(\\Delta/\\varepsilon'),\\quad
               F_\\tau = \\arg\\min_{F \\uparrow,\\ 0 \\le F \\le 1,\\ F(w_N) = 1}
@@ -388,15 +394,22 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
 
         .. math:: h + \\frac{2L}{\\hat n}\\Big(\\sqrt2\\, b\\,(K+1)^{3/2} + e_n\\Big) + R
 
-        from seed 002 Eq. (30) with Lemma 3 (:math:`\\|\\Phi^{-1}\\|_1 = 1`,
+        from [DLS+24, Eq. (30)] with [DLS+24, Lemma 3] (:math:`\\|\\Phi^{-1}\\|_1 = 1`,
         :math:`\\max_i\\|\\sum_{j\\le i}\\Phi_j\\|_2 \\le (K+1)^{3/2}`, Var Lap(b) = 2b², explicit constants) and the
-        minimality argument of seed 001 Section 5 (the projection at most doubles the signed error):
+        minimality argument of [BSV22, Section 5] (the projection at most doubles the signed error):
         h = cell side (data to cell centres and back, h/2 each), L = path length on the line (1-Lipschitz
-        folding, seed 002 Eq. (27)), b = the Laplace scale of η, :math:`e_n` = the expected error of a noisy
+        folding, [DLS+24, Eq. (27)]), b = the Laplace scale of η, :math:`e_n` = the expected error of a noisy
         size (:math:`\\sqrt2/(0.05\\varepsilon)`, or the noisy total's :math:`\\sqrt2 b (K+1)^{3/2}`; 0 for a public
         n), R = the exact (public) W1 of the rounding on the line. Evaluated at the public or noisy
-        :math:`\\hat n` in place of n. Seed 001's own accuracy theorem (Proposition 5.1) states only
+        :math:`\\hat n` in place of n. The accuracy theorem of [BSV22] itself (Proposition 5.1) states only
         :math:`\\lesssim \\log^{3/2}` rates: its constants are not given.
+
+    References
+    ----------
+    .. [BSV22] M. Boedihardjo, T. Strohmer, R. Vershynin. Private measures, random walks, and synthetic data. arXiv:2204.09167, 2022.
+    .. [DLS+24] K. Donhauser, J. Lokna, A. Sanyal, M. Boedihardjo, R. Hönig, F. Yang. Certified private data release for sparse Lipschitz functions. AISTATS 2024.
+    .. [Val73] S. S. Vallender. Calculation of the Wasserstein distance between probability distributions on the line. Theory Probab. Appl. 18(4), 1973.
+    See docs/references.md for the full entries.
     """
     owner = "haar_walk"
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=32)
@@ -415,8 +428,7 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
             raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
     if n_synthetic is not None:
         n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(n_out_given, "max_synthetic_rows", owner=owner, param="n_synthetic",
-                             what="synthetic rows", fix="pass a smaller n_synthetic")
+        limits.check_rows(n_out_given, domain.d, owner=owner)
     if n_public is not None:
         check_n_public(n_public, owner)
 
@@ -464,7 +476,8 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         n_out = n_out_given
     else:  # a public n or a DP size: capping it is post-processing
         n_out, capped = limits.cap_rows(size.n if size is not None else n_hat,
-                                        source=f"n from {size.source if size is not None else n_source}")
+                                        source=f"n from {size.source if size is not None else n_source}",
+                                        d=domain.d)
     if rnd == "cumulative":
         out_counts = cumulative_rounding(proj_cdf, n_out)
     else:
@@ -475,7 +488,7 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
     cells_out[gp.order] = out_counts
     U_syn = points_in_cells(cells_out, k_axis, d, p.rng)
 
-    # bound (seed 002 Eq. (30) + Lemma 3, minimality of the projection; see docstring)
+    # bound ([DLS+24, Eq. (30), Lemma 3], minimality of the projection; see docstring)
     h = 1.0 / k_axis
     lemma3 = math.sqrt(2.0) * b * (K + 1) ** 1.5
     if size is None:
@@ -486,8 +499,8 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         e_n = 0.0
     if proj == "isotonic":
         bound = h + 2.0 * gp.length * (lemma3 + e_n) / n_hat + rounding_w1
-        bound_kind = ("expected W1 bound: seed 002 Eq. (30) + Lemma 3 (explicit constants), projection "
-                      "minimality (seed 001 Section 5), exact rounding error; at the public/noisy n")
+        bound_kind = ("expected W1 bound: [DLS+24, Eq. (30), Lemma 3] (explicit constants), projection "
+                      "minimality [BSV22, Section 5], exact rounding error; at the public/noisy n")
     else:
         bound = None
         bound_kind = "no paper bound: clip-and-normalise is not the W1 projection"

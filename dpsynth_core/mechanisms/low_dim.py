@@ -1,4 +1,4 @@
-"""Low-dimensional synthetic data through private PCA (seed 004, Algorithms 1-5, Theorem 4.2).
+"""Low-dimensional synthetic data through private PCA [HSVZ23, Algorithms 1–5, Theorem 4.2].
 
 Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemmas A.1-A.2):
 
@@ -19,12 +19,12 @@ Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemma
 4. **Shift back and metric projection**: :math:`Y_j = f(\\widehat V_{d'} a'_j + \\bar X_{priv})`,
    f = clip to :math:`[0,1]^d` (the l_inf metric projection, Proposition 3.2). Post-processing.
 
-Privacy and the paper's constants (read against MATH_NOTES)
+Privacy and the paper's constants (docs/low-dim.md; docs/deviations.md §3)
     * Algorithm 2's privacy loss is :math:`\\frac{1}{2\\sigma}\\sum_{i,j}|M_{ij}-M'_{ij}|` (proof of
       Theorem 2.1: off-diagonal λ_ij enters two entries, the diagonal noise is doubled), so
       :math:`\\sigma = \\Delta_1/(2\\varepsilon)` with :math:`\\Delta_1` the replace sensitivity of M
       in the entrywise l1 norm. The paper bounds every entry by 6/n, :math:`\\Delta_1 \\le 6d^2/n`,
-      :math:`\\sigma = 3d^2/(\\varepsilon n)` (``covariance_noise="paper"``; MATH_NOTES states the same).
+      :math:`\\sigma = 3d^2/(\\varepsilon n)` (``covariance_noise="paper"``).
     * **Default** (``covariance_noise="tight"``): the exact worst case,
       :math:`\\Delta_1 = d^2(n+1)/(n(n-1))` (about d²/n, six times smaller). Proof (data in
       :math:`[0,1]^d`, :func:`covariance_sensitivity`): replacing x by x' in a dataset with mean m
@@ -44,7 +44,7 @@ Privacy and the paper's constants (read against MATH_NOTES)
       reuses the already released :math:`\\bar X_{priv}`, no cost): we follow Algorithm 1.
     * Algorithm 4 prints :math:`\\sigma_j = \\varepsilon^{-1}2^{\\frac12(1-1/d')(r-j)}` without the
       normalisation that makes the levels add up to ε; the subroutine here is this package's
-      :func:`~dpsynth_core.mechanisms.pmm.pmm` (seed 000's A.4 noise, spending exactly ε/3 under
+      :func:`~dpsynth_core.mechanisms.pmm.pmm` (the (A.4) noise of [HVZ23], spending exactly ε/3 under
       replace) or :func:`~dpsynth_core.mechanisms.psmm.psmm`, with their default parameters. Their
       ledger entries appear on this release's ledger, prefixed with the subroutine's name.
     * Only the replace relation is supported: every step is calibrated to a public n.
@@ -287,8 +287,9 @@ def theorem42_terms(*, tail: float, d: int, d_prime: int, sigma: float, mean_sca
 @register(dict(
     name="low_dim",
     title="Low-dimensional synthetic data (private PCA + PMM/PSMM)",
-    paper="seed 004 (Differentially private low-dimensional synthetic data from high-dimensional datasets)",
-    algorithm="Algorithms 1-5; Theorems 2.1, 4.1, 4.2; Appendix E",
+    paper=("He, Strohmer, Vershynin, Zhu, Differentially private low-dimensional synthetic data from "
+           "high-dimensional datasets (2023) [HSVZ23]"),
+    algorithm="[HSVZ23] Algorithms 1-5; Theorems 2.1, 4.1, 4.2; Appendix E",
     dp="pure",
     neighbours=("replace",),
     default_neighbours="replace",
@@ -316,7 +317,7 @@ def theorem42_terms(*, tail: float, d: int, d_prime: int, sigma: float, mean_sca
 ))
 def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=False, box="paper",
             covariance_noise="tight", neighbours="replace", rng=None) -> Release:
-    """Low-dimensional synthetic data (seed 004, Algorithm 1 with Algorithms 2-5).
+    """Low-dimensional synthetic data [HSVZ23, Algorithm 1 with Algorithms 2–5].
 
     .. math:: Y_j = \\mathrm{clip}_{[0,1]^d}\\big(\\widehat V_{d'} a'_j + \\bar X_{priv}\\big),\\quad
               \\widehat V_{d'} = \\mathrm{top}_{d'}\\big(M + A\\big),\\quad
@@ -336,7 +337,7 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         d'. Theorem 4.2 needs 2 <= d'; d' = 1 runs (Appendix D discusses it) and the reported
         bound, from the same proof steps, still holds.
     subroutine : {"pmm", "psmm"}
-        PMM (Algorithm 4, seed 000 Algorithm 4; any d') or PSMM (Algorithm 5; d' <= 6 because the
+        PMM ([HSVZ23, Algorithm 4], i.e. [HVZ23, Algorithm 4]; any d') or PSMM (Algorithm 5; d' <= 6 because the
         exact BL projection handles grids of dimension at most 6).
     adaptive : bool
         Pick d' by (E.1) from the noisy spectrum (range [min(2, d), d], at most 6 with PSMM);
@@ -369,6 +370,12 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         projected data are not private, Section 2.2), ``noise_matrix``, ``mean_noise``, ``tail``,
         ``bound_true_tail``, ``bound_terms_true_tail``, ``subroutine`` (its owner view), ``n``,
         ``n_clamped``.
+
+    References
+    ----------
+    .. [HSVZ23] Y. He, T. Strohmer, R. Vershynin, Y. Zhu. Differentially Private Low-Dimensional Synthetic Data from High-Dimensional Datasets. arXiv:2305.17148, 2023.
+    .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
+    See docs/references.md for the full entries.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
     n, d = p.U.shape

@@ -1,4 +1,4 @@
-"""Private Measure Mechanism (PMM): He, Vershynin, Zhu (seed 000), Algorithms 3-4.
+"""Private Measure Mechanism (PMM): He, Vershynin, Zhu [HVZ23, Algorithms 3–4].
 
 The unit cube is split by the binary hierarchical partition of :mod:`dpsynth_core.partition`
 (level j+1 halves every level-j cell along axis ``j mod d``). Every count of levels 0..r receives
@@ -6,7 +6,7 @@ integer noise :math:`\\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j)
 clipped at 0 and made consistent top-down (Algorithm 3), and :math:`m_\\theta` points are placed in
 each leaf (Algorithm 4).
 
-Privacy (Theorem 9; MATH_NOTES, sensitivity rules)
+Privacy ([HVZ23, Theorem 9]; docs/privacy-model.md §2)
     add/remove: one count per level moves by 1, :math:`\\varepsilon = \\sum_{j=0}^r 1/\\sigma_j`.
     replace: n is public, the root count is released exactly and two counts per level j >= 1 move
     by 1, :math:`\\varepsilon = \\sum_{j=1}^r 2/\\sigma_j`.
@@ -22,11 +22,12 @@ Depth
     depth is the rate-optimal order but too deep at moderate n, where leaf noise swamps leaf counts.
 
 Consistency
-    ``"least_squares"`` (default) is the generalised least-squares estimate of the whole tree (Hay,
-    Rastogi, Miklau, Suciu 2010, with per-level variances: an exact two-pass O(2^r) algorithm),
+    ``"least_squares"`` (default) is the generalised least-squares estimate of the whole tree ([HRMS10],
+    with per-level variances: an exact two-pass O(2^r) algorithm),
     rounded to integers and then made consistent by the top-down comparable map. It is
-    post-processing (no privacy cost) and lowered W1 by about 23% (geometric mean, each map at its
-    best depth) in the depth study, but Theorem 10's proof (Lemma 17) covers the paper's maps only:
+    post-processing (no privacy cost) and lowered W1 against the proportional map in the depth study
+    (each map at its best depth; benchmarks/results/pmm_depth_study.json,
+    "least_squares_vs_proportional"), but Theorem 10's proof (Lemma 17) covers the paper's maps only:
     ``"proportional"`` and ``"uniform"`` (Section 4.2), kept as options.
 """
 
@@ -83,16 +84,16 @@ MAX_PMM_DEPTH = 24
 #: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
 #: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
 #: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
-#: shapes (least squares: d=1 bound rule 1.08, d=2 shift 1 1.10, d=3 shift 0 1.06; proportional:
-#: d=1 bound rule 1.13, d=2 shift 3 1.12, d=3 shift 1 1.14; Corollary 12 itself: 1.18-1.64).
+#: shapes, against Corollary 12's depth itself (the regrets per rule and dimension are in
+#: benchmarks/results/pmm_depth_study.json, "summary_phase_a").
 AUTO_SHIFT = {
     "least_squares": {2: 1, 3: 0},
     "proportional": {2: 3, 3: 1},
     "uniform": {2: 3, 3: 1},
 }
 #: The "auto" rule builds at most 2^16 leaves: the tree costs O(2^r) noise draws, and beyond 2^16
-#: leaves it dominates the O(n d) coding (issue 3: end-to-end within 5x a grid index + bincount at
-#: n = 10^6). Pass ``depth`` explicitly for deeper trees.
+#: leaves it dominates the O(n d) coding (the performance target: end-to-end within 5x a grid index +
+#: bincount at n = 10^6; benchmarks/results/foundations.json). Pass ``depth`` explicitly for deeper trees.
 AUTO_MAX_DEPTH = 16
 
 
@@ -174,6 +175,11 @@ def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
     Returns
     -------
     ndarray (depth+1,); entry 0 is 0.0 under replace (the root count is exact: no noise).
+
+    References
+    ----------
+    .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
+       See docs/references.md.
     """
     s = count_sensitivity(neighbours)
     first = 0 if neighbours == "add_remove" else 1
@@ -279,7 +285,7 @@ def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str) -> li
 
 
 def least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray) -> list[np.ndarray]:
-    """Generalised least-squares estimate of the count tree (Hay et al. 2010, per-level variances).
+    """Generalised least-squares estimate of the count tree ([HRMS10], per-level variances).
 
     .. math:: \\hat x = \\arg\\min_{x \\text{ consistent}} \\sum_\\theta (y_\\theta - x_\\theta)^2 / v_{j(\\theta)}
 
@@ -293,6 +299,11 @@ def least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray) -> li
     Returns
     -------
     list of float arrays, consistent (:math:`\\hat x_\\theta = \\hat x_{\\theta0} + \\hat x_{\\theta1}`).
+
+    References
+    ----------
+    .. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. Boosting the Accuracy of Differentially Private Histograms Through Consistency. PVLDB 3(1), 2010.
+       See docs/references.md.
     """
     r = len(noisy) - 1
     v = np.asarray(variances, dtype=float)
@@ -458,8 +469,8 @@ def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
 @register(dict(
     name="pmm",
     title="PMM — private measure mechanism",
-    paper="seed 000 (He, Vershynin, Zhu 2023)",
-    algorithm="Algorithms 3-4; Theorems 9-11, Corollary 12",
+    paper="He, Vershynin, Zhu, Algorithmically effective DP synthetic data (COLT 2023) [HVZ23]",
+    algorithm="[HVZ23] Algorithms 3-4; Theorems 9-11, Corollary 12",
     dp="pure",
     neighbours=("add_remove", "replace"),
     params=(
@@ -476,8 +487,8 @@ def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
                   "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 "
                   "relative scales.", choices=NOISE_SPLITS),
         ParamSpec("consistency", "choice", "least_squares",
-                  "Making noisy counts consistent: 'least_squares' (default: Hay et al. 2010 tree estimate, then "
-                  "the comparable integer rounding; about 20% lower W1 in the depth study, but Theorem 10's proof "
+                  "Making noisy counts consistent: 'least_squares' (default: the tree estimate of Hay et al. [HRMS10], then "
+                  "the comparable integer rounding; lower W1 in the depth study, benchmarks/results/pmm_depth_study.json; but Theorem 10's proof "
                   "does not cover it), or the paper's comparable maps (Algorithm 3) 'proportional' and 'uniform'.",
                   choices=CONSISTENCY),
         ParamSpec("placement", "choice", "uniform",
@@ -491,7 +502,7 @@ def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
 ))
 def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", consistency="least_squares",
         placement="uniform", neighbours="add_remove", n_public=None, rng=None) -> Release:
-    """Private Measure Mechanism (seed 000, Algorithm 4 with Algorithm 3).
+    """Private Measure Mechanism [HVZ23, Algorithm 4 with Algorithm 3].
 
     .. math:: n'_\\theta = (n_\\theta + \\lambda_\\theta)_+,\\ \\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j);
               \\quad \\mathbb{E}\\,W_1(\\mu_\\mathcal{X}, \\mu_\\mathcal{Y}) \\le
@@ -548,6 +559,12 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     checked against ``dpsynth_core.limits`` ``max_cells`` before the tree is built (refused: the
     depth follows from public inputs and the size estimate), the output size against
     ``max_synthetic_rows`` before the points are drawn (capped, as above).
+
+    References
+    ----------
+    .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
+    .. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. Boosting the Accuracy of Differentially Private Histograms Through Consistency. PVLDB 3(1), 2010.
+    See docs/references.md for the full entries.
     """
     if not isinstance(domain, Domain):
         raise param_error(OWNER, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
@@ -640,7 +657,7 @@ def _pmm(arr: np.ndarray, domain: Domain, *, eps_total: float, relation: str, ge
     leaf = cons[-1]
     m = int(cons[0][0])
     # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
-    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count")
+    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=domain.d)
     if capped is not None:
         leaf = largest_remainder(leaf, m_out)
     synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)

@@ -1,4 +1,4 @@
-"""Private Evolution (seed 003: Gonzalez, Fanti, Ramdas, *Private Evolution Converges*).
+"""Private Evolution (Gonzalez, Fanti, Ramdas, *Private Evolution Converges* [GFR25]).
 
 PE refines a synthetic set ``S_0`` drawn from a data-independent Random API. At iteration t it
 draws variations ``V_t = Variation_API(S_{t-1})`` (Eq. 1), counts how many private points have each
@@ -18,14 +18,14 @@ Post-processings (``histogram``)
 Privacy accounting
 ------------------
 Gaussian histograms: one record moves one count by 1 under add/remove and two counts by 1 under
-replace, so the histogram of counts has l2 sensitivity Δ = 1 or √2 (seed 003 uses √2/n for the
-normalised histogram, proof of Theorem 4.1). T adaptive Gaussian mechanisms with noise σ compose
-exactly to μ-GDP with μ = √T Δ/σ (Dong, Roth, Su 2022, Corollary 3.3); σ is solved from (ε, δ)
+replace, so the histogram of counts has l2 sensitivity Δ = 1 or √2 ([GFR25, proof of Theorem 4.1]
+uses √2/n for the normalised histogram). T adaptive Gaussian mechanisms with noise σ compose
+exactly to μ-GDP with μ = √T Δ/σ [DRS22, Corollary 3.3]; σ is solved from (ε, δ)
 with :func:`dpsynth_core.privacy.gaussian_sigma`. The ledger lists every iteration with the equal
 share ε/T, δ/T of that exact total.
 
-Laplace + threshold: each iteration is an (ε/T, δ/T)-DP stability-based histogram (Proposition
-4.1, Vadhan 2017 Theorem 3.5) and the T iterations compose by basic composition. See
+Laplace + threshold: each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25,
+Proposition 4.1]; [Vad17, Theorem 3.5]) and the T iterations compose by basic composition. See
 :func:`laplace_count_threshold` for the exact calibration with discrete Laplace noise.
 
 Coordinates: everything runs in the unit cube ``[0, 1]^d`` of the public :class:`Domain`
@@ -104,7 +104,7 @@ def pe_l2_sensitivity(neighbours: str) -> float:
     .. math:: \\Delta_2 = 1 \\text{ (add/remove)}, \\qquad \\Delta_2 = \\sqrt{2} \\text{ (replace)}
 
     Adding or removing a record changes one count by 1; replacing one moves one vote from a count
-    to another (seed 003, proof of Theorem 4.1: √2/n for the normalised histogram).
+    to another ([GFR25, proof of Theorem 4.1]: √2/n for the normalised histogram).
     """
     value = check_choice(neighbours, "neighbours", "pe_l2_sensitivity", ("add_remove", "replace"))
     return 1.0 if value == "add_remove" else math.sqrt(2.0)
@@ -116,7 +116,7 @@ def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> 
     .. math:: \\sigma = \\sqrt{T}\\,\\Delta_2 / \\mu(\\varepsilon, \\delta)
 
     where μ(ε, δ) is the largest μ with μ-GDP ⟹ (ε, δ)-DP (exact composition of T Gaussian
-    mechanisms, Dong–Roth–Su Corollary 3.3; seed 003 Theorem 4.1 uses the looser
+    mechanisms, [DRS22, Corollary 3.3]; [GFR25, Theorem 4.1] uses the looser
     ``4 √(T log(1.25/δ)) / (nε)``).
 
     Parameters
@@ -124,6 +124,12 @@ def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> 
     epsilon : float in (0, inf); delta : float in (0, 1)
     neighbours : "add_remove" or "replace"
     iterations : int >= 1
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+    See docs/references.md for the full entries.
     """
     return gaussian_sigma(epsilon, delta, pe_l2_sensitivity(neighbours), iterations)
 
@@ -248,13 +254,34 @@ def _canonical_distance(x: np.ndarray, Y: np.ndarray, metric: str) -> np.ndarray
     return np.max(diff, axis=1)
 
 
+def _merge_duplicates(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of V with exact duplicates merged, and for each kept row the smallest index of V holding it.
+
+    One stable argsort of a scalar key (a fixed combination of the coordinates with weights drawn once
+    from a fixed seed, public and data-independent; equal rows have equal keys) and one comparison of
+    consecutive rows: O(d m + m log m). (``np.unique(V,
+    axis=0)`` sorts the rows as opaque byte strings, the slowest step of an iteration at m ~ 10^4.)
+    Two different rows with the same key can keep a duplicate apart; that only costs time, not
+    exactness: :func:`nn_assign` sees the two copies at the same distance and its tie re-scoring picks
+    the smallest index among them.
+    """
+    m, d = V.shape
+    key = V[:, 0] if d == 1 else V @ np.random.default_rng(0x5EED).uniform(0.5, 1.5, size=d)
+    order = np.argsort(key, kind="stable")
+    Vs = V[order]
+    new = np.ones(m, dtype=bool)
+    if m > 1:
+        new[1:] = np.any(Vs[1:] != Vs[:-1], axis=1)
+    return Vs[new], order[new].astype(np.int64)
+
+
 def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
     """Index of the nearest variation of every private point, ties to the smallest index (Algorithm 4).
 
     .. math:: k(i) = \\min\\{k : k \\in \\arg\\min_j \\rho(U_i, V_j)\\}
 
-    How ties are made exact: exact duplicate rows of V are merged first (``np.unique`` keeps the
-    first occurrence, the smallest index). A KD-tree (``scipy.spatial.cKDTree``, exact search)
+    How ties are made exact: exact duplicate rows of V are merged first (:func:`_merge_duplicates`
+    keeps the first occurrence, the smallest index). A KD-tree (``scipy.spatial.cKDTree``, exact search)
     returns the two nearest distinct rows; when the second is farther than the first by more than
     ``1e-9 (1 + d_1)`` the first is the unique minimiser. Otherwise every row within that radius
     is re-scored with the float64 distance ``ρ`` computed by numpy and the smallest original index
@@ -273,8 +300,7 @@ def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
     int64 ndarray (n,) of indices into V.
     """
     V = np.ascontiguousarray(V, dtype=np.float64)
-    uniq, first = np.unique(V, axis=0, return_index=True)
-    first = first.astype(np.int64)
+    uniq, first = _merge_duplicates(V)
     tree = cKDTree(uniq)
     p = _MINKOWSKI_P[metric]
     if uniq.shape[0] == 1:
@@ -320,7 +346,7 @@ def gaussian_noisy_counts(counts: np.ndarray, sigma: float, rng: np.random.Gener
 def laplace_count_threshold(epsilon_t: float, delta_t: float, neighbours: str) -> tuple[float, int]:
     """Discrete-Laplace scale and integer count threshold of one (ε_t, δ_t)-DP stability histogram.
 
-    Seed 003, Section 4.2 / Proposition 4.1 (Vadhan 2017, Theorem 3.5): noise ``Lap(2/(nε))`` on the
+    [GFR25, Section 4.2, Proposition 4.1] ([Vad17, Theorem 3.5]): noise ``Lap(2/(nε))`` on the
     positive entries of the normalised histogram and threshold ``H = 2 log(1/δ)/(nε) + 1/n``. On
     counts with integer noise ``Lap_Z(b)``, ``b = Δ_1/ε_t`` (Δ_1 = 1 add/remove, 2 replace), an
     entry is kept when
@@ -337,6 +363,12 @@ def laplace_count_threshold(epsilon_t: float, delta_t: float, neighbours: str) -
     -------
     scale : float, b
     count_threshold : int, 1 + m
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+    See docs/references.md for the full entries.
     """
     delta_1 = 1.0 if neighbours == "add_remove" else 2.0
     b = delta_1 / epsilon_t
@@ -386,12 +418,14 @@ def threshold_weights(noisy: np.ndarray, count_threshold: float) -> np.ndarray |
 
 
 # ------------------------------------------------------------------------------ owner-side W1
-def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str) -> tuple[float, bool]:
-    """Exact W1 (uniform weights) with POT via :func:`dpsynth_core.transport.wasserstein1`."""
+def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str) -> tuple[float, bool, str]:
+    """Exact W1 (uniform weights) via :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the
+    line (d = 1, where every metric is |x - y| and a network simplex on the dense cost matrix was the
+    slowest step of a run), POT's network simplex otherwise."""
     from ..transport import wasserstein1
 
-    res = wasserstein1(A, B, metric=metric, method="pot", return_result=True)
-    return float(res.value), bool(res.certified)
+    res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", return_result=True)
+    return float(res.value), bool(res.certified or res.exact), res.method
 
 
 def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Generator) -> tuple[float, str]:
@@ -399,14 +433,16 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
 
     Exact (POT network simplex, dual-certified) up to :data:`W1_EXACT_PAIRS` pairs; beyond that the
     same exact solver on a random subsample of the private points, labelled as an estimate (the
-    transport module's certified "sparse" method takes minutes at 10^5 x 2000 in l2).
+    transport module's certified "sparse" method is far slower at 10^5 x 2000 points in l2).
     """
-    if U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
-        value, cert = _w1_exact(U, S, metric)
+    if U.shape[1] == 1 or U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
+        value, cert, method = _w1_exact(U, S, metric)
+        if method == "exact_1d":
+            return value, "exact (1-D CDF formula)"
         return value, "exact (POT emd, dual-certified)" if cert else "exact (POT emd, certificate failed)"
     k = max(1, W1_EXACT_PAIRS // max(1, S.shape[0]))
     sub = U[diag_rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)]
-    value, _ = _w1_exact(sub, S, metric)
+    value, _, _ = _w1_exact(sub, S, metric)
     return value, f"exact POT on a random subsample of {sub.shape[0]} private points (estimate)"
 
 
@@ -414,8 +450,8 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
 @register(dict(
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
-    paper="seed 003 (Gonzalez, Fanti, Ramdas: Private Evolution Converges)",
-    algorithm="Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
+    paper="González, Fanti, Ramdas, Private Evolution converges (2025) [GFR25]",
+    algorithm="[GFR25] Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
     dp="approximate",
     neighbours=("add_remove", "replace"),
     default_neighbours="replace",
@@ -462,7 +498,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
                       threshold=0.0, variation_scales=None, alpha=None, init="uniform", public=None, beta=0.25,
                       region="box", metric="l2", neighbours="replace", n_public=None,
                       allow_nonprivate_init=False, track_w1=True, rng=None) -> Release:
-    """Private Evolution, Algorithms 2-4 of seed 003 with the variation API of Eq. (1).
+    """Private Evolution [GFR25, Algorithms 2–4] with the variation API of [GFR25, Eq. (1)].
 
     For t = 1..T:
 
@@ -540,6 +576,13 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     Theorem 4.1 bounds E W1 by an Õ rate with unspecified constants, so ``bound`` is None;
     ``params["theorem_4_1_rate"]`` gives :math:`d D(\\sqrt{\\log(n\\varepsilon/\\sqrt{\\log(1/\\delta)})
     \\log(1/\\delta)}/(n\\varepsilon))^{1/d}` without constants.
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+    See docs/references.md for the full entries.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng)
     dlt = check_probability(delta, "delta", OWNER)
@@ -567,8 +610,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     T_user = None if iterations is None else check_int(iterations, "iterations", OWNER, low=1, high=500)
     ns_user = None if n_synthetic is None else check_int(n_synthetic, "n_synthetic", OWNER, low=1, high=1_000_000)
     if ns_user is not None:
-        limits.check_planned(ns_user, "max_synthetic_rows", owner=OWNER, param="n_synthetic", what="synthetic rows",
-                             fix="pass a smaller n_synthetic")
+        limits.check_rows(ns_user, domain.d, owner=OWNER)
     if variation_scales is not None and alpha is not None:
         raise param_error(OWNER, "alpha", "None when variation_scales is given", alpha)
     scales_user = None
@@ -635,8 +677,8 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         for t in range(1, T + 1):
             ledger.add(f"iteration {t}: Laplace + threshold NN histogram (scale {lap_scale:.4g}, keep counts >= "
                        f"{count_thr})", eps_t, dlt_t)
-        ledger.note = (f"Each iteration is an (ε/T, δ/T)-DP stability-based histogram (seed 003 Proposition 4.1, "
-                       f"Vadhan Theorem 3.5; discrete Laplace scale {lap_scale:.4g} on positive counts, threshold "
+        ledger.note = (f"Each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25, Proposition 4.1]; "
+                       f"[Vad17, Theorem 3.5]; discrete Laplace scale {lap_scale:.4g} on positive counts, threshold "
                        f"{count_thr}); the T = {T} iterations compose by basic composition.")
         sigma_used = None
     else:
@@ -815,8 +857,8 @@ def _to_domain(domain):
 def _bl_projection_fn():
     """Algorithm 2, line 8: the probability vector on V_t closest to ν = c̃/n in D_BL.
 
-    Uses :func:`dpsynth_core.transport.bl_projection` (seed 000 Algorithm 2, dense LP). Its function
-    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, seed 003's F_BL with Ω the unit cube (with
+    Uses :func:`dpsynth_core.transport.bl_projection` ([HVZ23, Algorithm 2], dense LP). Its function
+    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
     ``region="ball"`` the bound on |f| is the cube's diameter, not the ball's).
     """
     from ..transport import bl_projection

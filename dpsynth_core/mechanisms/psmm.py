@@ -1,4 +1,4 @@
-"""Private Signed Measure Mechanism (PSMM): He, Vershynin, Zhu (seed 000), Algorithms 1-2.
+"""Private Signed Measure Mechanism (PSMM): He, Vershynin, Zhu [HVZ23, Algorithms 1–2].
 
 The unit cube is cut into the regular :math:`k^d` grid (:mod:`dpsynth_core.grid`); each cell count
 receives discrete Laplace noise, giving a signed measure on the cell centres, which is projected
@@ -7,7 +7,7 @@ rounded to synthetic points.
 
 The paper's LP has :math:`2m^2` variables; on a grid with the l_inf metric the same optimum is a
 sparse min-cost flow on the king's-move graph with O(m 3^d) arcs
-(:func:`dpsynth_core.transport.bl_projection`, ``method="sparse"``; MATH_NOTES, PSMM).
+(:func:`dpsynth_core.transport.bl_projection`, ``method="sparse"``; docs/transport.md, "Bounded-Lipschitz projection").
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
 @register(dict(
     name="psmm",
     title="PSMM — private signed measure mechanism",
-    paper="seed 000 (He, Vershynin, Zhu 2023)",
-    algorithm="Algorithms 1-2; Proposition 6, Theorem 7, Corollary 8",
+    paper="He, Vershynin, Zhu, Algorithmically effective DP synthetic data (COLT 2023) [HVZ23]",
+    algorithm="[HVZ23] Algorithms 1-2; Proposition 6, Theorem 7, Corollary 8",
     dp="pure",
     neighbours=("add_remove", "replace"),
     max_dim=PSMM_MAX_DIM,
@@ -100,7 +100,7 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
 ))
 def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, neighbours="add_remove",
          n_public=None, rng=None) -> Release:
-    """Private Signed Measure Mechanism (seed 000, Algorithm 1 with Algorithm 2).
+    """Private Signed Measure Mechanism [HVZ23, Algorithm 1 with Algorithm 2].
 
     .. math:: \\nu(\\{y_i\\}) = \\frac{n_i + \\lambda_i}{\\hat n},\\ \\lambda_i \\sim \\mathrm{Lap}_\\mathbb{Z}(\\Delta/\\varepsilon');
               \\quad \\hat\\nu = \\arg\\min_{\\tau \\in \\mathcal P} d_{BL}(\\nu, \\tau)
@@ -138,6 +138,11 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
         ``trace``: ``noisy_signed_measure`` ν, ``projected_measure`` τ, ``synthetic_counts``,
         ``transport`` (BL value, mass moved, negative mass, solver), ``k``, ``d``; owner view:
         ``true_counts``, ``n``, ``n_clamped``.
+
+    References
+    ----------
+    .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
+       See docs/references.md.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=PSMM_MAX_DIM)
     return _psmm(p, domain, cells=cells, projection=projection, n_synthetic=n_synthetic, n_public=n_public)
@@ -160,8 +165,7 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
                              fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
     if n_synthetic is not None:
         n_synthetic = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_planned(n_synthetic, "max_synthetic_rows", owner=owner, param="n_synthetic",
-                             what="synthetic rows", fix="pass a smaller n_synthetic")
+        limits.check_rows(n_synthetic, d, owner=owner)
     if n_public is not None:
         n_public = check_n_public(n_public, owner)
 
@@ -176,7 +180,7 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
                              fix="pass fewer cells", got=f"the default {k}^{d} = {k**d} grid cells")
     n_hat = size.n
     # n̂ is public or a DP count: capping the output size at it is post-processing
-    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}")
+    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d)
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     counts = grid_counts(p.U, k)

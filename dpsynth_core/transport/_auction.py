@@ -2,7 +2,7 @@ r"""Compiled kernels for the certified exact W1 between two clouds of equal size
 
 With uniform weights and n = m points on each side, W1 is the optimal assignment cost divided by n
 (the transport polytope's vertices are permutation matrices, Birkhoff). :func:`dpsynth_core.transport.sparse.assignment_w1`
-solves it with Bertsekas' forward auction and epsilon-scaling on the *complete* bipartite graph,
+solves it with Bertsekas' forward auction [Ber88] and epsilon-scaling on the *complete* bipartite graph,
 which is never formed:
 
 * :func:`auction_full` -- person i (a point of X) bids for the object j (a point of Y) minimising

@@ -43,7 +43,7 @@ class BLProjectionResult:
     value : float
         The optimal bounded-Lipschitz distance :math:`d_{BL}(\\nu, \\hat\\tau)` (LP optimum).
     method : str
-        "dense" (seed 000 Algorithm 2 LP) or "sparse" (grid-graph min-cost flow).
+        "dense" (the LP of [HVZ23, Algorithm 2] as derived in its proof; docs/deviations.md §4) or "sparse" (grid-graph min-cost flow).
     metric : str
     seconds : float
     details : dict

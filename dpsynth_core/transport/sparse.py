@@ -355,7 +355,7 @@ def assignment_w1(X: np.ndarray, Y: np.ndarray, metric: str, *, rtol: float = 1e
 
     With uniform weights and n = m the transport polytope's vertices are permutation matrices
     (Birkhoff), so W1 is the optimal assignment cost divided by n. Solved by Bertsekas' forward
-    auction with epsilon-scaling on the *complete* bipartite graph, never formed: every bid finds its
+    auction with epsilon-scaling [Ber88] on the *complete* bipartite graph, never formed: every bid finds its
     best and second-best object by exact branch and bound over a kd-tree of Y whose nodes carry the
     minimum price below them (``_auction.auction_full``). Prices are kept between phases; eps is divided
     by ``theta`` per phase down to rtol/4 of the assignment cost (+ 2.5e-13 diam).

@@ -8,8 +8,8 @@
 * The audit itself: Clopper–Pearson bounds, the false-positive rate on a mechanism whose privacy
   loss is exactly ε, and every validation rule.
 
-Statistics. Power needs events the pair moves a lot (DESIGN.md: the finest cell around the added
-point, not a coarse region). For noisy counts we use :func:`count_shift` with the true counts of D:
+Statistics. Power needs events the pair moves a lot (docs/audit.md, "Events with power": the finest
+cell around the added point, not a coarse region). For noisy counts we use :func:`count_shift` with the true counts of D:
 with discrete-Laplace noise and weights ε_i it *is* the privacy-loss random variable, so its
 threshold events are the optimal tests. Each audit is a statistical test at level α = 0.05 with
 fixed seeds: for a correct mechanism ε̂ > ε happens with probability <= 5% (in practice far less,
@@ -150,7 +150,7 @@ def pe_vote_shift(ctx):
 def marginal_shift(ctx):
     """Sparse marginals: the Laplace likelihood-ratio statistic of the scaled Haar coefficients
     :math:`\\Phi^{-1} v` of every noisy marginal block (path order), where the noise is i.i.d. Laplace
-    (seed 002, Eq. (7)): :math:`s = \\sum_l |c_l - b_l| - |c_l - b_l - \\delta_l|` with b the
+    ([DLS+24, Eq. (7)]): :math:`s = \\sum_l |c_l - b_l| - |c_l - b_l - \\delta_l|` with b the
     coefficients of D's marginals and δ the change the pair makes."""
     k = int(ctx.probe.params["k"])
     subsets = ctx.probe.params["subsets"]
@@ -176,7 +176,7 @@ def marginal_shift(ctx):
 
 
 def low_dim_moment_shift(ctx):
-    """Low-dim (seed 004): the Laplace likelihood-ratio statistic of the private mean (Algorithm 3,
+    """Low-dim [HSVZ23]: the Laplace likelihood-ratio statistic of the private mean (Algorithm 3,
     scale b per coordinate) and of the private centred covariance (Algorithm 2, symmetric Laplace:
     scale σ off the diagonal, 2σ on it), :math:`s = \\sum (|z| - |z - \\delta|)/\\text{scale}` with z the
     released value minus D's and δ the change the pair makes. It sees the 2ε/3 of these two steps
@@ -259,8 +259,8 @@ AUDITS: dict[str, list[Case]] = {
         Case("remove", pmm_tree_shift, 1500, dict(depth=4), index=3),
     ],
     "psmm": [
-        # The projection (BL LP, ~50 ms a run) is post-processing of the noisy counts the statistic
-        # reads; 'clip' audits the same noisy counts 60x faster.
+        # The projection (a BL LP per run) is post-processing of the noisy counts the statistic
+        # reads; 'clip' audits the same noisy counts far faster.
         Case("add", grid_shift("noisy_counts"), 2500, dict(cells=4, n_public=30, projection="clip"),
              point=ADD_POINT),
         Case("move", grid_shift("noisy_counts"), 2500, dict(cells=4, neighbours="replace", projection="clip"),
@@ -293,7 +293,7 @@ AUDITS: dict[str, list[Case]] = {
              note="synthetic mean of a coordinate: post-processing"),
     ],
     "sparse_marginals": [
-        # ~15 ms a run (Step 3 LP): few trials; validity does not depend on the number of trials.
+        # A Step 3 LP per run: few trials; validity does not depend on the number of trials.
         # 'exact_total' noise is calibrated exactly for a move at k = 2 (loss ε); the paper's noise
         # also noises the public total and loses only ε/2 on this pair.
         Case("move", marginal_shift, 300, dict(s=1, k=2, public="grid", mc_draws=20, certificate="L_T",
@@ -414,7 +414,7 @@ def broken_pmm_replace_sensitivity_one():
 
 
 def pmm_quadrant_versus_finest_cell():
-    """DESIGN.md's example: a PMM whose noise misses A.4's normalisation (here: spending 4ε while
+    """The example of docs/audit.md, "Events with power": a PMM whose noise misses A.4's normalisation (here: spending 4ε while
     declaring ε, depth 6). Returns the audits with a quadrant-count statistic (coarse, low power)
     and with the finest-cell path statistic. Not a test: the quadrant check is expected to miss."""
     ctx = _pmm_ctx("add", dict(depth=6, n_public=30), ADD_POINT)

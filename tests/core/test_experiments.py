@@ -1,4 +1,4 @@
-"""Tests of dpsynth_core.experiments: the W1 sweep and seed 004's digits SVM experiment (tiny sizes)."""
+"""Tests of dpsynth_core.experiments: the W1 sweep and the digits SVM experiment of [HSVZ23, Section 5] (tiny sizes)."""
 
 from __future__ import annotations
 

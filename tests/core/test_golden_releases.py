@@ -51,7 +51,7 @@ PINNED = {
     "pmm_replace": "dc8b5b65515920dcf71fdb8c3cf6af7103c63505cbe3a9e305efd11a63b9c93a",
     "private_evolution": "63a5fb7fb3f845655d8a8a69751d70302d2291f3f960c535596ebda9e8210d68",
     "psmm": "646e5e9fee763e7668118c42c217435a1739097270cfa848419d805176c0acf1",
-    "sparse_marginals": "b88b565d37479748d0d03ab83caf57fb449185eaf01b949957108fbe7857a178",
+    "sparse_marginals": "4bc3e5f9021579f5b9e3869894b23c9f5e3809f3e58404e36b9a72ffff8f2ab0",
 }
 
 

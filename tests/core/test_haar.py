@@ -1,4 +1,4 @@
-"""Haar matrix, fast transforms and superregular noise (seed 001 Theorem 3.1; seed 002 Lemma 3)."""
+"""Haar matrix, fast transforms and superregular noise ([BSV22, Theorem 3.1]; [DLS+24, Lemma 3])."""
 
 import math
 
@@ -10,7 +10,7 @@ from dpsynth_core import haar
 
 
 def explicit_M(k):
-    """M_k built column by column from its definition (MATH_NOTES / seed 002 Appendix B), independent
+    """M_k built column by column from its definition (docs/random-walk.md, "The transposed Haar matrix"; [DLS+24, Appendix B]), independent
     of the fast transforms."""
     m = 2**k
     M = np.zeros((m, m))

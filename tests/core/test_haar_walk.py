@@ -1,4 +1,4 @@
-"""The Haar-walk mechanism: W1 projection on the line, folding, privacy (seed 001 Sections 5-7)."""
+"""The Haar-walk mechanism: W1 projection on the line, folding, privacy ([BSV22, Sections 5–7])."""
 
 import math
 

@@ -17,6 +17,7 @@ fixed, so the marker is removed then.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
@@ -605,3 +606,88 @@ def test_private_evolution_candidate_limit_refuses():
             track_w1=False)
     msg = str(info.value)
     assert MESSAGE.match(msg) and msg.startswith("The 'n_synthetic' parameter of private_evolution must give at most")
+
+
+# ------------------------------------------------- resource follow-ups at the ends of the ε range
+def _no_exact_solve(monkeypatch, SM):
+    monkeypatch.setattr(SM, "_ut_one", lambda *a, **k: pytest.fail("an exact transport solve ran before the refusal"))
+    monkeypatch.setattr(SM, "step3_lp", lambda *a, **k: pytest.fail("Step 3 ran before the refusal"))
+
+
+@pytest.mark.timeout(120)
+def test_sparse_marginals_default_grid_fits_the_solve_budget_at_huge_epsilon(monkeypatch):
+    """ε = 1e6, d = 2, n = 40, defaults: the paper's default k (64, blocks of 4096 cells) needed more than
+    max_transport_solves and was refused after seconds of solves. The default grid is now lowered until its
+    certificate's plan fits: a release, every exact solve within the limit, none replaced by a bound."""
+    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    solved = []
+    one = SM._ut_one
+    monkeypatch.setattr(SM, "_ut_one", lambda w, k, s: solved.append(SM._solve_cost(w.size)) or one(w, k, s))
+    X = np.random.default_rng(2).random((40, 2))
+    rel = run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0)
+    _check_release(rel, Domain.unit(2), 1e6)
+    assert rel.params["k"] < SM.default_k(40, 1e6, 2, 2) == 64
+    assert "lowered from k = 64" in rel.params["k_rule"] and "max_transport_solves" in rel.params["k_rule"]
+    assert sum(solved) <= limits.current().max_transport_solves
+    assert "certificate_upper_bounds" not in rel.params
+
+
+def test_sparse_marginals_explicit_k_over_the_solve_budget_refused_before_any_work(monkeypatch):
+    """The same case with k = 64 given explicitly: refused from the plan (cheap bounds on the Monte Carlo
+    draws), before Step 3 and before any exact solve, with the planned count in the message."""
+    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    _no_exact_solve(monkeypatch, SM)
+    X = np.random.default_rng(2).random((40, 2))
+    with pytest.raises(ValueError) as info:
+        run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0, k=64)
+    msg = str(info.value)
+    assert MESSAGE.match(msg) and msg.startswith("The 'k' parameter of sparse_marginals must keep the certificate "
+                                                 "within 5000 exact transport solves"), msg
+    assert re.search(r"Got k=64 \(1 blocks of 64\^2 cells, 200 Monte Carlo draws\), which needs up to \d+\.$", msg)
+
+
+def test_sparse_marginals_default_grid_never_refuses_on_the_solve_budget():
+    """A tiny limit: an explicit k is refused, the default grid releases; if its fresh draws need more solves
+    than the limit the remaining ones are replaced by their proven upper bounds (noted), never refused."""
+    X = np.random.default_rng(1).random((200, 3))
+    with limits.override(max_transport_solves=3):
+        with pytest.raises(ValueError, match=r"^The 'k' parameter of sparse_marginals must keep the certificate "
+                                             r"within 3 exact transport solves"):
+            run("sparse_marginals", X, Domain.unit(3), epsilon=1.0, rng=0, k=4, public_size=100, mc_draws=20)
+        rel = run("sparse_marginals", X, Domain.unit(3), epsilon=1e6, rng=0, public_size=100, mc_draws=20)
+    _check_release(rel, Domain.unit(3), 1e6)
+    if "certificate_upper_bounds" in rel.params:
+        assert any("proven upper bounds" in n and "max_transport_solves (3)" in n for n in rel.notes)
+
+
+@pytest.mark.timeout(120)
+def test_flat_histogram_at_d50_tiny_epsilon_is_capped_by_synthetic_values():
+    """ε = 1e-6, d = 50, n = 40: the noisy size is in the millions and 10^6 rows x 50 coordinates took tens
+    of seconds. The default output is now capped at max_synthetic_values // d rows (post-processing, noted)."""
+    X = np.random.default_rng(50).random((40, 50))
+    rel = run("flat_histogram", X, Domain.unit(50), epsilon=1e-6, rng=0)
+    cap = limits.DEFAULTS.max_synthetic_values // 50
+    assert rel.synthetic.shape == (cap, 50) and cap < limits.DEFAULTS.max_synthetic_rows
+    rec = rel.params["limits"]
+    assert rec["max_synthetic_rows"] == cap and rec["max_synthetic_values"] == limits.DEFAULTS.max_synthetic_values
+    assert rec["d"] == 50 and rec["planned_rows"] > cap
+    assert any(f"capped at {cap:_} rows (dpsynth_core.limits max_synthetic_values: 8_388_608 values at d = 50)" in n
+               for n in rel.notes), rel.notes
+
+
+@pytest.mark.parametrize("name", ["flat_histogram", "haar_walk", "psmm", "sparse_marginals", "private_evolution"])
+def test_explicit_output_above_the_synthetic_values_limit_is_refused(name):
+    d = 2 if name == "psmm" else 20
+    rows = limits.DEFAULTS.max_synthetic_values // d + 1
+    kw = {"delta": 1e-5} if MECHANISMS[name].needs_delta else {}
+    with pytest.raises(ValueError) as info:
+        run(name, np.random.default_rng(0).random((10, d)), Domain.unit(d), epsilon=1.0, rng=0, n_synthetic=rows,
+            **kw)
+    msg = str(info.value)
+    assert MESSAGE.match(msg), msg
+    if rows > limits.DEFAULTS.max_synthetic_rows:  # d = 2: the row limit speaks first
+        assert msg.startswith(f"The 'n_synthetic' parameter of {name} must give at most 1_000_000 synthetic rows")
+    else:
+        assert msg.startswith(f"The 'n_synthetic' parameter of {name} must give at most 8_388_608 synthetic values "
+                              f"(rows x d) (dpsynth_core.limits max_synthetic_values)"), msg
+        assert msg.endswith(f"Got {rows:_} rows x d = {d} = {rows * d:_} values.")

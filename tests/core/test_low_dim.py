@@ -1,4 +1,4 @@
-"""Tests of the low-dimensional mechanism (seed 004, Algorithms 1-5, Theorem 2.1, Appendix E)."""
+"""Tests of the low-dimensional mechanism [HSVZ23, Algorithms 1–5, Theorem 2.1, Appendix E]."""
 
 from __future__ import annotations
 

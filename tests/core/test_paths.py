@@ -1,4 +1,4 @@
-"""Paths through grid cells and point sets (seed 001 Sections 6-7; seed 002 Appendix C.1)."""
+"""Paths through grid cells and point sets ([BSV22, Sections 6–7]; [DLS+24, Appendix C.1])."""
 
 import numpy as np
 import pytest

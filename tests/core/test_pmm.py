@@ -1,4 +1,4 @@
-"""PMM (seed 000, Algorithms 3-4; Theorems 9-11, Corollary 12).
+"""PMM [HVZ23, Algorithms 3–4, Theorems 9–11, Corollary 12].
 
 Comparability of the paper's maps for integer inputs (why the clamp in ``comparable_split`` is a
 no-op there): with a, b, m integers and the deficit case m >= a + b, the proportional target

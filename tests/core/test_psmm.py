@@ -1,4 +1,4 @@
-"""PSMM (seed 000, Algorithms 1-2)."""
+"""PSMM [HVZ23, Algorithms 1–2]."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""rates.py against hand computations from seed 000's formulas."""
+"""rates.py against hand computations from the formulas of [HVZ23]."""
 
 import math
 

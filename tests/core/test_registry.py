@@ -1,4 +1,4 @@
-"""Contract tests over every registered mechanism (DESIGN.md, the API contract).
+"""Contract tests over every registered mechanism (the API contract: docs/README.md, "Library conventions").
 
 They iterate over MECHANISMS at run time, so each mechanism that lands is covered.
 """

@@ -1,4 +1,4 @@
-"""Tests for the certified sparse-marginal release (seed 002, Algorithm 1, Eq. (4), (10), (17), Section 5.1)."""
+"""Tests for the certified sparse-marginal release [DLS+24, Algorithm 1, Eqs. (4), (10), (17), Section 5.1]."""
 
 from __future__ import annotations
 
@@ -165,9 +165,9 @@ def test_certificate_terms_nonnegative_and_add_up(cert, snap):
         assert terms["total"] == pytest.approx(sum(terms[p] for p in parts), rel=1e-12)
         assert terms["projection"] == pytest.approx(terms["projection_proxy"] + terms["projection_support"])
         assert terms["discretisation"] == pytest.approx(1 / 8)
-        # the quantile is the conservative order statistic of the Monte Carlo draws
+        # the quantile is the ⌈(1-δ)(M+1)⌉-th smallest Monte Carlo draw (δ = 0.1, M = 50: the 46th)
         mc = np.sort(rel.trace["mc_samples"][name])
-        assert terms["privatisation_quantile"] == mc[math.ceil(0.9 * mc.size) - 1]
+        assert terms["privatisation_quantile"] == mc[math.ceil(0.9 * (mc.size + 1)) - 1] == mc[45]
     # the released bound is the consistent certificate (Eq. (4) with G∘Π); the paper's one is kept
     assert set(rel.trace["certificate"]) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
         set() if cert == "U_T" else {"U_T", "U_T_consistent"})
@@ -557,3 +557,66 @@ def test_default_k_rule():
     X = _data(300, 3)
     rel = sm.sparse_marginals(X, Domain.unit(3), epsilon=1.0, public_size=100, mc_draws=20, rng=0)
     assert rel.params["k"] == sm.default_k(300, 1.0, 3, 2)
+
+
+# ------------------------------------------------------------------ the Monte Carlo quantile
+def test_mc_order_is_the_exchangeable_order_statistic():
+    # j = ⌈(1-δ)(M+1)⌉: M = 200, δ = 0.1 -> 181 (exceeded w.p. 20/201 <= 0.1; the plain ⌈(1-δ)M⌉ = 180 gives
+    # 21/201 = 0.104); M = 50 -> 46; M = 9, δ = 0.1 -> 9 (the smallest M that admits δ = 0.1).
+    assert sm.mc_order(200, 0.1) == 181 and sm.mc_order(50, 0.1) == 46 and sm.mc_order(9, 0.1) == 9
+    assert sm.mc_order(999, 0.001) == 999 and sm.mc_order(20, 0.5) == 11
+    for M in (20, 50, 200, 1000):
+        for delta in (0.001, 0.01, 0.05, 0.1, 0.25, 0.5):
+            if M < (1 - delta) / delta:
+                continue
+            j = sm.mc_order(M, delta)
+            assert (M + 1 - j) / (M + 1) <= delta + 1e-12  # exceeded with probability at most δ
+            assert j == 1 or (M + 2 - j) / (M + 1) > delta  # and j is the smallest such order
+    samples = np.random.default_rng(0).permutation(np.arange(1.0, 201.0))
+    assert sm._quantile_high(samples, 0.1) == 181.0
+
+
+def test_mc_order_exceedance_matches_exchangeability():
+    """A fresh draw Z_0 and M Monte Carlo draws of one continuous law (Uniform(0, 1), any law gives the same
+    rank distribution) exceed the j-th order statistic with probability (M+1-j)/(M+1). At M = 20, δ = 0.1:
+    j = 19, 2/21 = 0.0952 <= δ, while the plain ⌈(1-δ)M⌉ = 18 gives 3/21 = 0.143 > δ. 200,000 trials:
+    s.e. <= 0.0008, tolerance 5 s.e. = 0.004, far below the 0.048 between the two rules."""
+    rng = np.random.default_rng(3)
+    M, delta, trials = 20, 0.1, 200_000
+    z = rng.random((trials, M + 1))
+    srt = np.sort(z[:, 1:], axis=1)
+    j = sm.mc_order(M, delta)
+    freq = float(np.mean(z[:, 0] > srt[:, j - 1]))
+    se = math.sqrt(delta * (1 - delta) / trials)
+    assert abs(freq - (M + 1 - j) / (M + 1)) < 5 * se and freq <= delta + 5 * se
+    old = math.ceil((1 - delta) * M)
+    assert float(np.mean(z[:, 0] > srt[:, old - 1])) > delta + 10 * se  # the old rule over-runs δ
+
+
+def test_mc_draws_too_few_for_delta_cert_refused_before_work(monkeypatch):
+    # δ = 0.01 needs M >= 99: the 21st of 20 draws does not exist. Refused before the default grid is searched.
+    monkeypatch.setattr(sm, "default_k", lambda *a, **k: pytest.fail("default_k ran before the refusal"))
+    with pytest.raises(ValueError, match=r"The 'mc_draws' parameter of sparse_marginals must be at least 99 for "
+                                         r"delta_cert=0.01.*Got 20; pass more mc_draws or a larger delta_cert"):
+        sm.sparse_marginals(_data(100, 3, 1), Domain.unit(3), epsilon=1.0, delta_cert=0.01, mc_draws=20, rng=0)
+
+
+def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative():
+    """_ut_solve_plan (cheap bounds only) is an upper bound on what _ut_quantile charges; with a soft budget
+    below it the declined solves use their proven upper bounds, so the quantile can only grow."""
+    from dpsynth_core import limits
+
+    K, k, s, M = 3, 6, 2, 60
+    _, rank = sm._path_rank(k, s)
+    w = sm.haar_block_noise(K, k, s, 0.01, rng=4, draws=M, exact_total=True)[..., rank]
+    plan = sm._ut_solve_plan(w, k, s, 0.1)
+    hard = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
+    q_exact, _ = sm._ut_quantile(w, k, s, 0.1, hard)
+    assert 0 < hard.used <= plan
+    exact_all = np.array([sm._ut_block_max(row, k, s) for row in w])
+    assert q_exact == np.sort(exact_all)[sm.mc_order(M, 0.1) - 1]
+    with limits.override(max_transport_solves=max(1, hard.used // 3)):
+        soft = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
+        q_soft, _ = sm._ut_quantile(w, k, s, 0.1, soft)
+    assert soft.declined > 0 and soft.used <= soft.limit
+    assert q_soft >= q_exact

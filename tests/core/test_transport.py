@@ -1,9 +1,10 @@
 """Tests of dpsynth_core.transport: W1 methods against POT's dense exact solver, the grid interval,
-the sparse certified method (issue 10), the BL projection (seed 000, Algorithm 2) and every
+the sparse certified method (docs/transport.md, "Certified sparse W1"), the BL projection ([HVZ23,
+Algorithm 2]; docs/deviations.md §4) and every
 validation rule.
 
-Tolerances: exact methods must agree with ``ot.emd2`` to 1e-9 relative (the acceptance figure of
-issue 10); both sides are network-simplex / sorted-CDF computations in float64, whose rounding
+Tolerances: exact methods must agree with ``ot.emd2`` to 1e-9 relative (the certification
+tolerance of docs/transport.md, "Certified sparse W1"); both sides are network-simplex / sorted-CDF computations in float64, whose rounding
 error is ~1e-15 relative at these sizes, so 1e-9 leaves a wide margin yet fails on any wrong plan.
 """
 
@@ -175,7 +176,7 @@ def test_sliced_is_a_deterministic_lower_bound():
     assert sl.lower <= dense_w1(X, Y, metric="linf") + 1e-12
 
 
-# ------------------------------------------------------------------------------ sparse (issue 10)
+# ---------------------------------------------------------------------------- sparse (certified W1)
 def _instances(d, rng):
     n = 300
     yield "duplicates", np.repeat(rng.random((30, d)), 10, axis=0), np.repeat(rng.random((25, d)), 8, axis=0), None, None
@@ -271,7 +272,7 @@ def _equal_size_instances(d, rng):
 @pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
 def test_sparse_assignment_case_equals_dense_pot(d, metric):
     """Equal sizes, uniform weights: the auction + c-transform path, equal to ot.emd2 to 1e-9 relative
-    (the issue's tolerance; the certificate accepts a gap of 1e-9 W1 + 1e-12 diam)."""
+    (the certification tolerance of docs/transport.md; the certificate accepts a gap of 1e-9 W1 + 1e-12 diam)."""
     rng = np.random.default_rng(50 + d)
     for name, X, Y in _equal_size_instances(d, rng):
         ref = dense_w1(X, Y, metric=metric)

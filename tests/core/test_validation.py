@@ -1,4 +1,4 @@
-"""One test per validation rule of dpsynth_core.validation, and the message format of DESIGN.md."""
+"""One test per validation rule of dpsynth_core.validation, and the message format of docs/README.md, "Library conventions"."""
 
 import math
 
