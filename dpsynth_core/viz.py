@@ -37,8 +37,10 @@ __all__ = [
     "COLORS",
     "GROUP_COLORS",
     "TERM_COLORS",
+    "LABEL_COLORS",
     "REFERENCE_STYLES",
     "MAX_POINTS",
+    "FIGURE_POINTS",
     "MAX_TREE_LEVEL",
     "is_owner",
     "thin",
@@ -82,14 +84,32 @@ COLORS = {"real": "#595959", "true": "#595959", "private": "#595959", "owner": "
 GROUP_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 #: Segments of one total (certificate terms): shades of blue, none of them a meaning colour.
 TERM_COLORS = ("#0072B2", "#56B4E9", "#A6CEE3", "#1F4E79", "#6BAED6")
+#: Labels of the data (classes): Paul Tol's "muted" scheme, colour-blind safe and apart from the
+#: meaning colours, so a class never looks like "synthetic" or "noisy".
+LABEL_COLORS = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255",
+                "#AA4499")
 GROUP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "star", "x")
 #: Reference curves: (colour, dash), every one different.
 REFERENCE_STYLES = (("#000000", "dash"), ("#8C510A", "dashdot"), ("#000000", "longdashdot"),
                     ("#8C510A", "longdash"), ("#000000", "dot"))
-#: At most this many points per panel are drawn (a fixed-seed subset).
+#: At most this many points per panel are drawn (a fixed-seed subset) ...
 MAX_POINTS = 2000
+#: ... and about this many per figure: SVG scatter costs ~0.1–0.3 ms per point in headless Chromium on
+#: two busy cores, and WebGL (software) only pays off above ~3000 points, so figures stay below that.
+FIGURE_POINTS = 2400
 
 _SIGNED = "RdBu"  # plotly's RdBu: red = low (negative), blue = high (positive)
+_SCENE_AXIS = dict(backgroundcolor="white", gridcolor="#DFE8F3", linecolor="#EBF0F8", showbackground=True,
+                   zerolinecolor="#EBF0F8")
+#: A small template (white background, light grid). Plotly's named templates are deep-copied and
+#: validated on every figure (~50 ms each, ~70% of a small figure's build time); this one is not.
+_TEMPLATE = dict(layout=dict(paper_bgcolor="white", plot_bgcolor="white", colorway=list(GROUP_COLORS),
+                             hoverlabel=dict(align="left"),
+                             xaxis=dict(gridcolor="#EBF0F8", linecolor="#EBF0F8", zerolinecolor="#EBF0F8",
+                                        automargin=True, title=dict(standoff=12)),
+                             yaxis=dict(gridcolor="#EBF0F8", linecolor="#EBF0F8", zerolinecolor="#EBF0F8",
+                                        automargin=True, title=dict(standoff=12)),
+                             scene=dict(xaxis=_SCENE_AXIS, yaxis=_SCENE_AXIS, zaxis=_SCENE_AXIS)))
 _GRID = "#E5E5E5"
 _FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=13, color="#262730")
 _OWNER_WORDS = ("owner", "true", "real", "private data", "not private", "non-private")
@@ -206,7 +226,7 @@ def _layout(*, title: str = "", note: str | None = None, height: int = 420, pane
             legend: bool = True, margin: dict | None = None, **kw) -> dict:
     m = dict(l=60, r=20, t=_top(title, note, panel_titles), b=50)
     m.update(margin or {})
-    out = dict(template="plotly_white", font=_FONT, height=height, margin=m, title=_title(title, note),
+    out = dict(template=_TEMPLATE, font=_FONT, height=height, margin=m, title=_title(title, note),
                hoverlabel=dict(namelength=-1), showlegend=legend,
                legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
                            bgcolor="rgba(255,255,255,0)", font=dict(size=12), itemsizing="constant"))
@@ -327,7 +347,7 @@ def _box_shape(b, i: int = 0, *, owner: bool = False) -> dict:
 def _frame(i: int, x=(0, 1), y=(0, 1)) -> dict:
     """A grey dotted frame around panel i (data coordinates): marks an owner-view panel."""
     _, _, xr, yr = _ax(i)
-    return dict(type="rect", xref=f"{xr} domain", yref=f"{yr} domain", x0=-0.01, x1=1.01, y0=-0.01, y1=1.01,
+    return dict(type="rect", xref=f"{xr} domain", yref=f"{yr} domain", x0=0, x1=1, y0=0, y1=1,
                 line=dict(color="#595959", dash="dot", width=1.5), layer="above")
 
 
@@ -464,8 +484,8 @@ def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | No
         for i, v in enumerate(np.unique(lab)[:12]):
             m = lab == v
             traces.append(go.Scatter(x=_f32(x[m]), y=_f32(y[m]), mode="markers", name=str(v),
-                                     marker=dict(size=4, opacity=0.6, color=GROUP_COLORS[i % len(GROUP_COLORS)],
-                                                 symbol=GROUP_SYMBOLS[(i // len(GROUP_COLORS)) % 8]),
+                                     marker=dict(size=4, opacity=0.65, color=LABEL_COLORS[i % len(LABEL_COLORS)],
+                                                 symbol=GROUP_SYMBOLS[(i // len(LABEL_COLORS)) % 8]),
                                      hovertemplate=_hover(f"row with label {v}", xn, yn)))
     else:
         traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", name=label_name,
@@ -481,7 +501,7 @@ def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | No
 
 
 def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower=None, upper=None,
-                    axes: tuple[int, int] = (0, 1), max_points: int = MAX_POINTS,
+                    axes: tuple[int, int] = (0, 1), max_points: int = FIGURE_POINTS // 2,
                     titles: tuple[str, str] = ("real data (owner view)", "synthetic data (DP)"),
                     title: str = "", note: str | None = None) -> go.Figure:
     """Real and synthetic data side by side on the same axes (overlaid histograms when d = 1).
@@ -537,7 +557,9 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
     (the randomness of a DP release made visible) or several mechanisms (``titles``).
 
     All panels have the same size and the same axes (the public bounds, or the range of the real
-    data ``X`` and the draws), so the draws line up; tick labels on the outer panels only."""
+    data ``X`` and the draws), so the draws line up; tick labels on the outer panels only. Each panel
+    draws at most ``max_points`` points and the figure about :data:`FIGURE_POINTS` (at least 300 per
+    panel)."""
     k = len(draws)
     if k == 0:
         return empty_figure("no releases to show")
@@ -577,7 +599,7 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
                             range=[edges[0], edges[-1]], nticks=5)
             lay[yk] = _axis(title="density" if c == 0 else None, showticklabels=c == 0, nticks=5)
         else:
-            Dt = D[_thin_idx(D.shape[0], max_points, seed=i)]
+            Dt = D[_thin_idx(D.shape[0], min(max_points, max(300, FIGURE_POINTS // k)), seed=i)]
             x, y = _pts(Dt, (0, 1))
             traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", xaxis=xr, yaxis=yr, name=name,
                                      marker=dict(size=2.5, opacity=0.55, color=COLORS["synthetic"]),
@@ -638,8 +660,8 @@ def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
                              xaxis="x", yaxis="y3", line=dict(color=cb, width=2, dash="dot" if ob else "solid"),
                              fill="tonexty", fillcolor="rgba(0,114,178,0.15)",
                              hovertemplate=f"<b>CDF of {labels[1]}</b><br>x = %{{x:.3f}}<br>%{{y:.3f}}<extra></extra>"))
-    top, bottom = [0.56, 1.0], [0.0, 0.40]
-    lay = _layout(title=title, note=note, height=580, panel_titles=1, barmode="overlay", bargap=0,
+    top, bottom = [0.58, 1.0], [0.0, 0.38]
+    lay = _layout(title=title, note=note, height=600, panel_titles=2, barmode="overlay", bargap=0,
                   margin=dict(r=60))
     lay.update(xaxis=_axis(title="x (position on the line [0, 1])", anchor="y3", range=[0, 1]),
                yaxis=_axis(title="density", domain=top, anchor="x"),
@@ -647,10 +669,10 @@ def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
                             rangemode="tozero", nticks=5, tickformat=".2f"),
                yaxis3=_axis(title="CDF", domain=bottom, anchor="x", range=[-0.02, 1.05]),
                annotations=[
-                   _panel_title(f"Densities and the best 1-Lipschitz test function f: "
-                                f"mean of f under μ − mean under ν = {gain:.3f}", 0, 1, top[1]),
-                   _panel_title(f"Cumulative distribution functions: shaded area between them = W1 = {w1:.3f}",
-                                0, 1, bottom[1])])
+                   _panel_title(_two_lines("Densities and the best 1-Lipschitz test function f",
+                                           f"mean of f under μ − mean of f under ν = {gain:.3f}"), 0, 1, top[1]),
+                   _panel_title(_two_lines("Cumulative distribution functions",
+                                           f"shaded area between them = W1 = {w1:.3f}"), 0, 1, bottom[1])])
     return go.Figure(data=traces, layout=lay)
 
 
@@ -740,7 +762,7 @@ def cell_map(counts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, title:
                                      f"count %{{z:.4g}}{' (merged cells)' if merged else ''}<extra></extra>")
     traces = [trace]
     if points is not None and len(points):
-        P = thin(np.asarray(points), 1500)
+        P = thin(np.asarray(points), 1000)
         traces.append(go.Scatter(x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="points",
                                  marker=dict(size=2, color="black", opacity=0.35),
                                  hovertemplate=_hover("point", names[0], names[1])))
@@ -783,11 +805,12 @@ def level_counts(series: Mapping[str, np.ndarray], *, title: str = "", max_cells
     lo_y, hi_y = min(0.0, float(np.nanmin(allv))), max(1.0, float(np.nanmax(allv)))
     yrange = [lo_y - 0.05 * (hi_y - lo_y), hi_y + 0.05 * (hi_y - lo_y)]  # one explicit range: comparable panels
     k = len(stages)
-    height = 110 + 125 * k
-    top = _top(title, note, 1)
-    gap = 50 / max(height - top - 60, 1)
+    lines = 2 if ref is not None else 1
+    height = 110 + (125 + 14 * lines) * k
+    top = _top(title, note, lines)
+    gap = (30 + 18 * lines) / max(height - top - 60, 1)
     dom = _grid(k, 1, vgap=gap)
-    lay = _layout(title=title, note=note, height=height, panel_titles=1, margin=dict(l=70))
+    lay = _layout(title=title, note=note, height=height, panel_titles=lines, margin=dict(l=70))
     traces, ann = [], []
     many = size > 64 * f
     unit = "count" if f == 1 else f"count per {f} cells"
@@ -801,7 +824,8 @@ def level_counts(series: Mapping[str, np.ndarray], *, title: str = "", max_cells
                                  line=dict(color=color, width=1.4, shape="hv", dash=dash), fill="tozeroy",
                                  fillcolor=_rgba(color, 0.18),
                                  hovertemplate=f"<b>{name}</b><br>cell %{{x}}<br>{unit} %{{y:.4g}}<extra></extra>"))
-        head = f"<b>{name}</b>: total {raw[name].sum():,.0f}"
+        head = f"<b>{name}</b>"
+        sub = f"total {raw[name].sum():,.0f}"
         if ref is not None:
             r = drawn[ref]
             traces.append(go.Scatter(x=x, y=_f32(np.r_[r, r[-1:]]), mode="lines" if many else "lines+markers",
@@ -810,9 +834,10 @@ def level_counts(series: Mapping[str, np.ndarray], *, title: str = "", max_cells
                                      marker=dict(size=4, color="#262626"),
                                      hovertemplate=f"<b>{ref}</b><br>cell %{{x}}<br>{unit} %{{y:.4g}}<extra></extra>"))
             err = float(np.abs(raw[name] - raw[ref]).sum()) if raw[name].size == raw[ref].size else float("nan")
-            head += f" ({ref_short}: {raw[ref].sum():,.0f}) · error Σ|{name.split('(')[0].strip()} − {ref_short}| " \
-                    f"= {err:,.0f}"
-        ann.append(_panel_title(head, 0, 1, dom[i][1][1], color=color if not owner else None))
+            sub += f" ({ref_short}: {raw[ref].sum():,.0f}) · error Σ|{name.split('(')[0].strip()} − {ref_short}| " \
+                   f"= {err:,.0f}"
+        ann.append(_panel_title(_two_lines(head, sub) if ref is not None else f"{head}: {sub}", 0, 1, dom[i][1][1],
+                                color=color if not owner else None))
         lay[xk] = _axis(domain=[0, 1], anchor=yr, showticklabels=i == k - 1, range=[0, c.size * f],
                         title=(f"cell at this level, in tree order (neighbouring cells summed in groups of {f} "
                                "for drawing)" if f > 1 else "cell at this level, in tree order")
@@ -979,7 +1004,7 @@ def haar_basis(matrix: np.ndarray, *, title: str = "", max_columns: int = 16, no
                                        "value %{customdata[1]:.4g}<extra></extra>")]
     lay = _layout(title=title, note=note, height=max(300, 30 * show + 110), legend=False)
     lay["xaxis"] = _axis(title="position i on the path", range=[0, m], showgrid=False,
-                         dtick=1 if m <= 32 else None)
+                         dtick=1 if m <= 16 else 2 if m <= 32 else None)
     lay["yaxis"] = _axis(title="basis function", tickvals=[-c for c in range(show)],
                          ticktext=[str(c + 1) for c in range(show)], range=[-show + 0.4, 0.6], showgrid=False,
                          zeroline=False)
@@ -1084,12 +1109,13 @@ def line_cdfs(positions: np.ndarray, series: Mapping[str, np.ndarray], *, title:
     lay["shapes"] = [dict(type="rect", xref="x domain", yref="y", x0=0, x1=1, y0=0, y1=1, layer="below",
                           fillcolor="rgba(0,158,115,0.07)", line=dict(width=0))]
     if two:
-        lay["yaxis2"] = _axis(title="difference", domain=[0.0, 0.33], anchor="x", zeroline=True,
+        lay["yaxis2"] = _axis(title="difference<br>(area = W1 on the line)", domain=[0.0, 0.33], anchor="x",
+                              zeroline=True,
                               zerolinecolor="#262626", zerolinewidth=1.5)
         lay["xaxis"]["showticklabels"] = True
         lay["annotations"] = [
-            _panel_title("CDFs along the line (green band: values a CDF can take, 0 to 1)", 0, 1, top[1]),
-            _panel_title(f"each CDF minus the {reference} (area = W1 on the line)", 0, 1, 0.33)]
+            _panel_title("CDFs along the line (a CDF stays in the green band, 0 to 1)", 0, 1, top[1]),
+            _panel_title(f"each CDF minus the {reference}", 0, 1, 0.33)]
     return go.Figure(data=traces, layout=lay)
 
 
@@ -1118,7 +1144,7 @@ def marginal_heatmaps(panels: Mapping[str, np.ndarray], *, title: str = "", cols
                                  hovertemplate=f"<b>{name}</b><br>cell (%{{x}}, %{{y}})<br>%{{z:.3g}}<extra></extra>"))
         lay[xk] = _axis(domain=dom[i][0], anchor=yr, constrain="domain", showgrid=False, nticks=4)
         lay[yk] = _axis(domain=dom[i][1], anchor=xr, scaleanchor=xr, constrain="domain", showgrid=False, nticks=4)
-        ann.append(_panel_title(name, *dom[i][0], dom[i][1][1], align="center"))
+        ann.append(_panel_title(name, *dom[i][0], dom[i][1][1], align="center", panel=i))
     lay["annotations"] = ann
     return go.Figure(data=traces, layout=lay)
 
@@ -1138,7 +1164,7 @@ def certificate_bar(terms: Mapping[str, float], *, title: str = "", loss: float 
                              hovertemplate=f"<b>{name}</b><br>%{{x:.4g}}<extra></extra>"))
     if loss is not None:
         traces.append(go.Bar(y=[loss_label], x=[float(loss)], name=loss_label, orientation="h",
-                             marker=dict(color="#BDBDBD", pattern=dict(shape="/", fgcolor="#595959"),
+                             marker=dict(color="#E6E6E6", pattern=dict(shape="/", fgcolor="#8C8C8C", bgcolor="#E6E6E6"),
                                          line=dict(color="#595959", width=1)),
                              text=[f"{float(loss):.3g}"], textposition="inside",
                              hovertemplate=f"<b>{loss_label}</b><br>%{{x:.4g}}<extra></extra>"))
@@ -1157,9 +1183,12 @@ def loss_vs_certificate(df, *, x: str = "certificate", y: str = "loss", color: s
                         title: str = "", xtitle: str | None = None, ytitle: str | None = None,
                         note: str | None = None) -> go.Figure:
     """Realised utility loss against the certificate over runs (same units, same scale); the
-    shaded region below the diagonal is where the certificate held."""
+    shaded region below the diagonal is where the certificate held. Axis titles default to the
+    column names in unit-cube units."""
     if len(df) == 0:
         return empty_figure("no runs to show")
+    xtitle = xtitle or f"{x} (unit-cube units)"
+    ytitle = ytitle or f"{y} (unit-cube units)"
     groups = [(None, df)] if color is None else list(df.groupby(color, sort=False))
     traces = []
     hi = float(max(df[x].max(), df[y].max())) * 1.08 or 1.0
@@ -1206,26 +1235,27 @@ def pe_iteration(private: np.ndarray | None, synthetic: np.ndarray, variations: 
                  names: Sequence[str] | None = None, note: str | None = None) -> go.Figure:
     """One Private Evolution iteration in the first two coordinates: private points (owner view,
     faint grey), the variations (sky-blue crosses) and the resampled synthetic points (vermillion,
-    size ∝ histogram weight when ``weights`` is given). At most 2000 points per layer."""
+    size ∝ histogram weight when ``weights`` is given). At most 800 private, 600 variation and
+    1000 synthetic points are drawn (:data:`FIGURE_POINTS` in all)."""
     S = _as_points(synthetic)
     d = S.shape[1]
     nm = list(names) if names is not None else ["first coordinate", "second coordinate"]
     nm += ["second coordinate"] * (2 - len(nm))
     traces = []
     if private is not None and len(private):
-        P = thin(_as_points(private), MAX_POINTS)
+        P = thin(_as_points(private), 800)
         x, y = _pe_xy(P, 1)
         traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", name="private data (owner view)",
-                                 marker=dict(size=3, color=COLORS["private"], opacity=0.22),
+                                 marker=dict(size=4, color=COLORS["private"], opacity=0.35),
                                  hovertemplate=_hover("private point (owner view)", nm[0], nm[1])))
     if variations is not None and len(variations):
-        V = thin(_as_points(variations), MAX_POINTS, seed=2)
+        V = thin(_as_points(variations), 600, seed=2)
         x, y = _pe_xy(V, 2)
         traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", name="variations (candidates)",
                                  marker=dict(size=5, symbol="x-thin-open", color=COLORS["variation"], opacity=0.8,
                                              line=dict(width=1.2, color=COLORS["variation"])),
                                  hovertemplate=_hover("variation", nm[0], nm[1])))
-    idx = _thin_idx(S.shape[0], MAX_POINTS, seed=3)
+    idx = _thin_idx(S.shape[0], 1000, seed=3)
     x, y = _pe_xy(S[idx], 3)
     size: float | np.ndarray = 6
     if weights is not None and len(weights) == S.shape[0]:
@@ -1345,7 +1375,8 @@ def angles_plot(df, *, title: str = "", name: str = "largest principal angle (ow
                          hovertemplate="<b>ε = %{x:g}</b><br>mean angle %{y:.3g}°<extra></extra>")]
     lay = _layout(title=title, note=note, legend=False)
     lay["xaxis"] = _axis(title="privacy budget ε (log scale)", **_log_axis(m.index.to_numpy(dtype=float)))
-    lay["yaxis"] = _axis(title="largest angle (degrees)", rangemode="tozero")
+    top = float(np.nanmax(m.to_numpy() + s.to_numpy())) if len(m) else 90.0
+    lay["yaxis"] = _axis(title="largest angle (degrees)", range=[0, min(90.0, 1.1 * top) if top > 0 else 1])
     return go.Figure(data=traces, layout=lay)
 
 
@@ -1499,7 +1530,7 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
                  w1: Sequence[float] | None = None, title: str = "", names: Sequence[str] | None = None,
                  note: str | None = None) -> go.Figure:
     """Private Evolution as an animation: one frame per iteration t = 0..T (press Play), the synthetic
-    cloud over the private data (owner view, faint grey). At most 1500 points per frame."""
+    cloud over the private data (owner view, faint grey). At most 1000 points per layer and frame."""
     frames_data = [(t, _as_points(S)) for t, S in enumerate(synthetic) if S is not None]
     if not frames_data:
         return empty_figure("no iterations to show")
@@ -1507,10 +1538,10 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
     nm += ["second coordinate"] * (2 - len(nm))
     traces = []
     if private is not None and len(private):
-        P = thin(_as_points(private), 1500)
+        P = thin(_as_points(private), 1000)
         x, y = _pe_xy(P, 1)
         traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", name="private data (owner view)",
-                                 marker=dict(size=3, color=COLORS["private"], opacity=0.2),
+                                 marker=dict(size=4, color=COLORS["private"], opacity=0.35),
                                  hovertemplate=_hover("private point (owner view)", nm[0], nm[1])))
     syn_hover = _hover("synthetic point", nm[0], nm[1])
 
@@ -1522,14 +1553,14 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
         return f"{title} — {label(t)}" if title else label(t)
 
     t0, S0 = frames_data[0]
-    x, y = _pe_xy(thin(S0, 1500), 3)
+    x, y = _pe_xy(thin(S0, 1000), 3)
     traces.append(go.Scatter(x=_f32(x), y=_f32(y), mode="markers", name="synthetic points (DP)",
                              marker=dict(size=6, color=COLORS["synthetic"], opacity=0.8,
                                          line=dict(width=0.5, color="white")), hovertemplate=syn_hover))
     idx = len(traces) - 1
     frames, steps = [], []
     for t, S in frames_data:
-        x, y = _pe_xy(thin(S, 1500), 3)
+        x, y = _pe_xy(thin(S, 1000), 3)
         frames.append(go.Frame(data=[go.Scatter(x=_f32(x), y=_f32(y))], traces=[idx], name=str(t),
                                layout=go.Layout(title_text=heading(t))))
         steps.append(dict(method="animate", label=str(t), args=[[str(t)], dict(mode="immediate",
