@@ -318,16 +318,18 @@ def _scale_note(same: bool) -> str:
 
 def _scatter_axes(layout: dict, i: int, b, xname: str, yname: str, *, titles: bool = True,
                   xtitle: bool = True, ytitle: bool = True, tick_x: bool = True, tick_y: bool = True,
-                  note: bool = True) -> None:
-    """Axes of scatter panel i: each axis spans its public bounds; one scale only for equal bounds."""
+                  note: bool = True, public: bool = True) -> None:
+    """Axes of scatter panel i: each axis spans its public bounds; one scale only for equal bounds.
+    ``public=False``: ``b`` is only the data's range (no scale note, no common scale)."""
     xk, yk, xr, _ = _ax(i)
-    same = _same_scale(b)
+    same = public and _same_scale(b)
     xa = layout.setdefault(xk, {})
     ya = layout.setdefault(yk, {})
     xa.update(_axis(showticklabels=tick_x, nticks=6))
     ya.update(_axis(showticklabels=tick_y, nticks=6))
     if titles and xtitle:
-        xa["title"] = dict(text=xname + (_scale_note(same) if note and b is not None else ""), font=dict(size=13))
+        xa["title"] = dict(text=xname + (_scale_note(same) if note and public and b is not None else ""),
+                           font=dict(size=13))
     if titles and ytitle:
         ya["title"] = dict(text=yname, font=dict(size=13))
     if b is not None:
@@ -515,6 +517,7 @@ def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower
                       yaxis=_axis(title="density (share of rows per unit)"))
         return go.Figure(data=traces, layout=lay)
     b = _bounds2(lower, upper, axes)
+    public = b is not None
     if b is None:  # shared ranges from both sets
         Z = np.concatenate([X[:, list(axes)], Y[:, list(axes)]]) if Y.shape[1] > 1 else X[:, list(axes)]
         if Z.size:
@@ -532,12 +535,13 @@ def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower
                                              color=COLORS["real"] if owner else COLORS[key]),
                                  hovertemplate=_hover(f"{'real' if owner else 'synthetic'} point", names[axes[0]],
                                                       names[axes[1]])))
-        _scatter_axes(lay, i, b, names[axes[0]], names[axes[1]], ytitle=i == 0, tick_y=True, note=i == 0)
+        _scatter_axes(lay, i, b, names[axes[0]], names[axes[1]], ytitle=i == 0, tick_y=True, note=i == 0,
+                      public=public)
         lay[xk]["domain"], lay[yk]["domain"] = dom[i]
         lay[xk]["anchor"], lay[yk]["anchor"] = f"y{'' if i == 0 else i + 1}", xr
         if i == 1 and b is not None:
             lay[xk]["matches"], lay[yk]["matches"] = "x", "y"
-        if b is not None:
+        if public:
             shapes.append(_box_shape(b, i))
         if owner:
             shapes.append(_frame(i))
@@ -568,6 +572,7 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
     Ds = [_as_points(D) for D in draws]
     d = max([D.shape[1] for D in Ds] + [_as_points(X).shape[1]])
     b = _bounds2(lower, upper, (0, 1)) if d > 1 else None
+    public = b is not None
     if b is None and d > 1:
         pool = [D[:, :2] for D in Ds if D.shape[0] and D.shape[1] > 1] + [_as_points(X)[:, :2]]
         Z = np.concatenate([p for p in pool if p.shape[0] and p.shape[1] == 2] or [np.zeros((1, 2))])
@@ -605,9 +610,9 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
                                      marker=dict(size=2.5, opacity=0.55, color=COLORS["synthetic"]),
                                      hovertemplate=_hover(f"synthetic point ({name})", names[0], names[1])))
             _scatter_axes(lay, i, b, names[0], names[1], xtitle=last_row and c == 0, ytitle=c == 0,
-                          tick_x=last_row, tick_y=c == 0, note=True)
+                          tick_x=last_row, tick_y=c == 0, public=public)
             lay[xk]["nticks"] = lay[yk]["nticks"] = 5
-            if lower is not None and upper is not None and len(np.ravel(lower)) >= 2:
+            if public:
                 shapes.append(_box_shape(b, i))
         lay[xk]["domain"], lay[yk]["domain"] = dom[i]
         lay[xk]["anchor"], lay[yk]["anchor"] = yr, xr
@@ -1017,7 +1022,7 @@ def haar_basis(matrix: np.ndarray, *, title: str = "", max_columns: int = 16, no
 
 def partial_sum_paths(superregular: np.ndarray, iid: np.ndarray, *, title: str = "",
                       envelope: Mapping[str, np.ndarray] | None = None, max_paths: int = 40,
-                      max_steps: int = 800, names: tuple[str, str] = ("superregular noise (Haar)",
+                      max_steps: int = 500, names: tuple[str, str] = ("superregular noise (Haar)",
                                                                      "i.i.d. Laplace noise"),
                       note: str | None = None) -> go.Figure:
     """Partial sums Σ_{j≤i} noise_j along the path, many draws (rows) of each noise: superregular
@@ -1288,10 +1293,11 @@ def series_plot(x: Sequence, series: Mapping[str, Sequence], *, xtitle: str, yti
     lay["yaxis"] = _axis(title=ytitle, **(_log_axis(*[np.asarray(list(v), dtype=float) for v in series.values()])
                                           if log_y else {}))
     if marker_x is not None:
-        lay["shapes"] = [dict(type="line", x0=marker_x, x1=marker_x, xref="x", y0=0, y1=1, yref="y domain",
+        mx = math.log10(marker_x) if log_x and marker_x > 0 else marker_x  # shapes on log axes take log10
+        lay["shapes"] = [dict(type="line", x0=mx, x1=mx, xref="x", y0=0, y1=1, yref="y domain",
                               line=dict(color="#404040", dash="dot", width=1.5))]
         if marker_label:
-            lay["annotations"] = [dict(text=marker_label, x=marker_x, y=1, xref="x", yref="y domain",
+            lay["annotations"] = [dict(text=marker_label, x=mx, y=1, xref="x", yref="y domain",
                                        xanchor="left", yanchor="top", showarrow=False, xshift=4,
                                        font=dict(size=12, color="#404040"))]
     return go.Figure(data=traces, layout=lay)

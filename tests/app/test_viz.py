@@ -275,6 +275,14 @@ def test_scatter_axes_span_their_own_bounds_when_units_differ():
         assert "own scale" in fig.layout.xaxis.title.text
 
 
+def test_scatter_without_bounds_claims_no_public_box():
+    for fig in (viz.scatter_compare(X, Y, ["a", "b"]), viz.draws_grid(X, [Y, Y], [0.1, 0.2], ["a", "b"]),
+                viz.scatter_data(X, ["a", "b"])):
+        assert not fig.layout.shapes or all(s.line.dash == "dot" and s.xref.endswith("domain")
+                                            for s in fig.layout.shapes)  # only owner frames, no bounds box
+        assert "bounds" not in (fig.layout.xaxis.title.text or "") and fig.layout.yaxis.scaleanchor is None
+
+
 def test_scatter_axes_share_one_scale_when_bounds_are_equal():
     U = RNG.random((200, 2))
     fig = viz.scatter_data(U, ["u0", "u1"], lower=[0, 0], upper=[1, 1])
@@ -528,6 +536,8 @@ def test_other_builders_smoke():
     fig = viz.series_plot([0, 1], {"W1 (owner view)": [0.2, 0.1]}, xtitle="t", ytitle="W1", marker_x=1,
                           marker_label="chosen")
     assert fig.data[0].line.dash == "dot" and fig.layout.annotations[0].text == "chosen"
+    fig = viz.series_plot([1, 10, 100], {"a": [1, 2, 3]}, xtitle="t", ytitle="y", log_x=True, marker_x=10)
+    assert fig.layout.shapes[0].x0 == 1.0  # shapes on a log axis are placed at log10(x)
     fig = viz.empty_figure("nothing")
     assert fig.layout.annotations[0].text == "nothing"
 
