@@ -898,10 +898,12 @@ def _grid_matrix(v: np.ndarray, k: int) -> tuple[np.ndarray, int]:
     return Z.T, d
 
 
-def signed_grid(values: np.ndarray, k: int, *, title: str = "", mark_negative: bool = True,
+def signed_grid(values: np.ndarray, k: int, *, title: str = "", mark_negative: bool | None = None,
                 names: Sequence[str] = ("first coordinate", "second coordinate"), note: str | None = None) -> go.Figure:
     """A signed measure on the k×k grid (unit square, row-major, axis 0 = x) as a heatmap (blue
-    positive, red negative); negative cells additionally marked with a black × (d = 1: bars)."""
+    positive, red negative; d = 1: bars). ``mark_negative``: negative cells also get a black ×;
+    by default only up to k = 32 (on finer grids the crosses would hide the colours); the colour
+    bar's title counts the negative cells either way."""
     v = np.asarray(values, dtype=float).ravel()
     ticks = (np.arange(k) + 0.5) / k
     Z, d = _grid_matrix(v, k)
@@ -914,11 +916,13 @@ def signed_grid(values: np.ndarray, k: int, *, title: str = "", mark_negative: b
                                       hovertemplate="cell centre %{x:.3f}<br>mass %{y:.4g}<extra></extra>")],
                          layout=lay)
     cmax = max(float(np.max(np.abs(Z))), 1e-12)
+    n_neg = int(np.count_nonzero(Z < 0))
     traces = [go.Heatmap(x=_f32(ticks), y=_f32(ticks), z=_f32(Z), colorscale=_SIGNED, zmid=0, zmin=-cmax, zmax=cmax,
-                         colorbar=dict(title=dict(text="signed mass"), thickness=12, len=0.85),
+                         colorbar=dict(title=dict(text=f"signed mass<br><span style='font-size:11px'>{n_neg:,} "
+                                                       "negative cells</span>"), thickness=12, len=0.85),
                          hovertemplate=f"{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}<br>mass %{{z:.3g}}"
                                        "<extra></extra>")]
-    if mark_negative:
+    if mark_negative or (mark_negative is None and k <= 32):
         iy, ix = np.nonzero(Z < 0)
         if ix.size:
             traces.append(go.Scatter(x=_f32(ticks[ix]), y=_f32(ticks[iy]), mode="markers",

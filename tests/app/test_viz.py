@@ -484,6 +484,9 @@ def test_grid_and_path_builders():
     k = 4
     v = RNG.normal(size=k * k)
     assert len(viz.signed_grid(v, k).data) == 2  # heatmap + negative markers
+    big = RNG.normal(size=64 * 64)
+    assert len(viz.signed_grid(big, 64).data) == 1 and len(viz.signed_grid(big, 64, mark_negative=True).data) == 2
+    assert f"{int((big < 0).sum()):,} negative" in viz.signed_grid(big, 64).data[0].colorbar.title.text
     assert isinstance(viz.signed_grid(np.abs(v[:k]), k).data[0], go.Bar)  # d = 1
     assert len(viz.grid_measures({"a": v, "b": np.abs(v)}, k).data) == 2
     assert len(viz.grid_measures({"a": v[:k], "b": np.abs(v[:k])}, k).data) == 2  # d = 1: lines
