@@ -28,6 +28,7 @@ Conventions shared by every figure (a teaching tool: the same meaning looks the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -113,7 +114,7 @@ _TEMPLATE = dict(layout=dict(paper_bgcolor="white", plot_bgcolor="white", colorw
 _GRID = "#E5E5E5"
 _FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=13, color="#262730")
 _OWNER_WORDS = ("owner", "true", "real", "private data", "not private", "non-private")
-_MEANING_WORDS = (("iid", ("i.i.d", "iid")), ("superregular", ("superregular", "haar")),
+_MEANING_WORDS = (("iid", ("i.i.d", "iid", "independent")), ("superregular", ("superregular", "haar")),
                   ("noisy", ("noisy", "signed", "noise")), ("clipped", ("clipped", "clip")),
                   ("consistent", ("consistent", "projected", "projection")), ("synthetic", ("synthetic",)),
                   ("real", _OWNER_WORDS))
@@ -1417,12 +1418,14 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
                  bound_label: str = "bound", xtitle: str | None = None, ytitle: str = "W1 (unit cube, l∞ metric)",
                  note: str | None = None) -> go.Figure:
     """Measured W1 against εn (log-log): per group the mean (line) with the min–max band and the
-    single runs (dots); the curves in ``bounds`` (dashed, named "<group>: <bound_label>", or the
-    third element of a (x, y, name) tuple) and the fitted power law in ``fits`` (dotted). Only what
-    the caller passes is drawn as a bound."""
+    single runs (dots), the fitted power law in ``fits`` (dotted) and the curves in ``bounds``
+    (dashed). Only what the caller passes is drawn, under the caller's names: a ``bounds`` key that
+    is a group is drawn in the group's colour as "<group>: <bound_label>"; any other key is the
+    curve's name (in the colour of the group it starts with, else a reference style); a third
+    element of the (x, y, name) tuple overrides the name."""
     traces = []
     groups = list(df.groupby(group, sort=True)) if len(df) else []
-    order = [g for g, _ in groups] + [g for g in (bounds or {}) if g not in {g for g, _ in groups}]
+    order = [g for g, _ in groups]
     color_of = {g: GROUP_COLORS[i % len(GROUP_COLORS)] for i, g in enumerate(order)}
     sym_of = {g: GROUP_SYMBOLS[i % 8] for i, g in enumerate(order)}
     xs_all = [np.asarray(df[x], dtype=float)] if len(df) else []
@@ -1448,14 +1451,17 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
             traces.append(go.Scatter(x=sx, y=fy, mode="lines", line=dict(color=color, dash="dot", width=2),
                                      legendgroup=str(g), name=f"{g}: power-law fit, slope {slope:.2f}",
                                      hovertemplate=f"<b>{g}: fit</b><br>{x} %{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
+    free = iter(REFERENCE_STYLES * 4)
     for g, spec in (bounds or {}).items():
         bx, by = np.asarray(spec[0], dtype=float), np.asarray(spec[1], dtype=float)
-        name = str(spec[2]) if len(spec) > 2 else f"{g}: {bound_label}"
+        owner_group = g if g in color_of else next(
+            (h for h in order if re.match(rf"{re.escape(str(h).lower())}\b", str(g).lower())), None)
+        name = str(spec[2]) if len(spec) > 2 else f"{g}: {bound_label}" if g in color_of else str(g)
+        color, dash = (color_of[owner_group], "dash") if owner_group is not None else next(free)
         xs_all.append(bx)
         ys_all.append(by)
-        traces.append(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=color_of.get(g, "#000000"), dash="dash",
-                                                                     width=2),
-                                 legendgroup=str(g), name=name,
+        traces.append(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=color, dash=dash, width=2),
+                                 legendgroup=str(owner_group if owner_group is not None else g), name=name,
                                  hovertemplate=f"<b>{name}</b><br>{x} %{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
     lay = _layout(title=title, note=note, height=500)
     lay["xaxis"] = _axis(title=xtitle or ("ε·n (privacy budget × number of rows)" if x == "eps_n" else x),

@@ -400,6 +400,14 @@ def test_references_are_distinct_and_named_by_the_caller():
     assert len(refs) == 4 and len({(t.line.color, t.line.dash) for t in refs}) == 4
     names = [t.name for t in fig.data if t.name]
     assert "m: bound" in names and "q: my curve" in names and not any("paper" in n for n in names)
+    fig = viz.rates_loglog(df, bounds={"M: a proven bound": ([10, 1000], [1, 0.1]),
+                                       "another curve": ([10, 1000], [2, 0.2]), "third": ([10, 100], [3, 1])})
+    named = {t.name: t for t in fig.data if t.name in ("M: a proven bound", "another curve", "third")}
+    assert len(named) == 3 and len({(t.line.color, t.line.dash) for t in named.values()}) == 3
+    means = {t.name: t.line.color for t in fig.data if t.name and "mean" in t.name}
+    # keyed by its label: drawn in the colour of the group the label names ("M: ..." → m), else a reference style
+    assert named["M: a proven bound"].line.color == means["m: W1 (mean; band = min to max)"]
+    assert (named["another curve"].line.color, named["another curve"].line.dash) == viz.REFERENCE_STYLES[0]
     for fig in (viz.rates_loglog(df), viz.rates_loglog(df, bound_label="my bound")):  # no bounds given: none drawn
         assert not any("bound" in (t.name or "") for t in fig.data)
     series = {"signed (noisy) CDF": np.linspace(0, 1, 5), "projected CDF (DP)": np.linspace(0, 1, 5) ** 2,
