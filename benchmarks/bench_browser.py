@@ -34,7 +34,11 @@ and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). F
   did not change or the page has no metric);
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
-  element type, decoded with Streamlit's protobufs).
+  element type, decoded with Streamlit's protobufs);
+* ``server``: the server is started with a hook that logs when the script produced each message, so
+  the script time on the server (``server_script_s``), its slowest steps (the pause before an
+  element, under the last heading) and how late ``script_finished`` reached the page
+  (``finish_delivery_lag_s``) are known too (``--no-server-trace`` runs plain ``streamlit run``).
 
 The navigation of a visit starts at ``performance.now() == 0`` (the document's time origin); a notch
 starts at its ``keydown`` event. Pages that show an exception element or do not settle within
@@ -181,20 +185,56 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class Server:
-    """``streamlit run <script>`` on a free port, healthy on ``/_stcore/health`` (context manager)."""
+# `streamlit run` with a hook that appends one JSON line per ForwardMsg the app session enqueues (the
+# moment the script produced it): [epoch ms, kind, detail]. Epoch ms compare with the browser's
+# performance.timeOrigin + performance.now() on the same machine. Cost: one short write per message.
+TRACED_STREAMLIT = r"""
+import json, sys, time
+from streamlit.runtime.app_session import AppSession
 
-    def __init__(self, script: Path, cwd: Path, startup_timeout: float = 60.0):
-        self.script, self.cwd, self.startup_timeout = script, cwd, startup_timeout
+trace = open(sys.argv.pop(1), "a", buffering=1)
+enqueue = AppSession._enqueue_forward_msg
+
+
+def traced(self, msg):
+    kind, detail = msg.WhichOneof("type"), None
+    if kind == "delta":
+        d = msg.delta.WhichOneof("type")
+        kind = "new_element:" + msg.delta.new_element.WhichOneof("type") if d == "new_element" else d
+        if kind == "new_element:heading":
+            detail = msg.delta.new_element.heading.body[:60]
+    elif kind == "script_finished":
+        detail = msg.script_finished
+    trace.write(json.dumps([time.time() * 1000, kind, detail]) + "\n")
+    return enqueue(self, msg)
+
+
+AppSession._enqueue_forward_msg = traced
+from streamlit.web.cli import main
+
+sys.argv = ["streamlit", *sys.argv[1:]]
+main()
+"""
+
+
+class Server:
+    """``streamlit run <script>`` on a free port, healthy on ``/_stcore/health`` (context manager).
+    With ``trace``, the server records when the script produced each message (:meth:`trace_between`)."""
+
+    def __init__(self, script: Path, cwd: Path, *, trace: bool = True, startup_timeout: float = 60.0):
+        self.script, self.cwd, self.trace, self.startup_timeout = script, cwd, trace, startup_timeout
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> Server:
-        cmd = [sys.executable, "-m", "streamlit", "run", str(self.script), "--server.headless", "true",
-               "--server.port", str(self.port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-               "--server.runOnSave", "false"]
+        args = ["run", str(self.script), "--server.headless", "true", "--server.port", str(self.port),
+                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+                "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bench_browser_", suffix=".log", delete=False)
+        self.trace_file = tempfile.NamedTemporaryFile("w+", prefix="bench_browser_", suffix=".jsonl",
+                                                      delete=False)
+        cmd = ([sys.executable, "-c", TRACED_STREAMLIT, self.trace_file.name, *args] if self.trace
+               else [sys.executable, "-m", "streamlit", *args])
         self.proc = subprocess.Popen(cmd, cwd=self.cwd, env={**os.environ, "PYTHONUNBUFFERED": "1"},
                                      stdout=self.log, stderr=subprocess.STDOUT)
         t0 = time.perf_counter()
@@ -212,6 +252,16 @@ class Server:
         self.log.flush()
         return Path(self.log.name).read_text(errors="replace")[-n:]
 
+    def trace_between(self, t0: float, t1: float) -> list:
+        """Trace lines [epoch ms, kind, detail] with t0 <= time <= t1 (empty without a trace)."""
+        if not self.trace:
+            return []
+        import json
+
+        lines = Path(self.trace_file.name).read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines if line.strip()]
+        return [r for r in rows if t0 <= r[0] <= t1]
+
     def __exit__(self, *exc) -> None:
         self.proc.terminate()
         try:
@@ -219,8 +269,35 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        self.log.close()
-        os.unlink(self.log.name)
+        for f in (self.log, self.trace_file):
+            f.close()
+            os.unlink(f.name)
+
+
+def server_side(trace: list, origin_epoch: float, top: int = 6) -> dict:
+    """What the server trace says about one action: script runs (first message to script_finished),
+    and the longest pauses between two messages of a run (the script was computing the element that
+    came next; labelled with the last heading before it)."""
+    runs, gaps = [], []
+    start = prev = None
+    heading = ""
+    for t, kind, detail in trace:
+        if kind == "new_session":
+            start = prev = t
+            heading = ""
+            continue
+        if kind == "new_element:heading":
+            heading = detail or ""
+        if prev is not None:
+            gaps.append((t - prev, kind, heading))
+        prev = t
+        if kind == "script_finished" and start is not None:
+            runs.append({"start_s": round((start - origin_epoch) / 1000, 3), "script_s": round((t - start) / 1000, 3),
+                         "status": detail})
+            start = prev = None
+    gaps.sort(reverse=True)
+    return {"runs": runs, "script_s": sum(r["script_s"] for r in runs),
+            "slowest_steps": [{"gap_s": round(g / 1000, 3), "then": k, "under": h} for g, k, h in gaps[:top]]}
 
 
 # ------------------------------------------------------------------------------------ browser
@@ -237,7 +314,8 @@ class WsTap:
         self.frames.append(payload)
 
     def take(self) -> dict:
-        """Summary of the frames received since the last call: bytes and counts by message/element type."""
+        """Summary of the frames received since the last call: bytes and counts by message/element type
+        (``ref_hash``: a message the browser already had, sent as a reference)."""
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         frames, self.frames = self.frames, []
@@ -254,13 +332,14 @@ class WsTap:
                 kind = f"{d}:{msg.delta.new_element.WhichOneof('type')}" if d == "new_element" else d
             count[kind] += 1
             size[kind] += len(payload)
-        top = sorted(size, key=size.get, reverse=True)
+        order = sorted(size, key=size.get, reverse=True)
         return {"messages": sum(count.values()), "bytes": sum(size.values()),
-                "by_type": {k: {"n": count[k], "bytes": size[k]} for k in top}}
+                "by_type": {k: {"n": count[k], "bytes": size[k]} for k in order}}
 
 
 def records(page) -> dict:
-    return page.evaluate("() => window.__dps")
+    """The page's records, with ``timeOrigin`` (epoch ms of performance.now() == 0)."""
+    return page.evaluate("() => ({...window.__dps, timeOrigin: performance.timeOrigin})")
 
 
 def wait_settled(page, since: float, *, quiet_ms: float, timeout_s: float, dom_cap_ms: float = 30_000) -> None:
@@ -314,7 +393,7 @@ def summarise(rec: dict, origin: float, *, headline_before: str | None) -> dict:
         "skeletons_gone_s": sec(skeletons_gone),
         "skeletons_max": max((n for _, n in skel), default=0),
         "first_run_start_s": sec(starts[0] if starts else None),
-        "script_s": sum(f - s for s, (f, _) in zip(starts, fins, strict=False)) / 1000,
+        "browser_script_s": sum(f - s for s, (f, _) in zip(starts, fins, strict=False)) / 1000,
         "runs": len(starts),
         "runs_cut_for_rerun": sum(1 for _, status in fins if status == FINISHED_EARLY_FOR_RERUN),
         "state_transitions": [[round(sec(t), 3), s] for t, s in states],
@@ -345,7 +424,23 @@ def page_facts(page) -> dict:
     })""")
 
 
-def visit(context, url: str, *, quiet_ms: float, timeout_s: float) -> dict:
+def with_server_side(row: dict, rec: dict, origin: float, server: Server) -> dict:
+    """Add the server's view of the action (``server``) and how late its end reached the page:
+    ``finish_delivery_lag_s`` = browser receives ``script_finished`` - server enqueued it (transport
+    plus a main thread busy with earlier messages)."""
+    t0 = rec["timeOrigin"] + origin
+    side = server_side(server.trace_between(t0, time.time() * 1000), t0)
+    row["server"] = side
+    row["server_script_s"] = side["script_s"] if side["runs"] else None
+    fins = [m[0] for m in rec["ws"] if m[0] >= origin and m[1] == "finish"]
+    if fins and side["runs"]:
+        last = side["runs"][-1]
+        server_end = t0 + (last["start_s"] + last["script_s"]) * 1000
+        row["finish_delivery_lag_s"] = (rec["timeOrigin"] + fins[-1] - server_end) / 1000
+    return row
+
+
+def visit(context, server: Server, url: str, *, quiet_ms: float, timeout_s: float) -> dict:
     """Open ``url`` in a new page of ``context``; figures from the document's time origin."""
     page = context.new_page()
     tap = WsTap()
@@ -353,7 +448,8 @@ def visit(context, url: str, *, quiet_ms: float, timeout_s: float) -> dict:
     page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
     wait_settled(page, 0.0, quiet_ms=quiet_ms, timeout_s=timeout_s)
     check_page(page)
-    row = summarise(records(page), 0.0, headline_before=None)
+    rec = records(page)
+    row = with_server_side(summarise(rec, 0.0, headline_before=None), rec, 0.0, server)
     row["ws"] = tap.take()
     row["page"] = page_facts(page)
     row["dialogs"] = close_dialogs(page)
@@ -383,7 +479,7 @@ def slider_value(thumb) -> str | None:
     return thumb.evaluate("e => e.getAttribute('aria-valuetext') ?? e.getAttribute('aria-valuenow') ?? e.value")
 
 
-def notches(page, tap: WsTap, k: int, *, quiet_ms: float, timeout_s: float) -> list[dict]:
+def notches(page, tap: WsTap, server: Server, k: int, *, quiet_ms: float, timeout_s: float) -> list[dict]:
     """Press ArrowRight / ArrowLeft alternately on the ε slider; one settled record per press."""
     out = []
     for i in range(k):
@@ -401,7 +497,8 @@ def notches(page, tap: WsTap, k: int, *, quiet_ms: float, timeout_s: float) -> l
         check_page(page)
         rec = records(page)
         keydown = [t for t, kind, name in rec["inputs"] if t >= since and kind == "keydown" and name == key]
-        row = summarise(rec, keydown[0] if keydown else since, headline_before=head_before)
+        origin = keydown[0] if keydown else since
+        row = with_server_side(summarise(rec, origin, headline_before=head_before), rec, origin, server)
         after = slider_value(eps_thumb(page))
         if after == before:
             raise PageError(f"notch {i + 1} ({key}) did not change ε (still {before})")
@@ -418,10 +515,10 @@ def _stats(rows: list[dict], name: str) -> dict:
 
 
 def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, timeout_s: float,
-                query: str = "") -> dict:
+                trace: bool = True, query: str = "") -> dict:
     """Cold visit (fresh server), warm first visit (new context), then K ε notches on one page."""
     row: dict = {"url_path": path, "query": query, "errors": []}
-    with Server(script, ROOT) as server:
+    with Server(script, ROOT, trace=trace) as server:
         row["server_startup_s"] = server.startup_s
         url = f"{server.base}/{path}{query}"
         try:
@@ -429,10 +526,11 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
                 ctx = browser.new_context(viewport=VIEWPORT)
                 ctx.add_init_script(INSTRUMENT_JS)
                 try:
-                    v = visit(ctx, url, quiet_ms=quiet_ms, timeout_s=timeout_s)
+                    v = visit(ctx, server, url, quiet_ms=quiet_ms, timeout_s=timeout_s)
                     row[phase] = v["row"]
                     if phase == "warm":
-                        row["notches"] = notches(v["page"], v["tap"], k, quiet_ms=quiet_ms, timeout_s=timeout_s)
+                        row["notches"] = notches(v["page"], v["tap"], server, k, quiet_ms=quiet_ms,
+                                                 timeout_s=timeout_s)
                 finally:
                     ctx.close()
         except PageError as exc:
@@ -450,7 +548,9 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
         "notch_settle_max_s": settle["max"],
         "notch_headline_median_s": _stats(ns, "headline_s")["median"],
         "notch_dom_settle_median_s": _stats(ns, "dom_settle_s")["median"],
-        "notch_script_median_s": _stats(ns, "script_s")["median"],
+        "notch_browser_script_median_s": _stats(ns, "browser_script_s")["median"],
+        "notch_server_script_median_s": _stats(ns, "server_script_s")["median"],
+        "notch_delivery_lag_median_s": _stats(ns, "finish_delivery_lag_s")["median"],
         "notch_long_tasks_median_s": _stats(ns, "long_tasks_s")["median"],
         "notch_ws_bytes_median": _stats(ns, "ws_bytes")["median"],
         "first_notch_settle_s": ns[0]["settle_s"] if ns else None,
@@ -502,7 +602,7 @@ TABLE = [("cold", "cold_settle_s"), ("c.rdy", "cold_ready_s"), ("c.dom", "cold_d
          ("warm", "warm_first_visit_s"), ("w.rdy", "warm_first_visit_ready_s"), ("w.dom", "warm_first_visit_dom_s"),
          ("notch", "notch_settle_median_s"), ("min", "notch_settle_min_s"), ("max", "notch_settle_max_s"),
          ("n.head", "notch_headline_median_s"), ("n.dom", "notch_dom_settle_median_s"),
-         ("n.scr", "notch_script_median_s"), ("n.long", "notch_long_tasks_median_s")]
+         ("n.srv", "notch_server_script_median_s"), ("n.long", "notch_long_tasks_median_s")]
 
 
 def print_table(floor: dict, rows: list[dict]) -> None:
@@ -515,8 +615,8 @@ def print_table(floor: dict, rows: list[dict]) -> None:
               + f"  {max(runs, default=0):>4}  {'; '.join(e[:60] for e in r.get('errors', []))}")
     print("seconds. cold/warm = first visit on a fresh/warm server, settle (script done), rdy (no loading "
           "skeleton left), dom (DOM stopped changing); notch = ε notch settle, median (min, max); n.head = "
-          "to the final W1 headline; n.scr = script time; n.long = main-thread long tasks; runs = most "
-          "runs per notch")
+          "to the final W1 headline; n.dom = until the DOM stopped changing; n.srv = script time on the "
+          "server; n.long = main-thread long tasks; runs = most runs per notch")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -528,6 +628,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quick", action="store_true", help="home and pmm only, 3 notches")
     ap.add_argument("--chromium", default=os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--no-write", action="store_true", help="print only, do not write browser.json")
+    ap.add_argument("--no-server-trace", action="store_true", help="plain `streamlit run`, no message log")
     args = ap.parse_args(argv)
     mechanisms = ui_pages()
     if args.quick:
@@ -544,7 +645,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     load_start = os.getloadavg()
     t_start = time.perf_counter()
-    opts = {"k": k, "quiet_ms": args.quiet_ms, "timeout_s": args.timeout}
+    opts = {"k": k, "quiet_ms": args.quiet_ms, "timeout_s": args.timeout, "trace": not args.no_server_trace}
     rows = []
     with sync_playwright() as pw, tempfile.TemporaryDirectory(prefix="bench_browser_floor_") as tmp:
         browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
@@ -568,7 +669,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"load average: start {load_start}, end {load_end}")
     payload = {
         "parameters": {"pages": pages, "notches": k, "quiet_ms": args.quiet_ms, "timeout_s": args.timeout,
-                       "quick": args.quick, "viewport": VIEWPORT, "chromium_args": CHROMIUM_ARGS},
+                       "quick": args.quick, "viewport": VIEWPORT, "chromium_args": CHROMIUM_ARGS,
+                       "server_trace": not args.no_server_trace},
         "chromium": version,
         "load_average_start": load_start,
         "load_average_end": load_end,
