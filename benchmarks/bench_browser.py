@@ -25,7 +25,8 @@ still a loading skeleton (``[data-testid=stSkeleton]``: Streamlit loads each ele
 and shows a skeleton meanwhile; the script can be long finished while widgets are still skeletons),
 and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). From the records:
 
-* ``settle``: input -> the last transition to ``notRunning`` (the quiet window is not included);
+* ``settle``: input -> the last transition to ``notRunning`` (the quiet window is not included; a
+  run short enough never to show ``running`` settles when ``script_finished`` arrives);
 * ``dom_settle``: input -> the last DOM mutation (Plotly draws after the run has finished: this is
   when the page stops changing on screen);
 * ``skeletons_gone``: input -> the last loading skeleton was replaced by its element;
@@ -376,7 +377,9 @@ def summarise(rec: dict, origin: float, *, headline_before: str | None) -> dict:
     ws = [m for m in rec["ws"] if m[0] >= origin]
     starts = [m[0] for m in ws if m[1] == "start"]
     fins = [(m[0], m[2]) for m in ws if m[1] == "finish"]
-    idle = [t for t, s in states if s == "notRunning"]
+    # a short run can start and finish within one React commit: then the attribute never leaves
+    # notRunning and the arrival of script_finished is when the page settled
+    idle = [t for t, s in states if s == "notRunning"] or [t for t, _ in fins[-1:]]
     skel = [(t, n) for t, n in rec["skeletons"] if t >= origin]
     skeletons_gone = skel[-1][0] if skel and skel[-1][1] == 0 else None
     heads = [(t, x) for t, x in rec["headline"] if t >= origin]
@@ -517,7 +520,7 @@ def _stats(rows: list[dict], name: str) -> dict:
 def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, timeout_s: float,
                 trace: bool = True, query: str = "") -> dict:
     """Cold visit (fresh server), warm first visit (new context), then K ε notches on one page."""
-    row: dict = {"url_path": path, "query": query, "errors": []}
+    row: dict = {"url_path": path, "query": query, "errors": [], "load_average_before": os.getloadavg()}
     with Server(script, ROOT, trace=trace) as server:
         row["server_startup_s"] = server.startup_s
         url = f"{server.base}/{path}{query}"
@@ -619,6 +622,17 @@ def print_table(floor: dict, rows: list[dict]) -> None:
           "server; n.long = main-thread long tasks; runs = most runs per notch")
 
 
+def rounded(obj, digits: int = 4):
+    """``obj`` with every float rounded (milliseconds are the resolution of these records)."""
+    if isinstance(obj, float):
+        return round(obj, digits)
+    if isinstance(obj, dict):
+        return {k: rounded(v, digits) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [rounded(v, digits) for v in obj]
+    return obj
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", default=None, help="comma-separated url paths (default: all of pages/_ui.PAGES)")
@@ -629,6 +643,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--chromium", default=os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--no-write", action="store_true", help="print only, do not write browser.json")
     ap.add_argument("--no-server-trace", action="store_true", help="plain `streamlit run`, no message log")
+    ap.add_argument("--note", default="", help="free text stored in the JSON (e.g. what else ran meanwhile)")
     args = ap.parse_args(argv)
     mechanisms = ui_pages()
     if args.quick:
@@ -668,6 +683,7 @@ def main(argv: list[str] | None = None) -> dict:
     print_table(floor, rows)
     print(f"load average: start {load_start}, end {load_end}")
     payload = {
+        "note": args.note,
         "parameters": {"pages": pages, "notches": k, "quiet_ms": args.quiet_ms, "timeout_s": args.timeout,
                        "quick": args.quick, "viewport": VIEWPORT, "chromium_args": CHROMIUM_ARGS,
                        "server_trace": not args.no_server_trace},
@@ -678,6 +694,7 @@ def main(argv: list[str] | None = None) -> dict:
         "floor": floor,
         "pages": {r["name"]: r for r in rows},
     }
+    payload = rounded(payload)
     if not args.no_write:
         write("browser", payload)
     return payload
