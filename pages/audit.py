@@ -113,8 +113,8 @@ else:
     lo, hi = res.band()
     _ui.plot(viz.audit_band(res.hist_D, res.hist_D_prime, res.bin_edges, lo, hi, epsilon=res.epsilon_declared,
                             title=f"{res.trials} releases on each dataset"),
-             "Blue: how often each value of the statistic occurs on D; red: on D'. Green: the range that (ε, δ)-DP "
-             "allows each red bar given the blue one. A bar slightly outside can be sampling noise; the lower bound "
+             "Blue: how often each value of the statistic occurs on D; orange: on D'. Black: the range that (ε, δ)-DP "
+             "allows each orange bar given the blue one. A bar slightly outside can be sampling noise; the lower bound "
              "ε̂ accounts for it.",
              r"e^{-\varepsilon}\big(P_D(E)-\delta\big)\ \le\ P_{D'}(E)\ \le\ e^{\varepsilon}P_D(E)+\delta",
              key="audit_plot")

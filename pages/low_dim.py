@@ -1,4 +1,4 @@
-"""Low-dimensional synthetic data (seed 004): private PCA subspace, spectra, angles against ε, digits."""
+"""Low-dimensional data: a private plane (private PCA), synthetic data inside it, digits and a classifier."""
 
 import numpy as np
 import streamlit as st
@@ -63,8 +63,8 @@ if res is not None:
                             centre_priv=np.asarray(tr["private_mean"])[:3], basis_priv=np.asarray(tr["private_basis"])[:3],
                             synthetic=S[:, :3], names=[f"u{i}" for i in range(3)],
                             title="first three coordinates (unit cube)" if d.d > 3 else "unit cube"),
-                 "Blue points: the data (" + _ui.OWNER + ") Red: synthetic. Blue plane: the true principal plane "
-                 "(owner view); red plane: the private one. Drag to rotate." + (" Only the first three of the d "
+                 "Grey points: the data (" + _ui.OWNER + ") Vermillion: synthetic. Grey plane: the true principal plane "
+                 "(owner view); orange plane: the private one. Drag to rotate." + (" Only the first three of the d "
                  "coordinates are drawn." if d.d > 3 else ""), key="ld_3d")
 
     def _against_pmm():

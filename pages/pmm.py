@@ -46,10 +46,11 @@ if res is not None:
         lo, hi = partition.cell_bounds(level, dim)
         names = tuple(d.domain.names[:2]) if dim > 1 else tuple(d.domain.names[:1])
         cols = st.columns(3)
+        zmax = float(np.max(np.abs(np.asarray(true[level])))) or 1.0  # one colour scale for the three maps
         for col, (label, arr) in zip(cols, (("true (owner view)", true), ("noisy (private)", noisy),
                                             ("consistent (private)", cons)), strict=True):
             with col:
-                st.plotly_chart(viz.cell_map(np.asarray(arr[level]), lo, hi, title=label, names=names),
+                st.plotly_chart(viz.cell_map(np.asarray(arr[level]), lo, hi, title=label, names=names, zmax=zmax),
                                 width="stretch", key=f"pmm_map_{label}")
         st.caption(f"Level {level}: {2 ** level} cells (first two axes; other axes summed). Blue = positive, red = "
                    "negative. The left map is " + _ui.OWNER)

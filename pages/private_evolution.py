@@ -38,9 +38,9 @@ if res is not None:
                     "([GFR25], Algorithms 2–4, Theorem 4.1).")
 
     def _animation():
-        _ui.plot(viz.pe_animation(d.X, synth, lower=d.domain.lower, upper=d.domain.upper,
+        _ui.plot(viz.pe_animation(d.X, synth, lower=d.domain.lower, upper=d.domain.upper, names=d.domain.names,
                                   title="the synthetic cloud, iteration by iteration"),
-                 "Press Play: the synthetic cloud (red) moves towards the data (blue, " + _ui.OWNER + ") as the "
+                 "Press Play: the synthetic cloud (vermillion) moves towards the data (grey, " + _ui.OWNER + ") as the "
                  "noisy votes accumulate.", key="pe_anim")
 
     def _one_iteration():
@@ -53,9 +53,10 @@ if res is not None:
             st.caption("The variations of this iteration were not kept (memory bound); the last one always is.")
             return
         _ui.plot(viz.pe_iteration(d.X, synth[t], V, weights=None, lower=d.domain.lower, upper=d.domain.upper,
+                                  names=d.domain.names,
                                   title=f"iteration {t}: the variations and the new cloud"),
-                 "Crosses: the variations of the previous cloud the private points vote for; red: the new cloud, "
-                 "drawn from the noisy votes. Blue: the private data (" + _ui.OWNER + ")", key="pe_iter")
+                 "Sky-blue crosses: the variations of the previous cloud the private points vote for; vermillion: the new "
+                 "cloud, drawn from the noisy votes. Grey: the private data (" + _ui.OWNER + ")", key="pe_iter")
         noisy = weights[t - 1]
         if noisy is not None:
             kept = int(np.count_nonzero(np.asarray(noisy) > 0))

@@ -61,8 +61,8 @@ if res is not None:
 
     def _cdfs():
         pos = np.asarray(tr["positions"], dtype=float)
-        series = {"noisy (signed)": tr["signed_cdf"], "projected (private)": tr["projected_cdf"],
-                  "true (owner view)": owner["true_cdf"], "with independent noise (owner view)": owner["iid_signed_cdf"]}
+        series = {"signed (superregular noise, private)": tr["signed_cdf"], "projected (private)": tr["projected_cdf"],
+                  "true (owner view)": owner["true_cdf"], "with i.i.d. noise (owner view)": owner["iid_signed_cdf"]}
         _ui.plot(viz.line_cdfs(pos, series, title="cumulative distributions along the path",
                                reference="true (owner view)"),
                  "Top: the cumulative distributions; bottom: their gap to the true one (its area is W1 on the line). "

@@ -73,7 +73,7 @@ else:
         b = part.groupby("eps_n")["bound"].mean().dropna()
         b = b[b < _ui.UNIT_DIAMETER]  # above the cube's diameter a bound says nothing
         if len(b) and name in PROVEN_BOUNDS:
-            bounds[PROVEN_BOUNDS[name]] = (b.index.to_numpy(), b.to_numpy())
+            bounds[name] = (b.index.to_numpy(), b.to_numpy(), PROVEN_BOUNDS[name])
         agg = part.groupby("eps_n")["w1"].mean()
         fits[name] = fit_slope(agg.index.to_numpy(), agg.to_numpy())
         expo, text = theory_exponent(name, d.d)
