@@ -1,7 +1,7 @@
 """What a user waits for in a real browser: the dashboard in headless Chromium (Playwright).
 
 AppTest times the script alone; a browser adds the websocket, React, Plotly drawing and the
-main thread's long tasks. This benchmark measures, per page (`url_path` of ``pages/_ui.PAGES``):
+main thread's long tasks. This benchmark measures, per page (`url_path` of ``dashboard/ui.PAGES``):
 
 * **cold first visit**: a fresh ``streamlit run app.py`` process (empty caches, nothing imported
   yet) and a fresh browser context navigate to ``http://host:port/<page>``;
@@ -77,7 +77,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from common import write  # noqa: E402
 
 PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit"]
+         "rates", "compare", "audit", "glossary"]
 QUICK_PAGES = ["home", "pmm"]
 # The default page (st.Page(default=True)) is served at "/": a fresh session asking for "/home" gets
 # Streamlit's "Page not found" dialog and the main page, so Home is measured at "/".
@@ -563,12 +563,12 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
 
 
 def ui_pages() -> dict[str, str | None]:
-    """{url_path: mechanism} from ``PAGES`` in ``pages/_ui.py`` (read, not imported: importing it needs
-    a Streamlit runtime); the static list when the file has changed shape."""
+    """{url_path: mechanism} from ``PAGES`` in ``dashboard/ui.py`` (read, not imported: importing it
+    needs Streamlit); the static list when the file has changed shape."""
     import ast
 
     try:
-        tree = ast.parse((ROOT / "pages" / "_ui.py").read_text(encoding="utf-8"))
+        tree = ast.parse((ROOT / "dashboard" / "ui.py").read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, ast.AnnAssign | ast.Assign):
                 targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
@@ -586,9 +586,9 @@ def mechanism_relation(mechanism: str | None) -> str:
         return ""
     try:
         sys.path.insert(0, str(ROOT))
-        from dpsynth_core import session
+        from dpsynth_core.mechanisms import load_all
 
-        spec = session.mechanisms().get(mechanism)
+        spec = load_all().get(mechanism)
     except Exception:  # noqa: BLE001 - the registry is optional for this benchmark
         return ""
     if spec is not None and "add_remove" not in spec.neighbours:
@@ -635,7 +635,7 @@ def rounded(obj, digits: int = 4):
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: all of pages/_ui.PAGES)")
+    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: all of dashboard/ui.PAGES)")
     ap.add_argument("--notches", type=int, default=6, help="ε notches per page (K)")
     ap.add_argument("--quiet-ms", type=float, default=500.0, help="quiet window that ends a settle")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a page is recorded as timed out")

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import data as sources
 from dashboard import settings as dash_settings
+from dashboard.lessons import LESSONS
 from dpsynth_core import MECHANISMS, Domain, export
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.experiments import digits_per_class
@@ -118,6 +119,21 @@ def test_extreme_epsilon_on_home(eps):
     assert not errors(at), errors(at)
     info = at.session_state["release_info"]
     assert f"{eps:.4g}" in info["privacy"]
+
+
+@pytest.mark.parametrize("page", list(PAGE_MECH))
+def test_extreme_epsilon_on_every_mechanism_page(page):
+    """The slider's ends (0.001 and 100) on every mechanism page: no exception, no error, the
+    headline metrics and at least one figure (the browser test does this on one page only)."""
+    at = new_app(small_data())
+    for eps in (0.001, 100.0):
+        at.sidebar.select_slider(key="epsilon").set_value(eps)
+        goto(at, page)
+        assert not at.exception, (page, eps, [e.value for e in at.exception])
+        assert at.title[0].value == LESSONS[page].title  # really on that page
+        assert not errors(at), (page, eps, errors(at))
+        assert len(at.metric) >= 4 and len(at.get("plotly_chart")) >= 1, (page, eps)
+        assert at.session_state["epsilon"] == eps
 
 
 def test_changing_epsilon_changes_the_release(app):

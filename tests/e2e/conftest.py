@@ -239,12 +239,13 @@ def goto(page, url: str) -> None:
     page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=10_000)  # every page has a title
 
 
-def click_button(page, name: str) -> None:
-    """Click the first button called ``name`` (it must exist) and wait for the run it triggers."""
-    btn = page.get_by_role("button", name=name).first
+def click_button(page, name: str, *, role: str = "button") -> None:
+    """Click the first button called ``name`` (it must exist) and wait for the run it triggers. The
+    options of a segmented control (the pages' "Look closer") have ``role="radio"``."""
+    btn = page.get_by_role(role, name=name, exact=True).first
     if not btn.count():
-        pytest.fail(f"no button {name!r} on {page.url}; buttons: "
-                    f"{page.get_by_role('button').all_inner_texts()[:30]}")
+        names = [t for t in page.get_by_role(role).all_inner_texts() if t.strip()]
+        pytest.fail(f"no {role} {name!r} on {page.url}; those with a name: {names[:30]}")
     btn.scroll_into_view_if_needed()
     act(page, btn.click)
 

@@ -1,10 +1,10 @@
 """End-to-end tests: the real app (`streamlit run app.py`) in a real headless Chromium (Playwright).
 
-Every page is visited, its main control clicked, no exception element may appear, and a
-screenshot is saved to $DPSYNTH_SCREENSHOTS/<page>.png: `make screenshots` sets it to assets/screens
-(the README shows them); `make test` writes them to a temporary folder so that a test run leaves
-the checkout unchanged. Chromium must be at /usr/bin/chromium (installed by .ci/run): if it is
-missing these tests FAIL, they never skip.
+Every page is visited and every one of its "Look closer" views opened, its buttons clicked, and no
+exception element may appear; a screenshot is saved to $DPSYNTH_SCREENSHOTS/<page>.png: `make
+screenshots` sets it to assets/screens (the README shows them); `make test` writes them to a temporary
+folder so that a test run leaves the checkout unchanged. Chromium must be at /usr/bin/chromium
+(`make test` installs it): if it is missing these tests FAIL, they never skip.
 
 The server, the browser and the waiting helpers (the ``ui`` fixture) live in ``conftest.py``: every
 action waits for the run it triggers to start and finish, recorded in the page, never by sleeping.
@@ -12,79 +12,136 @@ action waits for the run it triggers to start and finish, recorded in the page, 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.e2e
 
 EPSILON = "ε (privacy budget, log scale)"
 
-# (url path, buttons to click in order); a relation switch ("Use replace neighbours") is clicked
-# whenever a page offers one
+# (url path, steps). A step is ("click", button label) or ("view", a "Look closer" choice), done in
+# order; every view of every page is opened once. The home page lives at "/" (its url path is empty).
 PAGES = [
-    ("home", ["ε = 0.01 (strong privacy)", "ε = 1"]),
-    ("data", ["Generate"]),
-    ("pmm", ["Draw again"]),
-    ("psmm", []),
-    ("random_walk", []),
-    ("sparse_marginals", ["Run certificate sweep"]),
-    ("private_evolution", []),
-    ("low_dim", ["Use a 3-D demo: points near a plane (n = 5000)", "Run angle sweep", "Synthesise digits"]),
-    ("rates", ["Run sweep"]),
-    ("compare", ["Run comparison"]),
-    ("audit", ["Run audit"]),
+    ("", [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")]),
+    ("data", [("click", "Generate")]),
+    ("pmm", [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
+             ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")]),
+    ("psmm", [("view", "Projection against clipping"), ("view", "The signed measure")]),
+    ("random_walk", [("view", "Running sums of the noise"), ("view", "Distributions on the line")]),
+    ("sparse_marginals", [("view", "The tables"), ("view", "Certificate sweep"),
+                          ("click", "Run the certificate sweep"), ("view", "The certificate")]),
+    ("private_evolution", [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")]),
+    ("low_dim", [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
+                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
+                 ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
+                 ("click", "Run the digits experiment"), ("view", "The two planes")]),
+    ("rates", [("click", "Run sweep")]),
+    ("compare", [("click", "Run the comparison")]),
+    ("audit", [("click", "Run the audit")]),
+    ("glossary", []),
 ]
-# checkboxes ticked after the buttons (label text)
-TICK = {"private_evolution": "Track W1 to the private data"}
+# what a student must never see: internal names from the papers and the code
+INTERNAL = ["seed 00", "params[", "U_T", "L_T", "step3", "exact_total", "theorem_4_1", "Traceback"]
 
 
-def switch_relation_if_offered(ui, page, where: str) -> None:
-    for switch in ("Use replace neighbours", "Use add/remove neighbours"):
-        if page.get_by_role("button", name=switch).count():
-            ui.click_button(page, switch)
-            ui.assert_no_exception(page, f"{where} after {switch!r}")
+def assert_plain(ui, page, where: str) -> None:
+    text = ui.visible_text(page, "app")
+    found = [s for s in INTERNAL if s in text]
+    assert not found, f"{where}: internal labels on screen: {found}"
 
 
-@pytest.mark.parametrize("url,buttons", PAGES, ids=[p[0] for p in PAGES])
-def test_page(server, page, ui, url, buttons):
+def next_link_target(page) -> str | None:
+    """The url path the page's "Next: ..." link points to (None on the last page)."""
+    nxt = page.get_by_role("link", name=re.compile(r"^Next: "))
+    if not nxt.count():
+        return None
+    href = nxt.first.get_attribute("href") or ""
+    return href.split("?")[0].rstrip("/").rsplit("/", 1)[-1] if href.strip("/") else ""
+
+
+@pytest.mark.parametrize("i", range(len(PAGES)), ids=[p[0] or "home" for p in PAGES])
+def test_page(server, page, ui, i):
+    """Open the page, check its lesson-path link, then every view and button in turn."""
+    url, steps = PAGES[i]
+    name = url or "home"
     ui.goto(page, f"{server}/{url}")
-    ui.assert_no_exception(page, url)
-    switch_relation_if_offered(ui, page, url)
-    for label in buttons:
-        assert page.get_by_role("button", name=label).count(), f"{url}: no button {label!r}"
-        ui.click_button(page, label)
-        ui.assert_no_exception(page, f"{url} after clicking {label!r}")
-        switch_relation_if_offered(ui, page, url)
-    if url in TICK:
-        ui.act(page, page.get_by_text(TICK[url]).first.click)
-        ui.assert_no_exception(page, f"{url} after ticking {TICK[url]!r}")
-    ui.shot(page, url)
+    ui.assert_no_exception(page, name)
+    assert_plain(ui, page, name)
+    # the lesson path: "Next" leads through PAGES in order and the Glossary is the last lesson
+    expected_next = PAGES[i + 1][0] if i + 1 < len(PAGES) else None
+    assert next_link_target(page) == expected_next, f"{name}: 'Next' should lead to {expected_next!r}"
+    for kind, label in steps:
+        ui.click_button(page, label, role="radio" if kind == "view" else "button")
+        ui.assert_no_exception(page, f"{name} after {kind} {label!r}")
+        assert_plain(ui, page, f"{name} after {kind} {label!r}")
+    ui.shot(page, name)
 
 
-def test_epsilon_extremes(server, page, ui):
-    """ε = 0.001 and ε = 100 (the slider's ends) on the PMM page: no exception."""
-    ui.goto(page, f"{server}/pmm?eps=0.001")
-    ui.assert_no_exception(page, "pmm at eps=0.001")
-    ui.goto(page, f"{server}/pmm?eps=100")
-    ui.assert_no_exception(page, "pmm at eps=100")
+def test_following_next_and_extreme_epsilon(server, page, ui):
+    """In one session: follow "Next" from Home to the first mechanism page (the link really
+    navigates), then take ε to the slider's ends by the shareable URL (0.001 and 100) and move the
+    slider; the page keeps its figures and the URL follows the slider. The other mechanism pages
+    are run at both ends in the AppTest suite (tests/app), which is cheaper than a browser."""
+    ui.goto(page, f"{server}/")
+    for _ in range(2):  # home -> data -> pmm
+        nxt = page.get_by_role("link", name=re.compile(r"^Next: "))
+        nxt.first.scroll_into_view_if_needed()
+        ui.act(page, nxt.first.click)
+        ui.assert_no_exception(page, page.url)
+    assert page.url.split("?")[0].rstrip("/").endswith("/pmm"), page.url
+    for eps in ("0.001", "100"):
+        ui.goto(page, f"{server}/pmm?eps={eps}")
+        ui.assert_no_exception(page, f"pmm at eps={eps}")
+        assert_plain(ui, page, f"pmm at eps={eps}")
+        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1, f"pmm at eps={eps}: no figure"
     ui.set_slider(page, EPSILON, -3)  # 100 -> 10 on the 1-2-5 grid
     ui.assert_no_exception(page, "pmm after moving the slider")
     assert "eps=10" in page.url  # the shareable state follows the slider
 
 
+def _upload(ui, page, name: str, data: bytes) -> None:
+    file_input = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    ui.act(page, lambda: file_input.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}]))
+
+
+def _type_number(ui, page, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True)
+    assert box.count(), f"no number input {label!r}"
+    box.fill(value)
+    ui.act(page, lambda: box.press("Enter"))
+
+
 def test_upload_good_and_bad_csv(server, page, ui):
     ui.goto(page, f"{server}/data")
     ui.act(page, page.get_by_text("Upload CSV").click)
-    file_input = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    ui.act(page, lambda: file_input.set_input_files(files=[
-        {"name": "bad.csv", "mimeType": "text/csv", "buffer": b"\x00\x01\x02garbage,,,\n\xff\xfe"}]))
+
+    # garbage: an error in words, no traceback
+    _upload(ui, page, "bad.csv", b"\x00\x01\x02garbage,,,\n\xff\xfe")
     ui.assert_no_exception(page, "bad CSV upload")
     assert page.locator('[data-testid="stAlertContentError"]').count() >= 1, "a malformed CSV must show an error"
     ui.shot(page, "data_bad_csv")
+
+    # a missing value: the file is refused with the count, and a box offers to drop those rows
+    _upload(ui, page, "holes.csv", b"age,score\n1,2\n,3\n4,5\n")
+    ui.assert_no_exception(page, "CSV with a missing value")
+    assert "missing" in ui.visible_text(page), "a missing value must be reported"
+    assert page.get_by_text("Drop the 1 rows with missing values").count() == 1
+
+    # a good file: the bounds must be typed (never read off the data) before it can be used
     rows = "\n".join(f"{i % 7},{(i * 3) % 11},{i % 5}" for i in range(300))
-    ui.act(page, lambda: file_input.set_input_files(files=[
-        {"name": "good.csv", "mimeType": "text/csv", "buffer": ("age,score,group\n" + rows + "\n").encode()}]))
+    _upload(ui, page, "good.csv", ("age,score,group\n" + rows + "\n").encode())
     ui.assert_no_exception(page, "good CSV upload")
     ui.click_button(page, "Use this data")
+    ui.assert_no_exception(page, "using the data without bounds")
+    text = ui.visible_text(page)
+    assert "bound" in text and "age" in text, "missing bounds must be named"
+    assert "Using good" not in text
+    for label, value in [("lower bound of age", "0"), ("upper bound of age", "120"),
+                         ("lower bound of score", "0"), ("upper bound of score", "10")]:
+        _type_number(ui, page, label, value)
+    ui.click_button(page, "Use this data")
     ui.assert_no_exception(page, "using the uploaded data")
-    assert page.get_by_text("Using good").count() >= 1
+    assert "Using good" in ui.visible_text(page)
     assert "good" in ui.visible_text(page, "sidebar")  # the sidebar shows the new data
+    ui.shot(page, "data_upload")
