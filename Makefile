@@ -30,7 +30,7 @@ $(CHROMIUM):
 setup: $(STAMP) $(CHROMIUM)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true
 
 test: $(STAMP) $(CHROMIUM)
 	$(PYTEST) tests
@@ -45,7 +45,7 @@ bench: $(STAMP) $(CHROMIUM)
 	$(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check dpsynth_core dashboard pages tests benchmarks app.py
+	$(BIN)/ruff check dpsynth_core dashboard tests benchmarks app.py serve.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
