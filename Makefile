@@ -17,8 +17,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+# constraints.txt: the tested versions (the pinned releases depend on them)
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 # Debian's Chromium for the browser tests (Playwright drives it; it cannot download its own browser here)
@@ -30,7 +31,7 @@ $(CHROMIUM):
 setup: $(STAMP) $(CHROMIUM)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true
 
 test: $(STAMP) $(CHROMIUM)
 	$(PYTEST) tests
@@ -45,7 +46,7 @@ bench: $(STAMP) $(CHROMIUM)
 	$(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check dpsynth_core dashboard pages tests benchmarks app.py
+	$(BIN)/ruff check dpsynth_core dashboard tests benchmarks app.py serve.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -212,7 +212,7 @@ def line_w1(positions: Any, F: Any, G: Any) -> float:
     """
     w = np.asarray(positions, dtype=np.float64)
     diff = np.abs(np.asarray(F, dtype=np.float64) - np.asarray(G, dtype=np.float64))
-    return float(np.dot(np.diff(w), diff[:-1]))
+    return math.fsum(np.diff(w) * diff[:-1])  # correctly rounded: the same bits on every CPU (BLAS dot is not)
 
 
 def closest_measure_on_line(signed_cdf: Any, positions: Any, projection: str = "isotonic",

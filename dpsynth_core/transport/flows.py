@@ -117,7 +117,7 @@ def transshipment(supply: np.ndarray, src: np.ndarray, dst: np.ndarray, cost: np
     f_arcs = np.zeros(src.size)
     hit = akey[order][pos_in] == gr * N + gc
     np.add.at(f_arcs, order[pos_in[hit]], gv[hit])
-    value = float(np.dot(f_arcs, cost))
+    value = math.fsum(f_arcs * cost)  # correctly rounded: the same bits on every CPU (BLAS dot is not)
     net = np.bincount(src, weights=f_arcs, minlength=N) - np.bincount(dst, weights=f_arcs, minlength=N)
     err = float(np.abs(net - supply).sum()) + float(np.abs(gv[~hit]).sum()) + float(-min(0.0, f_arcs.min(initial=0.0)))
     return value, f_arcs, np.asarray(log["u"], float), np.asarray(log["v"], float), err

@@ -6,12 +6,24 @@ release. Each case below runs a mechanism on a small fixed dataset with a fixed 
 SHA-256 digest of the synthetic array (float64 bytes, C order) and of the public parameters with
 the digest recorded from the implementation at the time the pin was set. A deliberate change of
 behaviour updates the digest in the same commit, with the reason in the commit message.
+
+The digests must not depend on the machine. Published sums are therefore computed with
+``math.fsum`` (correctly rounded) rather than a BLAS dot product, whose summation order depends on
+the CPU kernel OpenBLAS picks (``OPENBLAS_CORETYPE``): with ``np.dot`` the BL value of the PSMM case
+differed in its last bit between Haswell and SkylakeX kernels. The one exception is ``low_dim``,
+whose private PCA calls LAPACK's eigensolver: its pin holds for the AVX2 and AVX-512 kernels
+(Haswell, SkylakeX), not for pre-AVX2 ones (Sandybridge, Prescott).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,7 +62,7 @@ PINNED = {
     "pmm_add_remove": "2766815739f7b556c8bbc9cc50e3d3ec8ab649bc486aad6492276a34caff4925",
     "pmm_replace": "dc8b5b65515920dcf71fdb8c3cf6af7103c63505cbe3a9e305efd11a63b9c93a",
     "private_evolution": "63a5fb7fb3f845655d8a8a69751d70302d2291f3f960c535596ebda9e8210d68",
-    "psmm": "646e5e9fee763e7668118c42c217435a1739097270cfa848419d805176c0acf1",
+    "psmm": "c3b7b634830ab6675f0a5bfa56e7b0ea5787f9c838009f769df81d3ef8b44837",
     "sparse_marginals": "4bc3e5f9021579f5b9e3869894b23c9f5e3809f3e58404e36b9a72ffff8f2ab0",
 }
 
@@ -70,3 +82,28 @@ def test_release_is_pinned(case):
     name, d, kwargs = CASES[case]
     rel = run(name, _data(d), Domain.unit(d), rng=7, **kwargs)
     assert _digest(rel) == PINNED[case], f"{case}: the release changed for the same data and seed"
+
+
+_DIGEST_IN_SUBPROCESS = """
+import sys
+sys.path.insert(0, sys.argv[2])
+import test_golden_releases as g
+name, d, kwargs = g.CASES[sys.argv[1]]
+print(g._digest(g.run(name, g._data(d), g.Domain.unit(d), rng=7, **kwargs)))
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
+                    reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
+@pytest.mark.parametrize("case", ["psmm", "haar_walk_2d", "pmm_add_remove"])
+def test_pin_does_not_depend_on_the_blas_kernel(case):
+    """NumPy's wheels bundle OpenBLAS, which picks its kernels by CPU; forcing the AVX2 (Haswell) and
+    the AVX-only (Sandybridge) kernels must give the pinned digest (np.dot did not: see the module
+    docstring). Both kernels run on any x86-64 CPU with AVX2."""
+    here = str(Path(__file__).resolve().parent)
+    got = {}
+    for core in ("Haswell", "Sandybridge"):
+        out = subprocess.run([sys.executable, "-c", _DIGEST_IN_SUBPROCESS, case, here], capture_output=True, text=True,
+                             env={**os.environ, "OPENBLAS_CORETYPE": core}, timeout=120, check=True)
+        got[core] = out.stdout.strip().splitlines()[-1]
+    assert got == {"Haswell": PINNED[case], "Sandybridge": PINNED[case]}

@@ -1,4 +1,4 @@
-"""The end-to-end harness: one real ``streamlit run app.py`` server per test session, one headless
+"""The end-to-end harness: one real ``streamlit run serve.py`` server per test session, one headless
 Chromium, a fresh browser context (= a fresh Streamlit session) per test, and honest waits.
 
 Waiting without sleeps
@@ -129,10 +129,11 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server():
-    """Base URL of ``streamlit run app.py`` on a free port (one server for the whole session)."""
+    """Base URL of ``streamlit run serve.py`` (as ``make run`` starts the dashboard) on a free port (one server
+    for the whole session)."""
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
+    cmd = [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port), "--server.headless",
            "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
     log = tempfile.NamedTemporaryFile("w+", prefix="dpsynth_streamlit_", suffix=".log", delete=False)
@@ -233,7 +234,7 @@ def act(page, action: Callable[[], object], timeout: float = HANG_S) -> None:
 
 
 def goto(page, url: str) -> None:
-    """Open ``url`` and wait for its run(s) to finish (a cold server runs twice: see _ui.require_app)."""
+    """Open ``url`` and wait for its run(s) to finish ."""
     page.goto(url, wait_until="commit")
     wait_settled(page, 0.0)
     page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=10_000)  # every page has a title
