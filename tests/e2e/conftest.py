@@ -244,6 +244,8 @@ def click_button(page, name: str, *, role: str = "button") -> None:
     """Click the first button called ``name`` (it must exist) and wait for the run it triggers. The
     options of a segmented control (the pages' "Look closer") have ``role="radio"``."""
     btn = page.get_by_role(role, name=name, exact=True).first
+    with contextlib.suppress(Exception):  # an element that arrives with the next delta: wait for it, not a sleep
+        btn.wait_for(timeout=15_000)
     if not btn.count():
         names = [t for t in page.get_by_role(role).all_inner_texts() if t.strip()]
         pytest.fail(f"no {role} {name!r} on {page.url}; those with a name: {names[:30]}")

@@ -124,9 +124,13 @@ def test_upload_good_and_bad_csv(server, page, ui):
 
     # a missing value: the file is refused with the count, and a box offers to drop those rows
     _upload(ui, page, "holes.csv", b"age,score\n1,2\n,3\n4,5\n")
+    # the upload's runs may finish before the uploader has handed over the new file: wait for the
+    # offer itself (an element, not a sleep; it fails after 30 s)
+    offer = page.get_by_text("Drop the 1 rows with missing values")
+    offer.wait_for(timeout=30_000)
     ui.assert_no_exception(page, "CSV with a missing value")
     assert "missing" in ui.visible_text(page), "a missing value must be reported"
-    assert page.get_by_text("Drop the 1 rows with missing values").count() == 1
+    assert offer.count() == 1
 
     # a good file: the bounds must be typed (never read off the data) before it can be used
     rows = "\n".join(f"{i % 7},{(i * 3) % 11},{i % 5}" for i in range(300))
