@@ -1,7 +1,7 @@
 """dpsynth dashboard: differentially private synthetic data with W1 guarantees.
 
-Run with ``make run`` (``streamlit run app.py``). The pages live in ``dashboard/pages/``, their
-shared helpers in the ``dashboard`` package; shared state (dataset, ε, δ, relation, teaching seed) in
+Run with ``make run`` (``streamlit run app.py``). The pages live in ``pages/``, their shared
+helpers in the ``dashboard`` package; shared state (dataset, ε, δ, relation, teaching seed) in
 ``st.session_state``; the shareable part (ε, seed, δ, relation, dataset name, page) in the URL's
 query parameters.
 """

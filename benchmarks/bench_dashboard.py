@@ -67,7 +67,7 @@ def bench_page(page: str, quick: bool) -> dict:
         at.query_params["rel"] = relation
         row["first_render_s"], _ = _timed(at.run)
     else:
-        at.switch_page(f"dashboard/pages/{page}.py")
+        at.switch_page(f"pages/{page}.py")
         row["first_render_s"], _ = _timed(at.run)
     row["exceptions"] = [e.value for e in at.exception]
     row["errors"] = [e.value for e in at.error]

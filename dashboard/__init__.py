@@ -1,8 +1,4 @@
-"""The dashboard's own code, beside ``app.py`` (not part of the installed library).
-
-* ``dashboard/pages/`` -- one script per page, run by ``app.py``'s ``st.navigation``. (Not a
-  top-level ``pages/`` folder: Streamlit runs such a folder as an old-style multipage app until the
-  server's first ``st.navigation`` call, so a shared link opened on a fresh server ran three times.)
+"""The dashboard's own code, beside ``app.py`` and ``pages/`` (not part of the installed library).
 
 * :mod:`dashboard.settings` -- the privacy controls' grids and the shareable URL state (pure Python).
 * :mod:`dashboard.data` -- datasets as the dashboard holds them: the library's ``Dataset`` plus where

@@ -36,20 +36,20 @@ OWNER = ":material/lock: owner view — not private: computed from the real data
 
 # (file, title in the navigation, icon, url_path, mechanism or None, uses δ)
 PAGES: list[tuple[str, str, str, str, str | None, bool]] = [
-    ("dashboard/pages/home.py", "Start here", ":material/home:", "home", None, False),
-    ("dashboard/pages/data.py", "Data and bounds", ":material/table_view:", "data", None, False),
-    ("dashboard/pages/pmm.py", "Partition tree (PMM)", ":material/account_tree:", "pmm", "pmm", False),
-    ("dashboard/pages/psmm.py", "Projected grid (PSMM)", ":material/grid_on:", "psmm", "psmm", False),
-    ("dashboard/pages/random_walk.py", "Random walk", ":material/timeline:", "random_walk", "haar_walk", False),
-    ("dashboard/pages/sparse_marginals.py", "Certified marginals", ":material/view_module:", "sparse_marginals",
+    ("pages/home.py", "Start here", ":material/home:", "home", None, False),
+    ("pages/data.py", "Data and bounds", ":material/table_view:", "data", None, False),
+    ("pages/pmm.py", "Partition tree (PMM)", ":material/account_tree:", "pmm", "pmm", False),
+    ("pages/psmm.py", "Projected grid (PSMM)", ":material/grid_on:", "psmm", "psmm", False),
+    ("pages/random_walk.py", "Random walk", ":material/timeline:", "random_walk", "haar_walk", False),
+    ("pages/sparse_marginals.py", "Certified marginals", ":material/view_module:", "sparse_marginals",
      "sparse_marginals", False),
-    ("dashboard/pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution",
+    ("pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution",
      "private_evolution", True),
-    ("dashboard/pages/low_dim.py", "Low-dimensional data", ":material/3d_rotation:", "low_dim", "low_dim", False),
-    ("dashboard/pages/rates.py", "How fast W1 shrinks", ":material/trending_down:", "rates", None, True),
-    ("dashboard/pages/compare.py", "Compare", ":material/balance:", "compare", None, True),
-    ("dashboard/pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True),
-    ("dashboard/pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False),
+    ("pages/low_dim.py", "Low-dimensional data", ":material/3d_rotation:", "low_dim", "low_dim", False),
+    ("pages/rates.py", "How fast W1 shrinks", ":material/trending_down:", "rates", None, True),
+    ("pages/compare.py", "Compare", ":material/balance:", "compare", None, True),
+    ("pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True),
+    ("pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False),
 ]
 #: The navigation's page objects, set by app.py on every run (for the lesson path's links).
 PAGE_OBJECTS: dict = {}
@@ -62,12 +62,13 @@ def init_state() -> None:
     ss = st.session_state
     if ss.get("_initialised"):
         return
-    q = parse_query(st.query_params.to_dict())
+    # a cold start on a page URL comes back through require_app with the link's parameters stashed
+    q = parse_query({**ss.pop("_start_query", {}), **st.query_params.to_dict()})
     ss["epsilon"] = q.get("epsilon", 1.0)
     ss["delta"] = q.get("delta", 1e-6)
     ss["seed"] = q.get("seed", TEACHING_SEED)
     ss["neighbours"] = q.get("neighbours", "add_remove")
-    ss["_start_page"] = q.get("page")  # a link "/?page=pmm" opens that page
+    ss["_start_page"] = ss.get("_start_page") or q.get("page")
     messages = [f"Ignored invalid URL parameter {x}." for x in q["ignored"]]
     chosen = None
     if "dataset" in q:
@@ -599,3 +600,22 @@ def viz_scatter(d, Y):
     from dpsynth_core import viz
 
     return viz.scatter_compare(d.X, Y, d.domain.names, lower=d.domain.lower, upper=d.domain.upper)
+
+
+def require_app(page_file: str) -> None:
+    """Make sure the page runs inside app.py's ``st.navigation`` (call it first, with ``__file__``).
+
+    Streamlit runs a ``pages/`` folder beside the main script as an old-style multipage app until
+    the main script's first ``st.navigation`` call in the server process. On a cold server whose
+    first request is a page URL (a shared link such as ``/pmm?eps=0.1``) the page file would run
+    alone, without the sidebar or the state. Then we remember the page and switch to the main
+    script with the public ``st.switch_page``: app.py sets up the state and the navigation, and
+    opens the remembered page.
+    """
+    if st.session_state.get("_in_app"):
+        return
+    name = Path(page_file).name
+    st.session_state["_start_query"] = st.query_params.to_dict()
+    st.session_state["_start_page"] = next((url for file, *_rest, url, _m, _d in PAGES if Path(file).name == name),
+                                           None)
+    st.switch_page(str(ROOT / "app.py"))

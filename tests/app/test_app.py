@@ -22,7 +22,7 @@ from dpsynth_core.mechanisms import bind
 from dpsynth_core.transport import wasserstein1
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
 PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
          "rates", "compare", "audit"]
 PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_marginals": "sparse_marginals",
@@ -47,7 +47,7 @@ def new_app(data: Dataset | None = None) -> AppTest:
 
 
 def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(str(ROOT / "dashboard" / "pages" / f"{page}.py")).run()
+    at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
     return at
 
 

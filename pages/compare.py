@@ -8,6 +8,8 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import compare
 
+_ui.require_app(__file__)
+
 _ui.page_intro("compare")
 _ui.lesson_box("compare")
 specs = _ui.mechanisms()

@@ -6,6 +6,8 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import partition, viz
 
+_ui.require_app(__file__)
+
 spec, params = _ui.mechanism_header("pmm", "pmm")
 res = _ui.release_section("pmm", params, title="pmm")
 if res is not None:

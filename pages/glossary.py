@@ -7,10 +7,12 @@ import streamlit as st
 from dashboard import ui as _ui
 from dashboard.lessons import PAPERS
 
+_ui.require_app(__file__)
+
 
 @st.cache_data(show_spinner=False)
 def _glossary() -> str:
-    text = (Path(__file__).resolve().parents[2] / "docs" / "glossary.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8")
     return text.split("\n### ", 1)[1] if "\n### " in text else text
 
 

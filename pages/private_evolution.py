@@ -6,6 +6,8 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import viz
 
+_ui.require_app(__file__)
+
 NONPRIVATE = ("private", "interpolate")
 spec, params = _ui.mechanism_header("private_evolution", "private_evolution",
                                     skip=("allow_nonprivate_init", "track_w1"))

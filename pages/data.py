@@ -9,6 +9,8 @@ from dpsynth_core import viz
 from dpsynth_core.datasets import GENERATORS
 from dpsynth_core.tabular import CSVError
 
+_ui.require_app(__file__)
+
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _generate(name: str, params: tuple):

@@ -9,6 +9,8 @@ from dpsynth_core.datasets import resampler
 from dpsynth_core.experiments import sweep
 from dpsynth_core.rates import fit_slope, theory_exponent
 
+_ui.require_app(__file__)
+
 #: Mechanisms whose release carries a proven expected-W1 bound, and its label on the plot.
 PROVEN_BOUNDS = {"pmm": "PMM: Theorem 11 of [HVZ23] (for reference: proved for its own consistency maps)",
                  "haar_walk": "random walk: its proven bound"}

@@ -6,6 +6,8 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import viz
 
+_ui.require_app(__file__)
+
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _kr_figure(shift: float):

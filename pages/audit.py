@@ -7,6 +7,8 @@ from dashboard import ui as _ui
 from dpsynth_core import audit, viz
 from dpsynth_core.mechanisms import bind
 
+_ui.require_app(__file__)
+
 #: The deliberately broken mechanism students can catch: PMM that spends 2ε while it claims ε.
 BROKEN = "broken_pmm"
 PATH_STAT = "noisy counts along the record's path (most power)"

@@ -8,6 +8,8 @@ from dpsynth_core import viz
 from dpsynth_core.experiments import certificate_measure, sweep
 from dpsynth_core.transport import sparse_utility_loss
 
+_ui.require_app(__file__)
+
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _loss(X, Y, lower, upper, names, s):

@@ -8,6 +8,8 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
 
+_ui.require_app(__file__)
+
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _demo(kind: str):
