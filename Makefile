@@ -17,7 +17,7 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# constraints.txt: the tested versions (the pinned releases depend on them)
+# constraints.txt: the versions the suite was tested with, so a fresh machine installs the same ones
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)

@@ -3,10 +3,11 @@
 AppTest times the script alone; a browser adds the websocket, React, Plotly drawing and the
 main thread's long tasks. This benchmark measures, per page (`url_path` of ``dashboard/ui.PAGES``):
 
-* **cold first visit**: a fresh ``streamlit run serve.py`` process, as ``make run`` starts it (empty
-  caches; ``serve.py`` imports the libraries in its lifespan hook before the server listens, and the
-  time from launch to a healthy server is recorded as ``server_startup_s``; ``--entry app.py``
-  measures plain ``streamlit run app.py``, whose first run imports them) and a fresh browser context navigate to ``http://host:port/<page>``;
+* **cold first visit**: a fresh ``streamlit run serve.py`` process, as ``make run`` starts it, and a
+  fresh browser context navigate to ``http://host:port/<page>``. Caches are empty; ``serve.py``
+  imports the libraries in its lifespan hook before the server listens, and the time from launch
+  to a healthy server is recorded as ``server_startup_s``. ``--entry app.py`` measures plain
+  ``streamlit run app.py``, whose first run imports them;
 * **warm first visit**: a new browser context (new session), same server, after the cold visit;
 * **ε notch**: with the page settled, the sidebar's ε slider ("ε (privacy budget, log scale)") is
   focused and ArrowRight / ArrowLeft are pressed alternately, K times (one notch on the log grid
