@@ -20,8 +20,9 @@ import numpy as np
 
 from ..domain import Domain
 from ..privacy import Ledger, check_epsilon, check_neighbours
+from ..rows import Rows
 from ..schema import ParamSpec
-from ..validation import check_points, check_rng, param_error
+from ..validation import check_rng, param_error
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "bind", "BoundMechanism", "run",
            "describe_randomness", "prepare", "Prepared", "to_jsonable"]
@@ -360,14 +361,37 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
 
 
 # ------------------------------------------------------------------- common mechanism set-up
-@dataclass(frozen=True)
 class Prepared:
-    U: np.ndarray  # (n, d) in the unit cube
-    n: int  # true size: owner-side, never a release parameter under add_remove
-    n_clamped: int  # owner-side
-    epsilon: float
-    neighbours: str
-    rng: np.random.Generator
+    """What :func:`prepare` hands a mechanism: the checked privacy settings and the private rows.
+
+    ``rows`` (:class:`~dpsynth_core.rows.Rows`) is how the mechanism reads the data: ``rows.sum(stat)``
+    for a per-record statistic, the same call in memory and on a Dask collection. ``U`` is the
+    in-memory unit-cube copy (None with Dask); ``n`` and ``n_clamped`` are owner-side (n is a release
+    parameter only under replace, where it is public)."""
+
+    __slots__ = ("rows", "epsilon", "neighbours", "rng")
+
+    def __init__(self, *, epsilon: float, neighbours: str, rng: np.random.Generator, rows: Rows | None = None,
+                 U: np.ndarray | None = None, n: int | None = None, n_clamped: int = 0, domain: Domain | None = None,
+                 owner: str = "mechanism") -> None:
+        if rows is None:  # a sub-step handing over rows already in the unit cube (low_dim)
+            rows = Rows.from_unit(U, domain, owner=owner, n_clamped=n_clamped)
+        self.rows = rows
+        self.epsilon = epsilon
+        self.neighbours = neighbours
+        self.rng = rng
+
+    @property
+    def U(self) -> np.ndarray | None:
+        return self.rows.U
+
+    @property
+    def n(self) -> int:
+        return self.rows.n
+
+    @property
+    def n_clamped(self) -> int:
+        return self.rows.n_clamped
 
 
 def prepare(
@@ -382,7 +406,9 @@ def prepare(
     min_rows: int = 1,
     max_dim: int | None = None,
 ) -> Prepared:
-    """Validate the arguments every mechanism shares and map X into the unit cube."""
+    """Validate the arguments every mechanism shares and wrap X (NumPy, pandas or Dask) as
+    :class:`~dpsynth_core.rows.Rows`, which maps it into the unit cube. Dask collections are computed
+    with Dask's current scheduler (``dask.config``, or the active ``distributed.Client``)."""
     if not isinstance(domain, Domain):
         raise param_error(owner, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
     eps = check_epsilon(epsilon, owner)
@@ -390,6 +416,5 @@ def prepare(
     gen = check_rng(rng, owner)
     if max_dim is not None and domain.d > max_dim:
         raise param_error(owner, "domain", f"of dimension at most {max_dim}", f"d={domain.d}")
-    arr = check_points(X, "X", owner, d=domain.d, min_rows=min_rows, columns=domain._cols(X))
-    U, n_clamped = domain.to_unit(arr, return_clamped=True, owner=owner)
-    return Prepared(U=U, n=int(U.shape[0]), n_clamped=n_clamped, epsilon=eps, neighbours=rel, rng=gen)
+    rows = Rows(X, domain, owner=owner, min_rows=min_rows)
+    return Prepared(rows=rows, epsilon=eps, neighbours=rel, rng=gen)

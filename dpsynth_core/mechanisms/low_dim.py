@@ -439,7 +439,8 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         from .psmm import _psmm
 
         U_sub, sub_clamped = sub_domain.to_unit(coords, return_clamped=True, owner=OWNER)
-        sub = _psmm(Prepared(U=U_sub, n=n, n_clamped=sub_clamped, epsilon=eps_sub, neighbours="replace", rng=gen),
+        sub = _psmm(Prepared(U=U_sub, n_clamped=sub_clamped, domain=sub_domain, owner=OWNER, epsilon=eps_sub,
+                             neighbours="replace", rng=gen),
                     sub_domain, owner=OWNER)
     for entry in sub.ledger.entries:
         ledger.add(f"{subroutine}: {entry.step}", entry.epsilon, entry.delta)
