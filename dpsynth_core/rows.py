@@ -238,16 +238,30 @@ class Rows:
             return self.U
         if self.n > max_rows:
             raise param_error(self.owner, "X", f"at most {max_rows} rows ({why})", f"{self.n} rows")
-        parts = self.sum(_collect)
-        return np.concatenate(parts, axis=0) if parts else np.empty((0, self.domain.d))
+        import dask
+
+        block = dask.delayed(_block_rows, pure=True)
+        spec = self._spec(unit=True)
+        try:
+            blocks = dask.compute(*[block(p, spec) for p in _partitions(self._X)], scheduler=self.scheduler)
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:
+            raise _worker_error(self.owner, exc) from exc
+        self._n_clamped = int(sum(c for _, c in blocks))
+        arrays = [b for b, _ in blocks]
+        return np.concatenate(arrays, axis=0) if arrays else np.empty((0, self.domain.d))
 
     # ------------------------------------------------------------------ Dask
+    def _spec(self, *, unit: bool) -> dict:
+        src = self._source_domain
+        return {"owner": self.owner, "domain": src, "columns": None if _is_array(self._X) else list(src.names),
+                "unit": unit, "maps": self._maps}
+
     def _dask_sum(self, stat: Callable, args: tuple, *, unit: bool) -> Any:
         import dask
 
-        src = self._source_domain
-        spec = {"owner": self.owner, "domain": src, "columns": None if _is_array(self._X) else list(src.names),
-                "unit": unit, "maps": self._maps}
+        spec = self._spec(unit=unit)
         parts = _partitions(self._X)
         block = dask.delayed(_block_stat, pure=True)
         tasks = [block(p, spec, stat, args) for p in parts]
@@ -264,9 +278,7 @@ class Rows:
         except (ValueError, TypeError):
             raise  # the block checks: the same message as for an in-memory X
         except Exception as exc:  # a worker died, a file vanished, the cluster went away
-            raise WorkerError(f"{self.owner}: a Dask worker failed while reading the private rows "
-                              f"({type(exc).__name__}: {exc}). Nothing was released; fix the cause and run "
-                              "again.") from exc
+            raise _worker_error(self.owner, exc) from exc
         self._n = int(n_rows)
         if unit:
             self._n_clamped = int(n_clamped)
@@ -277,8 +289,19 @@ def _nothing(U: np.ndarray) -> int:
     return 0
 
 
-def _collect(U: np.ndarray) -> list:
-    return [U]
+def _block_rows(block: Any, spec: dict) -> tuple:
+    """Run on a worker: one block's rows (checked, mapped, in the unit cube) and how many were clamped."""
+    (rows, _, n_clamped) = _block_stat(block, spec, _identity, ())
+    return rows, n_clamped
+
+
+def _identity(U: np.ndarray) -> np.ndarray:
+    return U
+
+
+def _worker_error(owner: str, exc: BaseException) -> WorkerError:
+    return WorkerError(f"{owner}: a Dask worker failed while reading the private rows ({type(exc).__name__}: "
+                       f"{exc}). Nothing was released; fix the cause and run again.")
 
 
 def _is_array(X: Any) -> bool:

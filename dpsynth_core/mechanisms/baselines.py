@@ -94,7 +94,7 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
         m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
     else:
         m = m_given
-    counts = grid_counts(p.U, k)
+    counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
@@ -145,7 +145,12 @@ def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> 
     p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
     d = domain.d
     scale = d / p.epsilon
-    noisy = np.clip(p.U + laplace(scale, p.U.shape, p.rng), 0.0, 1.0)
+    # one noisy point per record: the output is the size of the input, so a Dask input is collected
+    # only when its size is within the output limit (checked before anything is read)
+    U = p.rows.to_numpy(max_rows=limits.current().max_synthetic_rows,
+                        why="the per-point baseline releases one noisy point per record; "
+                            "dpsynth_core.limits max_synthetic_rows")
+    noisy = np.clip(U + laplace(scale, U.shape, p.rng), 0.0, 1.0)
     noisy = noisy[p.rng.permutation(noisy.shape[0])]
     ledger = Ledger().add(f"Laplace on each record (scale {scale:.4g} per coordinate)", p.epsilon)
     return Release(

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import limits
-from ..grid import cell_of, largest_remainder, points_in_cells
+from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
 from ..paths import PATHS, grid_path
 from ..privacy import SIZE_SHARE, Ledger, check_n_public, count_sensitivity, resolve_size
@@ -451,7 +451,9 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
     K = levels_for(N)
 
     # counts along the path (owner-side) and superregular noise (the only use of the data)
-    cell_counts = np.bincount(cell_of(p.U, k_axis), minlength=N).astype(np.int64)
+    cell_counts = p.rows.sum(grid_counts, k_axis)  # the one pass over the private rows (exact integers)
+    if cell_counts.size != N:  # pragma: no cover - the path visits every cell of the grid once
+        raise AssertionError(f"{owner}: {cell_counts.size} grid cells but a path of {N}")
     c = cell_counts[gp.order]
     sens = count_sensitivity(p.neighbours)
     noisy, noise_vec = privatize_counts(c, eps_c, p.neighbours, p.rng, discrete=(nz == "discrete"),

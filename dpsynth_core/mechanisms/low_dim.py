@@ -429,9 +429,10 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     # above (it may be below EPSILON_MIN when ε is near it), the relation is replace (n public, so the
     # sub-step's output size is n) and its messages name low_dim.
     if subroutine == "pmm":
+        from ..rows import Rows
         from .pmm import _pmm
 
-        sub = _pmm(coords, sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None, depth_rule="auto",
+        sub = _pmm(Rows(coords, sub_domain, owner=OWNER, min_rows=0), sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None, depth_rule="auto",
                    split="optimal", shape=None, consistency="least_squares", placement="uniform", n_public=None,
                    owner=OWNER)
     else:

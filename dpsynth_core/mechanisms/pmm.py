@@ -52,7 +52,8 @@ from ..privacy import (
     count_sensitivity,
     resolve_size,
 )
-from ..validation import check_choice, check_int, check_points, check_rng, param_error
+from ..rows import Rows
+from ..validation import check_choice, check_int, check_rng, param_error
 from .base import ParamSpec, Release, register
 
 __all__ = [
@@ -510,8 +511,9 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame
-        Private data; rows outside ``domain`` are clamped into it.
+    X : array (n, d), DataFrame, Dask array or Dask DataFrame
+        Private data; rows outside ``domain`` are clamped into it. A Dask collection is read partition
+        by partition (:mod:`dpsynth_core.rows`): the same rng gives the same release.
     domain : Domain
         Public bounds; the mechanism works in the unit cube with the l_inf metric.
     epsilon : float in (0, inf)
@@ -571,7 +573,7 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     eps_total = check_epsilon(epsilon, OWNER)
     relation = check_neighbours(neighbours, OWNER)
     gen = check_rng(rng, OWNER)
-    arr = check_points(X, "X", OWNER, d=domain.d, min_rows=1, columns=domain._cols(X))
+    rows = Rows(X, domain, owner=OWNER, min_rows=1)
     consistency = check_choice(consistency, "consistency", OWNER, CONSISTENCY)
     placement = check_choice(placement, "placement", OWNER, PLACEMENTS)
     depth_rule = check_choice(depth_rule, "depth_rule", OWNER, DEPTH_RULES)
@@ -598,17 +600,17 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
         depth = shape.size - 1
     if n_public is not None:
         n_public = check_n_public(n_public, OWNER)
-    return _pmm(arr, domain, eps_total=eps_total, relation=relation, gen=gen, depth=depth, depth_rule=depth_rule,
+    return _pmm(rows, domain, eps_total=eps_total, relation=relation, gen=gen, depth=depth, depth_rule=depth_rule,
                 split=split, shape=shape, consistency=consistency, placement=placement, n_public=n_public)
 
 
-def _pmm(arr: np.ndarray, domain: Domain, *, eps_total: float, relation: str, gen: np.random.Generator,
+def _pmm(rows: Rows, domain: Domain, *, eps_total: float, relation: str, gen: np.random.Generator,
          depth: int | None, depth_rule: str, split: str, shape: np.ndarray | None, consistency: str, placement: str,
          n_public: int | None, owner: str = OWNER) -> Release:
-    """PMM after the argument checks of :func:`pmm` (``arr`` finite, in domain units; every argument
-    validated). A mechanism that runs PMM as a sub-step with a share of its own, already validated, ε
+    """PMM after the argument checks of :func:`pmm` (``rows``: the private rows, in ``domain``'s units,
+    in memory or Dask; every argument validated). A mechanism that runs PMM as a sub-step with a share of its own, already validated, ε
     (low_dim) calls this directly; ``owner`` names it in messages."""
-    n_true = int(arr.shape[0])
+    n_true = rows.n
     d = domain.d
     ledger = Ledger()
     size = None
@@ -645,7 +647,8 @@ def _pmm(arr: np.ndarray, domain: Domain, *, eps_total: float, relation: str, ge
         ledger.add("unused (depth 0 under replace releases only the public n)", eps_total)
 
     # ---- counts (O(n d + 2^r)), noise, consistency (O(2^r))
-    leaves, n_clamped = _coded_leaf_counts(arr, domain, depth)
+    # the one pass over the private rows: leaf counts, summed over blocks (exact integers)
+    leaves, n_clamped = rows.sum(_coded_leaf_counts, domain, depth, unit=False)
     true_levels = [leaves]
     for _ in range(depth):
         true_levels.append(true_levels[-1][0::2] + true_levels[-1][1::2])  # children of c are 2c, 2c+1

@@ -183,7 +183,7 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
     m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d)
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
-    counts = grid_counts(p.U, k)
+    counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
     ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
     nu = noisy / float(n_hat)
