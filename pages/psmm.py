@@ -58,6 +58,8 @@ if res is not None:
                  key="psmm_cmp")
         st.caption(" · ".join(f"{titles[p]}: W1 = {_ui.w1_text(pair[p][1]) if pair[p][1] else '—'}" for p in order))
 
-    _ui.look_closer({"Projection against clipping": _against_clipping, "The signed measure": _signed,
-                     "True, noisy, projected": _measures}, key="psmm_view")
+    # The signed measure first: it is the page's point (negative cells) and one light picture; the
+    # comparison with clipping runs a second release, so it computes only when a student opens it.
+    _ui.look_closer({"The signed measure": _signed, "True, noisy, projected": _measures,
+                     "Projection against clipping": _against_clipping}, key="psmm_view")
 _ui.lesson_nav("psmm")

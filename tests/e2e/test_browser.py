@@ -27,7 +27,7 @@ PAGES = [
     ("data", [("click", "Generate")]),
     ("pmm", [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
              ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")]),
-    ("psmm", [("view", "Projection against clipping"), ("view", "The signed measure")]),
+    ("psmm", [("view", "True, noisy, projected"), ("view", "Projection against clipping")]),
     ("random_walk", [("view", "Running sums of the noise"), ("view", "Distributions on the line")]),
     ("sparse_marginals", [("view", "The tables"), ("view", "Certificate sweep"),
                           ("click", "Run the certificate sweep"), ("view", "The certificate")]),
