@@ -264,7 +264,10 @@ class Rows:
         spec = self._spec(unit=unit)
         parts = _partitions(self._X)
         block = dask.delayed(_block_stat, pure=True)
-        tasks = [block(p, spec, stat, args) for p in parts]
+        # the arguments (e.g. Private Evolution's candidates) are one task of the graph, shipped once to
+        # each worker, not copied into every partition's task
+        shared = dask.delayed(tuple, pure=True)(list(args)) if args else ()
+        tasks = [block(p, spec, stat, shared) for p in parts]
         if not tasks:
             raise param_error(self.owner, "X", "a table with at least one partition", "none")
         join = dask.delayed(_merge3, pure=True)

@@ -33,6 +33,17 @@ Coordinates: everything runs in the unit cube ``[0, 1]^d`` of the public :class:
 radius 1/2 in unit-cube coordinates; the paper's unit l2 ball is ``Domain([-1, -1], [1, 1])`` with
 ``region="ball"``). Distances, variation scales and ``rel.trace["owner"]["w1"]`` are in unit-cube
 coordinates with the release's ``metric``.
+
+Data beyond memory
+------------------
+The private data enter only through the nearest-neighbour votes of each iteration, a sum over
+records: :func:`_votes` (project a block of rows into the region, count each row's vote over the
+current candidates V_t) summed by :meth:`dpsynth_core.rows.Rows.sum`, one pass over the data per
+iteration, V_t going to the workers as an argument. In memory it is called once on all the rows. The
+votes are integers and each row's vote depends only on the row and on V_t (exact search, ties to the
+smallest index), so with the same rng the release from a Dask array or DataFrame, in any number of
+partitions, is bit for bit the NumPy one. With Dask the owner-side W1 (``track_w1``) is not computed
+(``trace["owner"]["w1_note"]`` says why) and the non-private teaching starts are refused.
 """
 
 from __future__ import annotations
@@ -331,6 +342,24 @@ def nn_histogram(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray
     return np.bincount(nn_assign(U, V, metric), minlength=V.shape[0]).astype(np.int64)
 
 
+def _votes(U: np.ndarray, V: np.ndarray, region: str, metric: str) -> np.ndarray:
+    """The private statistic of one PE iteration, for :meth:`dpsynth_core.rows.Rows.sum`: the
+    nearest-neighbour votes of a block of private rows over the candidates ``V``.
+
+    ``U`` is a block of rows in the unit cube (all the rows in memory, one partition with Dask); they
+    are projected into the region (on a copy) and each votes for its nearest candidate by
+    :func:`nn_histogram`. A row's vote depends only on the row and on ``V`` (projection row by row,
+    exact search, ties to the smallest index of V), so the int64 counts of the blocks add up to the
+    counts of all the rows, whatever the partitioning.
+
+    Returns
+    -------
+    int64 ndarray (m,), m = len(V), summing to the number of rows of the block.
+    """
+    P = project_into_region(np.array(U, dtype=np.float64), region)  # np.array copies: U is never modified
+    return nn_histogram(P, V, metric)
+
+
 # ------------------------------------------------------------------------------ noisy histograms
 def gaussian_noisy_counts(counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """The Gaussian mechanism of Algorithms 2-3, line 7, on counts.
@@ -510,8 +539,9 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame
-        Private data in domain units; points outside the region are projected into it.
+    X : array (n, d), DataFrame, Dask array or Dask DataFrame
+        Private data in domain units; points outside the region are projected into it. A Dask
+        collection is read one partition at a time, one pass per iteration (module docstring).
     domain : Domain
         Public bounds.
     epsilon : float in (0, inf); delta : float in (0, 1)
@@ -540,7 +570,8 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         replacement when larger; one point at the origin of the domain, or at its centre when the
         origin is outside the region). ``"private"`` (S_0 = S) and ``"interpolate"``
         (:math:`S_0 = c + (1-2\\beta)(S - c)`, c the origin point above, Figure 2) read the private
-        data: only with ``allow_nonprivate_init=True``, and the release has ``is_dp=False``.
+        data: only with ``allow_nonprivate_init=True``, and the release has ``is_dp=False``; refused
+        for a Dask X (they copy all the rows).
     public : array (m, d) or None
         Public data in domain units, for ``init="public"`` only.
     beta : float in [0, 1]
@@ -555,7 +586,8 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     allow_nonprivate_init : bool
     track_w1 : bool
         Owner-side W1 (unit cube, ``metric``) between the private data and every S_t, exact with
-        POT up to 4·10^6 pairs, else on a random subsample of the private data (labelled).
+        POT up to 4·10^6 pairs, else on a random subsample of the private data (labelled). Not
+        computed for a Dask X (``trace["owner"]["w1"]`` is None, ``"w1_note"`` says why).
     rng : numpy Generator, int or None
 
     Returns
@@ -603,6 +635,12 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
             f"differentially private. Pass allow_nonprivate_init=True to run it as a teaching example "
             f"(the release will say it is not DP)."
         )
+    if ini in NONPRIVATE_INITS and p.rows.dask:
+        raise ValueError(
+            f"The 'init' parameter of {OWNER} is {ini!r}, a teaching start that copies the private rows into "
+            f"S_0: it needs X in memory (a NumPy array or a pandas DataFrame), and X is a Dask collection, read "
+            f"only through per-record sums. Use init='uniform', 'public' or 'origin', or pass X in memory."
+        )
     if ini == "public" and public is None:
         raise param_error(OWNER, "public", "an array of shape (m, d) when init='public'", public, kind=TypeError)
     if ini != "public" and public is not None:
@@ -630,7 +668,12 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         pub = check_points(public, "public", OWNER, d=d, columns=domain._cols(public))
         pub = project_into_region(domain.to_unit(pub, owner=OWNER), reg)
 
-    U = project_into_region(p.U.copy(), reg)  # private data in the working region
+    # The private rows are read only through p.rows.sum(_votes, ...) (one pass per iteration, NumPy or
+    # Dask). In memory, the owner-side W1 and the teaching starts also use all the rows at once.
+    in_memory = not p.rows.dask
+    U_owner = None
+    if in_memory and (track or ini in NONPRIVATE_INITS):
+        U_owner = project_into_region(p.U.copy(), reg)  # private data in the working region (owner-side)
     gen = p.rng
     diameter = region_diameter(reg, d, met)
     sens2 = pe_l2_sensitivity(p.neighbours)
@@ -714,9 +757,9 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     elif ini == "origin":
         S = anchor[None, :].copy()
     elif ini == "private":
-        S = U.copy()
+        S = U_owner.copy()
     else:
-        S = project_into_region(anchor + (1.0 - 2.0 * b_interp) * (U - anchor), reg)
+        S = project_into_region(anchor + (1.0 - 2.0 * b_interp) * (U_owner - anchor), reg)
     nonprivate = ini in NONPRIVATE_INITS
     S0_private = to_dom(S) if nonprivate else None  # reads the private data: owner-side only
 
@@ -732,8 +775,13 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     clean_trace: list = []
     w1_trace: list = []
     w1_method = None
+    w1_note = None
+    if track and not in_memory:
+        track = False  # the exact W1 needs every private row at once: never materialise a Dask collection
+        w1_note = ("not computed: X is a Dask collection, read only through per-record sums, and the W1 to the "
+                   "private data needs all the rows in memory")
     if track:
-        w, w1_method = _owner_w1(U, S, met, diag_rng)
+        w, w1_method = _owner_w1(U_owner, S, met, diag_rng)
         w1_trace.append(w)
 
     bl = None
@@ -753,7 +801,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
 
     for t in range(1, T + 1):
         V = variation_api(S, scales, reg, gen)
-        counts = nn_histogram(U, V, met)
+        counts = p.rows.sum(_votes, V, reg, met)  # what the release reads of the private data: one pass
         if hist == "laplace_threshold":
             noisy = laplace_threshold_counts(counts, lap_scale, count_thr, gen)
             weights = threshold_weights(noisy, 1)
@@ -782,7 +830,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         kept_trace.append(not fallback)
         synth_trace.append(to_dom(S))
         if track:
-            w1_trace.append(_owner_w1(U, S, met, diag_rng)[0])
+            w1_trace.append(_owner_w1(U_owner, S, met, diag_rng)[0])
 
     notes = []
     if nonprivate:
@@ -832,6 +880,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
             "w1_metric": met,
             "w1_units": "unit cube",
             "w1_method": w1_method,
+            "w1_note": w1_note,
             "initial_synthetic": S0_private,
             "n": p.n,
             "n_clamped": p.n_clamped,
