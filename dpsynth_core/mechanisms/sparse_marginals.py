@@ -70,6 +70,13 @@ Algorithm 1 of the paper, as implemented by :func:`sparse_marginals`:
 
 Only the replace relation is supported: the histograms are normalised by n, which must be public
 (the paper's setting). Under add/remove the mechanism refuses to run.
+
+The private rows are read once, through the integer counts of all the discretised s-marginals
+(:func:`marginal_counts`, a per-record statistic summed by :meth:`dpsynth_core.rows.Rows.sum`); the
+true query vector is those counts divided by the public n, correctly rounded per cell. Everything
+else (noise, Step 3, certificate, the owner-side trace) uses only the counts, public inputs and fresh
+noise, so X may be a Dask array or DataFrame that does not fit in memory, and with the same rng the
+release is bit for bit the one for the same rows in memory, in any number of partitions.
 """
 
 from __future__ import annotations
@@ -108,6 +115,7 @@ __all__ = [
     "sparse_utility_loss",
     "marginal_subsets",
     "marginal_vector",
+    "marginal_counts",
     "noise_scale",
     "haar_block_noise",
     "proxy_lt",
@@ -165,6 +173,52 @@ def _path_rank(k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
     return order, rank
 
 
+def _marginal_bins(arr: np.ndarray, s: int, k: int, order: str, weights: np.ndarray | None) -> np.ndarray:
+    """The one implementation of the s-marginal histograms (arguments already checked).
+
+    Without ``weights``: int64 counts (K, k^s), exactly additive over disjoint row blocks; with
+    ``weights``: their float sums per cell (``np.bincount`` weights)."""
+    subsets = marginal_subsets(arr.shape[1], s)
+    m = k**s
+    out = np.empty((len(subsets), m), dtype=np.int64 if weights is None else np.float64)
+    _, rank = _path_rank(k, s)
+    for b, S in enumerate(subsets):
+        cells = cell_of(arr[:, S], k)
+        if order == "path":
+            cells = rank[cells]
+        out[b] = np.bincount(cells, weights=weights, minlength=m)
+    return out
+
+
+def marginal_counts(U: Any, s: int, k: int, order: str = "path") -> np.ndarray:
+    """The per-record statistic of the query operator: integer counts of all discretised s-marginals.
+
+    .. math:: c^S_i = \\#\\{x \\in U : P^S x \\in \\text{cell } i \\text{ of } T_{k,s}\\}, \\quad S \\subset [d],\\ |S| = s
+
+    Counts of disjoint row blocks add up to the counts of their union, exactly (int64), so
+    :meth:`dpsynth_core.rows.Rows.sum` computes them block by block (in memory: once on all rows; with
+    Dask: per partition, merged in a tree) with the same result. :func:`marginal_vector` is
+    ``marginal_counts(U, s, k, order) / n``.
+
+    Parameters
+    ----------
+    U : array (n, d) in the unit cube (n may be 0: an empty block)
+    s : int in [1, d]; k : int >= 1
+    order : {"path", "row"}
+        Cell order within a block: along the snake path (the paper's ordering) or row-major.
+
+    Returns
+    -------
+    int64 ndarray of shape (K, k^s), K = C(d, s), each row summing to n.
+    """
+    owner = "marginal_counts"
+    arr = check_points(U, "U", owner, min_rows=0)
+    ss = check_int(s, "s", owner, low=1, high=arr.shape[1])
+    kk = check_int(k, "k", owner, low=1)
+    check_choice(order, "order", owner, ("path", "row"))
+    return _marginal_bins(arr, ss, kk, order, None)
+
+
 def marginal_vector(U: Any, s: int, k: int, weights: Any = None, *, order: str = "path") -> np.ndarray:
     """The query operator T of [DLS+24, Section 3]: all discretised s-marginals.
 
@@ -180,25 +234,17 @@ def marginal_vector(U: Any, s: int, k: int, weights: Any = None, *, order: str =
 
     Returns
     -------
-    ndarray of shape (K, k^s), each row summing to 1 (for probability weights).
+    ndarray of shape (K, k^s), each row summing to 1 (for probability weights). With uniform weights
+    each entry is the count of its cell (:func:`marginal_counts`) divided by n, correctly rounded.
     """
     owner = "marginal_vector"
     arr = check_points(U, "U", owner)
-    d = arr.shape[1]
-    ss = check_int(s, "s", owner, low=1, high=d)
+    ss = check_int(s, "s", owner, low=1, high=arr.shape[1])
     kk = check_int(k, "k", owner, low=1)
     check_choice(order, "order", owner, ("path", "row"))
-    m = kk**ss
-    w = np.full(arr.shape[0], 1.0 / arr.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    subsets = marginal_subsets(d, ss)
-    out = np.empty((len(subsets), m))
-    _, rank = _path_rank(kk, ss)
-    for b, S in enumerate(subsets):
-        cells = cell_of(arr[:, S], kk)
-        if order == "path":
-            cells = rank[cells]
-        out[b] = np.bincount(cells, weights=w, minlength=m)
-    return out
+    if weights is None:
+        return _marginal_bins(arr, ss, kk, order, None) / arr.shape[0]
+    return _marginal_bins(arr, ss, kk, order, np.asarray(weights, dtype=float))
 
 
 def noise_scale(n: int, epsilon: float, d: int, s: int, k: int | None = None, *, exact_total: bool = False) -> float:
@@ -1252,7 +1298,9 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame, private data in domain units (clamped into the domain)
+    X : array (n, d), DataFrame, Dask array (n, d) or Dask DataFrame
+        Private data in domain units (clamped into the domain). Read only through the marginal
+        counts (:func:`marginal_counts`), so a Dask collection is never materialised.
     domain : Domain (public bounds)
     epsilon : float in (0, inf)
     s : int in [1, d], default 2
@@ -1383,8 +1431,10 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     subsets = marginal_subsets(d, ss)
     order, rank = _path_rank(kk, ss)
 
-    # Step 1: query operator (owner-side values)
-    v_true = marginal_vector(p.U, ss, kk, order="path")
+    # Step 1: query operator (owner-side values). The only read of the private rows: integer marginal
+    # counts summed over the rows (in memory once; with Dask per partition, merged exactly), then
+    # divided by the public n here, correctly rounded per cell, whatever the partitioning.
+    v_true = p.rows.sum(marginal_counts, ss, kk, "path") / p.n
     # Step 2: Haar-transformed Laplace noise, per block (Eq. (7), Lemma 2)
     b = noise_scale(p.n, p.epsilon, d, ss, kk, exact_total=exact_total)
     eta = haar_block_noise(K, kk, ss, b, gen, exact_total=exact_total)
@@ -1446,9 +1496,7 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
         return w_path[..., rank]
 
     def proj_terms(weights_pts: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, float]:
-        u_path = np.zeros((K, m))
-        for bl, S in enumerate(subsets):
-            u_path[bl] = np.bincount(rank[cell_of(pts[:, S], kk)], weights=weights_pts, minlength=m)
+        u_path = _marginal_bins(pts, ss, kk, "path", weights_pts)  # T mu of the public measure
         sup = 0.0 if snap else _support_discretisation(pts, weights_pts, subsets, kk)
         return u_path, sup
 
