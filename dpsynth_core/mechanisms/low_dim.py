@@ -56,6 +56,14 @@ Box option (not in the paper)
     instead of :math:`2R \\ge 2\\sqrt d`). It is computed from released quantities only
     (:math:`\\widehat V_{d'}` and :math:`\\bar X_{priv}`), so it costs no privacy, and every projected
     point lies in it.
+
+Reading the data (docs/scale.md)
+    The rows are read only through sums over records (:mod:`dpsynth_core.rows`), in memory or from a
+    Dask collection: :func:`moments` (count, sum and sum of outer products, exact integers) gives
+    :math:`\\bar X` and M, each entry correctly rounded from the exact sums of the data truncated to
+    :math:`2^{-60}`; they depend neither on the order of the rows, nor on their partitioning, nor on
+    the BLAS kernel. The projected rows reach the subroutine through ``Rows.map`` (projected row by
+    row with elementwise sums), so a Dask release equals the in-memory one bit for bit.
 """
 
 from __future__ import annotations
@@ -73,6 +81,9 @@ from .base import ParamSpec, Release, prepare, register
 
 __all__ = [
     "low_dim",
+    "moments",
+    "moment_sums",
+    "mean_and_covariance",
     "SUBROUTINES",
     "BOXES",
     "PSMM_MAX_DIM",
@@ -99,21 +110,126 @@ COVARIANCE_NOISES = ("tight", "paper")
 PSMM_MAX_DIM = 6
 
 
+# ------------------------------------------------------------------------------ the one pass over the data
+#: :func:`moments` writes a coordinate u in [0, 1] in 3 digits of 20 bits: u is kept to 60 fractional bits.
+_DIGIT_BITS = 20
+_DIGITS = 3
+_FRACTION_BITS = _DIGITS * _DIGIT_BITS
+#: Rows per exact product in :func:`moments`: digits are integers <= 2^20, so every partial sum of a
+#: chunk's digit products is an integer below 4096 * 2^40 = 2^52, exact in float64 in any order.
+_MOMENT_CHUNK = 4096
+#: A chunk's integer products (< 2^52) are accumulated as two int64 limbs, value = hi * 2^26 + lo.
+_LIMB_BITS = 26
+
+
+def moments(U: np.ndarray) -> np.ndarray:
+    """The per-record statistic of Algorithms 2 and 3: the count, the sum and the sum of outer products
+    of the rows, exactly, as one integer array that adds up over disjoint blocks of rows.
+
+    Each coordinate :math:`u \\in [0, 1]` is truncated to :math:`\\tilde u = \\lfloor u\\,2^{60}\\rfloor 2^{-60}`
+    (exact for u >= 2^-8, whose float64 ulp is at least 2^-60; an error below 2^-60 otherwise) and written in three
+    20-bit digits, :math:`\\tilde u = \\sum_{l<3} a_l 2^{-20(l+1)}` with integers :math:`0 \\le a_l \\le 2^{20}`.
+    For the digit matrix :math:`D = [1, a_0, a_1, a_2]` (rows x (1 + 3d)), :math:`D^\\top D` holds the count,
+    the digit sums and the digit products, hence :math:`n`, :math:`\\sum_i \\tilde u_i` and
+    :math:`\\sum_i \\tilde u_i \\tilde u_i^\\top` exactly (:func:`moment_sums`). It is computed by a BLAS
+    product per chunk of 4096 rows, which is exact (every partial sum is an integer below 2^53, so the
+    result does not depend on the summation order or the CPU kernel), and accumulated in int64.
+
+    Sums over blocks are exact integers, so the statistic of a Dask partitioning, merged by addition,
+    represents the same integers as the in-memory one (the two limbs may split them differently:
+    compare :func:`moment_sums`, not the limbs). Cost: O(n d) elementwise work and an O(n d^2) BLAS
+    product; memory O(4096 d), whatever n.
+
+    Parameters
+    ----------
+    U : ndarray (n, d), entries in [0, 1] (the unit cube; not checked here, see :func:`covariance_matrix`)
+
+    Returns
+    -------
+    int64 ndarray (2, 1 + 3d, 1 + 3d): limbs hi, lo of :math:`D^\\top D` = hi * 2^26 + lo.
+    """
+    U = np.asarray(U, dtype=np.float64)
+    rows, d = U.shape
+    k = 1 + _DIGITS * d
+    hi = np.zeros((k, k), dtype=np.int64)
+    lo = np.zeros((k, k), dtype=np.int64)
+    size = min(_MOMENT_CHUNK, rows)
+    D = np.empty((size, k))
+    D[:, 0] = 1.0
+    t = np.empty((size, d))
+    mask = (1 << _LIMB_BITS) - 1
+    for start in range(0, rows, _MOMENT_CHUNK):
+        block = U[start:start + _MOMENT_CHUNK]
+        r = block.shape[0]
+        Dr, tr = D[:r], t[:r]
+        np.ldexp(block, _DIGIT_BITS, out=tr)  # exact: a power-of-two scaling
+        for digit in range(_DIGITS):
+            a = Dr[:, 1 + digit * d:1 + (digit + 1) * d]
+            np.floor(tr, out=a)
+            if digit + 1 < _DIGITS:
+                np.subtract(tr, a, out=tr)  # exact: the fractional part
+                np.ldexp(tr, _DIGIT_BITS, out=tr)
+        G = (Dr.T @ Dr).astype(np.int64)  # integers below 2^53: exact in any summation order
+        hi += G >> _LIMB_BITS
+        lo += G & mask
+    return np.stack([hi, lo])
+
+
+def moment_sums(stat: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The exact sums held by :func:`moments` (merged over any blocks), as Python integers.
+
+    Returns
+    -------
+    n : int
+    s : object ndarray (d,) of int, :math:`\\sum_i \\tilde u_i` in units of 2^-60
+    S : object ndarray (d, d) of int, :math:`\\sum_i \\tilde u_i \\tilde u_i^\\top` in units of 2^-120 (symmetric)
+    """
+    limbs = np.asarray(stat)
+    k = limbs.shape[-1]
+    d = (k - 1) // _DIGITS
+    G = limbs[0].astype(object) * (1 << _LIMB_BITS) + limbs[1].astype(object)
+    blocks = [slice(1 + digit * d, 1 + (digit + 1) * d) for digit in range(_DIGITS)]
+    top = _FRACTION_BITS  # digit l weighs 2^-20(l+1), i.e. 2^(60 - 20(l+1)) units of 2^-60
+    s = sum(G[0, blocks[a]] * (1 << (top - _DIGIT_BITS * (a + 1))) for a in range(_DIGITS))
+    S = sum(G[blocks[a], blocks[b]] * (1 << (2 * top - _DIGIT_BITS * (a + b + 2)))
+            for a in range(_DIGITS) for b in range(_DIGITS))
+    return int(G[0, 0]), s, S
+
+
+def mean_and_covariance(stat: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """n, the mean and the centred covariance (1.2) from :func:`moments`, each entry correctly rounded
+    from the exact sums: :math:`\\bar u = s/n`, :math:`M = (nS - ss^\\top)/(n(n-1))` in integer arithmetic
+    (no cancellation, no dependence on the order of the rows or on BLAS). Needs n >= 2."""
+    n, s, S = moment_sums(stat)
+    if n < 2:
+        raise ValueError(f"the centred covariance (1.2) needs at least 2 rows; got {n}")
+    mean = (s / (n << _FRACTION_BITS)).astype(np.float64)  # Python int / int: correctly rounded
+    M = ((n * S - np.multiply.outer(s, s)) / ((n * (n - 1)) << (2 * _FRACTION_BITS))).astype(np.float64)
+    return n, mean, M
+
+
 # ------------------------------------------------------------------------------ Algorithm 2
 def covariance_matrix(U: np.ndarray) -> np.ndarray:
     """Centred covariance (1.2): :math:`M = \\frac{1}{n-1}\\sum_i (X_i - \\bar X)(X_i - \\bar X)^\\top`.
 
+    Computed from the exact sums of :func:`moments` (the statistic the mechanism reads), each entry
+    correctly rounded (for data given to 2^-60, e.g. ``rng.random``, it is the exact covariance
+    rounded once).
+
     Parameters
     ----------
-    U : ndarray (n, d), n >= 2
+    U : ndarray (n, d), n >= 2, entries in [0, 1] (the unit cube)
 
     Returns
     -------
     ndarray (d, d), symmetric positive semi-definite.
     """
-    Z = U - U.mean(axis=0)
-    M = Z.T @ Z / (U.shape[0] - 1)
-    return (M + M.T) / 2.0
+    U = np.asarray(U, dtype=np.float64)
+    if U.ndim != 2 or U.shape[0] < 2:
+        raise ValueError(f"covariance_matrix needs an array (n, d) with n >= 2; got shape {U.shape}")
+    if not np.all((U >= 0.0) & (U <= 1.0)):  # also refuses NaN
+        raise ValueError("covariance_matrix needs data in the unit cube [0, 1]^d (Domain.to_unit)")
+    return mean_and_covariance(moments(U))[2]
 
 
 def covariance_sensitivity(n: int, d: int, rule: str = "tight") -> float:
@@ -149,7 +265,7 @@ def symmetric_laplace(d: int, sigma: float, rng: np.random.Generator) -> np.ndar
 
 def private_covariance(U: np.ndarray, epsilon: float, rng: np.random.Generator, rule: str = "tight"):
     """Algorithm 2 at budget ``epsilon``: :math:`\\widehat M = M + A`, σ from
-    :func:`covariance_noise_scale` with ``rule``.
+    :func:`covariance_noise_scale` with ``rule``; M from :func:`covariance_matrix`.
 
     Returns
     -------
@@ -158,9 +274,14 @@ def private_covariance(U: np.ndarray, epsilon: float, rng: np.random.Generator, 
     A : ndarray (d, d), the noise (owner-side: ``M_hat - M``)
     sigma : float
     """
-    n, d = U.shape
+    n, d = np.shape(U)
+    return _noisy_covariance(covariance_matrix(U), n, epsilon, rng, rule)
+
+
+def _noisy_covariance(M: np.ndarray, n: int, epsilon: float, rng: np.random.Generator, rule: str):
+    """Algorithm 2's noise on the true covariance M of n rows: (M + A, M, A, σ)."""
+    d = M.shape[0]
     sigma = covariance_noise_scale(n, d, epsilon, rule)
-    M = covariance_matrix(U)
     A = symmetric_laplace(d, sigma, rng)
     return M + A, M, A, sigma
 
@@ -283,6 +404,31 @@ def theorem42_terms(*, tail: float, d: int, d_prime: int, sigma: float, mean_sca
     return terms
 
 
+#: Rows per block of :func:`_project` (keeps its temporaries in cache; the result does not depend on it).
+_PROJECT_CHUNK = 8192
+
+
+def _project(U: np.ndarray, center: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Algorithm 3's coordinates :math:`a_i = \\widehat V^\\top (u_i - c)` of each row (rows mapped one by one).
+
+    Each coordinate is summed over the d terms left to right with elementwise operations (no BLAS,
+    whose summation order may depend on the number of rows or on the CPU kernel): a row's coordinates
+    are the same bits whether it is projected with all the data or within a Dask partition."""
+    rows, d = U.shape
+    k = V.shape[1]
+    out = np.empty((rows, k))
+    W = np.ascontiguousarray(V.T)
+    for start in range(0, rows, _PROJECT_CHUNK):
+        Z = U[start:start + _PROJECT_CHUNK] - center
+        for col in range(k):
+            P = Z * W[col]  # (rows, d): the terms (u_ij - c_j) v_jk
+            acc = P[:, 0].copy()
+            for j in range(1, d):
+                acc += P[:, j]
+            out[start:start + Z.shape[0], col] = acc
+    return out
+
+
 # ------------------------------------------------------------------------------ mechanism
 @register(dict(
     name="low_dim",
@@ -325,9 +471,13 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame, n >= 2
+    X : array (n, d), DataFrame, Dask array or Dask DataFrame, n >= 2
         Private data; rows outside ``domain`` are clamped into it. The mechanism works in the unit
-        cube (``domain.to_unit``) and returns data in the domain's units.
+        cube (``domain.to_unit``) and returns data in the domain's units. It reads X in two passes,
+        both sums over records (:mod:`dpsynth_core.rows`): the exact moments (:func:`moments`: count,
+        sum, sum of outer products) for Algorithms 2 and 3, then the subroutine's counts of the
+        projected rows. A Dask collection is read partition by partition; the same rng gives the
+        same release, bit for bit.
     domain : Domain
         Public bounds.
     epsilon : float in [1e-6, 1e6] (privacy.EPSILON_MIN, EPSILON_MAX)
@@ -367,7 +517,8 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
         ``true_spectrum``, ``true_basis`` (d, d'), ``principal_angles`` (radians, between the
         private and the true top-d' subspaces, :func:`scipy.linalg.subspace_angles`),
         ``projected_coordinates`` (n, d') and ``projected_summary`` (the coordinates of the
-        projected data are not private, Section 2.2), ``noise_matrix``, ``mean_noise``, ``tail``,
+        projected data are not private, Section 2.2; None for Dask input, with the reason in
+        ``projected_note``), ``noise_matrix``, ``mean_noise``, ``tail``,
         ``bound_true_tail``, ``bound_terms_true_tail``, ``subroutine`` (its owner view), ``n``,
         ``n_clamped``.
 
@@ -378,10 +529,10 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     See docs/references.md for the full entries.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
-    n, d = p.U.shape
+    n, d = p.n, domain.d
     if n < 2:  # after prepare's finiteness checks; (1.2) divides by n - 1
         raise param_error(OWNER, "X", "an array with at least 2 rows (the centred covariance (1.2) divides by n - 1)",
-                          X if isinstance(X, np.ndarray) else p.U)
+                          X if isinstance(X, np.ndarray) else p.U if p.U is not None else f"{n} row(s)")
     subroutine = check_choice(subroutine, "subroutine", OWNER, SUBROUTINES)
     adaptive = check_bool(adaptive, "adaptive", OWNER)
     box = check_choice(box, "box", OWNER, BOXES)
@@ -398,8 +549,11 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     gen = p.rng
     ledger = Ledger()
 
+    # ---- the one pass for Algorithms 2 and 3: count, sum and sum of outer products, exact (NumPy or Dask)
+    _, true_mean, M = mean_and_covariance(p.rows.sum(moments))
+
     # ---- Algorithm 2: private centred covariance (ε/3)
-    M_hat, M, A, sigma = private_covariance(p.U, eps_cov, gen, cov_rule)
+    M_hat, M, A, sigma = _noisy_covariance(M, n, eps_cov, gen, cov_rule)
     ledger.add(f"private centred covariance (Algorithm 2, symmetric Laplace, σ={sigma:.4g}, l1 sensitivity "
                f"{covariance_sensitivity(n, d, cov_rule):.4g})", eps_cov)
     noisy_values, noisy_vectors = top_eigenvectors(M_hat)
@@ -418,31 +572,29 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     # ---- Algorithm 3: private mean (ε/3), projection
     b = mean_noise_scale(n, d, eps_mean)
     lam = laplace(b, d, gen)
-    center = p.U.mean(axis=0) + lam
+    center = true_mean + lam
     ledger.add(f"private mean (Algorithm 3, Laplace scale {b:.4g} per coordinate)", eps_mean)
-    coords = (p.U - center) @ V  # (n, d'): NOT private (Section 2.2); only the subroutine sees them
 
     # ---- Algorithm 4/5 on the public box (ε/3, replace: n public)
     lo, hi, R = subspace_box(V, center, box)
     sub_domain = Domain(lower=lo, upper=hi, names=tuple(f"a{k + 1}" for k in range(d_prime)))
+    # the coordinates a_i = V^T (x_i - mean_priv) (n, d'): NOT private (Section 2.2); only the subroutine
+    # reads them, row by row (lazily with Dask: projected on the workers, inside the subroutine's pass)
+    projected = p.rows.map(_project, center, V, domain=sub_domain)
     # The sub-step runs through the subroutines' internal entry points: ε/3 is a share of the ε checked
     # above (it may be below EPSILON_MIN when ε is near it), the relation is replace (n public, so the
     # sub-step's output size is n) and its messages name low_dim.
     if subroutine == "pmm":
-        from ..rows import Rows
         from .pmm import _pmm
 
-        sub = _pmm(Rows(coords, sub_domain, owner=OWNER, min_rows=0), sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None, depth_rule="auto",
-                   split="optimal", shape=None, consistency="least_squares", placement="uniform", n_public=None,
-                   owner=OWNER)
+        sub = _pmm(projected, sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None,
+                   depth_rule="auto", split="optimal", shape=None, consistency="least_squares", placement="uniform",
+                   n_public=None, owner=OWNER)
     else:
         from .base import Prepared
         from .psmm import _psmm
 
-        U_sub, sub_clamped = sub_domain.to_unit(coords, return_clamped=True, owner=OWNER)
-        sub = _psmm(Prepared(U=U_sub, n_clamped=sub_clamped, domain=sub_domain, owner=OWNER, epsilon=eps_sub,
-                             neighbours="replace", rng=gen),
-                    sub_domain, owner=OWNER)
+        sub = _psmm(Prepared(rows=projected, epsilon=eps_sub, neighbours="replace", rng=gen), sub_domain, owner=OWNER)
     for entry in sub.ledger.entries:
         ledger.add(f"{subroutine}: {entry.step}", entry.epsilon, entry.delta)
 
@@ -471,6 +623,16 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     angles = np.sort(subspace_angles(V, true_basis)) if d_prime < d else np.zeros(d_prime)
     sub_trace = dict(sub.trace)
     sub_owner = sub_trace.pop("owner", {})
+    if p.U is not None:  # in memory: the projected coordinates are at hand (owner view)
+        coords = projected.raw
+        projected_summary = {"min": coords.min(axis=0), "max": coords.max(axis=0), "mean": coords.mean(axis=0),
+                             "std": coords.std(axis=0),
+                             "n_outside_box": int(np.any((coords < lo) | (coords > hi), axis=1).sum())}
+        projected_note = None
+    else:  # Dask: the coordinates exist only on the workers, inside the subroutine's pass
+        coords = projected_summary = None
+        projected_note = ("not computed for Dask input (they would need all n projected rows on the client); the "
+                          "rows outside the box are counted in subroutine.n_clamped")
     notes = [
         f"Theorem 4.2's bound as its proof gives it (constants of (C.6)-(C.12), expectations evaluated), unit "
         f"cube, l_inf metric; the tail Σ_{{i>d'}} σ_i(M) is estimated from the noisy spectrum by (E.2). "
@@ -526,9 +688,8 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
             "true_basis": true_basis,
             "principal_angles": angles,
             "projected_coordinates": coords,
-            "projected_summary": {"min": coords.min(axis=0), "max": coords.max(axis=0),
-                                  "mean": coords.mean(axis=0), "std": coords.std(axis=0),
-                                  "n_outside_box": int(np.any((coords < lo) | (coords > hi), axis=1).sum())},
+            "projected_summary": projected_summary,
+            "projected_note": projected_note,
             "noise_matrix": A,
             "noise_norm": float(np.abs(np.linalg.eigvalsh(A)).max()),
             "mean_noise": lam,
