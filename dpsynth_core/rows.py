@@ -349,6 +349,8 @@ def _dask_len(X: Any, scheduler: Any, owner: str) -> int:
         return int(lengths.sum().compute(scheduler=scheduler))
     try:
         return int(dask.compute(X.shape[0], scheduler=scheduler)[0])
+    except (ValueError, TypeError):
+        raise  # a bad cell or column: the reader's own message, as for any block
     except Exception as exc:
         raise WorkerError(f"{owner}: could not count the rows of the table ({type(exc).__name__}: {exc}). "
                           "Nothing was released.") from exc
