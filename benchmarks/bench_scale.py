@@ -15,7 +15,8 @@ Cases (the issue's acceptance):
   * cli: ``dpsynth synth 'DIR/*.parquet' --engine dask`` on the 10^8 rows, end to end, writing the
     synthetic CSV and the public report.
 
-Every case runs in its own subprocess (a fresh cluster, so the peaks belong to that case).
+Each path of each case runs in its own subprocess (the Dask one with a fresh cluster), so every peak
+belongs to that path alone: the client's peak is not inflated by the in-memory baseline.
 
 Usage: python benchmarks/bench_scale.py [--quick] [--rows N] [--data DIR] [--only pmm,psmm,...]
 ``--quick`` runs everything at 10^6 rows (a smoke test of the script, not the figures).
@@ -36,19 +37,22 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-ROWS_PER_FILE = 5_000_000
+#: Parquet files of about 80 MB of float64 (5*10^6 rows at d = 2): a partition is one file, and a
+#: worker holds a few copies of one partition (the table, the checked array, the unit-cube copy).
+FILE_VALUES = 10_000_000
 SEED = 20261125
 
 
 # ------------------------------------------------------------------------------ data on disk
 def _write_dataset(directory: Path, rows: int, d: int, seed: int) -> list[str]:
-    """``rows`` rows of d columns in Parquet files of at most ROWS_PER_FILE rows, written file by file
+    """``rows`` rows of d columns in Parquet files of FILE_VALUES // d rows, written file by file
     (the generator never holds more than one file). Reused when a manifest says it matches."""
     import numpy as np
     import pandas as pd
 
     manifest = directory / "manifest.json"
-    want = {"rows": rows, "d": d, "seed": seed, "rows_per_file": ROWS_PER_FILE}
+    rows_per_file = FILE_VALUES // d
+    want = {"rows": rows, "d": d, "seed": seed, "rows_per_file": rows_per_file}
     if manifest.exists() and json.loads(manifest.read_text()) == want:
         return sorted(str(p) for p in directory.glob("*.parquet"))
     directory.mkdir(parents=True, exist_ok=True)
@@ -59,7 +63,7 @@ def _write_dataset(directory: Path, rows: int, d: int, seed: int) -> list[str]:
     done, k = 0, 0
     files = []
     while done < rows:
-        m = min(ROWS_PER_FILE, rows - done)
+        m = min(rows_per_file, rows - done)
         if d == 2:  # a correlated blob, some rows outside the unit box (they get clamped)
             a = rng.normal(0.5, 0.15, m)
             cols = [a, np.clip(0.6 * a + rng.normal(0.2, 0.1, m), -0.2, 1.2)]
@@ -87,16 +91,6 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # pragma: no cover - not Linux
 
 
-def _reset_peak() -> bool:
-    """Reset VmHWM to the current RSS (Linux >= 4.0: writing 5 to /proc/self/clear_refs)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:  # pragma: no cover
-        return False
-
-
 def _case_settings(name: str) -> tuple[str, dict]:
     if name == "pmm":
         return "pmm", {"epsilon": 1.0}
@@ -118,78 +112,71 @@ def _digest(rel) -> str:
     return hashlib.sha256(json.dumps(to_jsonable(rel.public()), sort_keys=True).encode()).hexdigest()
 
 
-def run_case(name: str, files: list[str], baseline_rows: int, workers: int, memory_limit: str) -> dict:
-    """Child process: the in-memory baseline, then the Dask run on a fresh LocalCluster."""
-    import dask.dataframe as dd
-    import numpy as np
-    import pandas as pd
-    from dask.distributed import Client, LocalCluster
+def _domain_of(files: list[str]):
+    import pyarrow.parquet as pq
 
     from dpsynth_core import Domain
+
+    d = len(pq.ParquetFile(files[0]).schema_arrow.names)
+    return Domain(lower=[0.0] * d, upper=[1.0] * d, names=tuple(f"x{j}" for j in range(d)))
+
+
+def run_numpy(name: str, files: list[str], baseline_rows: int) -> dict:
+    """Child process: the in-memory path on the first ``baseline_rows`` rows as one NumPy array."""
+    import numpy as np
+    import pandas as pd
+
     from dpsynth_core.mechanisms import run
 
     mech, kw = _case_settings(name)
-    d = len(pd.read_parquet(files[0]).columns)
-    names = tuple(f"x{j}" for j in range(d))
-    dom = Domain(lower=[0.0] * d, upper=[1.0] * d, names=names)
-
-    # ---- in-memory baseline: the first baseline_rows rows as one NumPy array
+    dom = _domain_of(files)
     parts, got = [], 0
     for f in files:
         if got >= baseline_rows:
             break
-        frame = pd.read_parquet(f)
-        parts.append(frame.to_numpy(dtype=float)[: baseline_rows - got])
+        parts.append(pd.read_parquet(f).to_numpy(dtype=float)[: baseline_rows - got])
         got += parts[-1].shape[0]
     X = np.concatenate(parts)
     del parts
     times = []
     for _ in range(2):
         t0 = time.perf_counter()
-        mem_rel = run(mech, X, dom, rng=SEED, **kw)
+        rel = run(mech, X, dom, rng=SEED, **kw)
         times.append(time.perf_counter() - t0)
-    t_mem = min(times)
-    same_n_digest = _digest(mem_rel) if baseline_rows >= _rows_of(files) else None
-    del X, mem_rel
-    import gc
+    return {"numpy_rows": int(X.shape[0]), "numpy_seconds": min(times), "numpy_seconds_runs": times,
+            "numpy_peak_rss_mb": _peak_rss_mb(), "digest": _digest(rel)}
 
-    gc.collect()
-    client_peak_before = _peak_rss_mb()
-    reset = _reset_peak()  # the client's peak below is that of the Dask run alone
 
-    # ---- Dask: a fresh local cluster; the data are read from Parquet inside the workers
+def run_dask(name: str, files: list[str], workers: int, memory_limit: str) -> dict:
+    """Child process: the Dask path on a fresh LocalCluster; the data are read inside the workers."""
+    import dask.dataframe as dd
+    from dask.distributed import Client, LocalCluster
+
+    from dpsynth_core.mechanisms import run
+
+    mech, kw = _case_settings(name)
+    dom = _domain_of(files)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
                            dashboard_address=None)
     client = Client(cluster)
     try:
         client.run(lambda: __import__("dpsynth_core.mechanisms").mechanisms.load_all())  # warm imports
         frame = dd.read_parquet(files)
-        dask_times = []
+        times = []
         for _ in range(2):
             t0 = time.perf_counter()
             rel = run(mech, frame, dom, rng=SEED, **kw)
-            dask_times.append(time.perf_counter() - t0)
+            times.append(time.perf_counter() - t0)
         worker_peaks = client.run(_peak_rss_mb)
     finally:
         client.close()
         cluster.close()
-    n = _rows_of(files)
-    out = {
-        "mechanism": mech, "params": kw, "rows": n, "d": d, "partitions": len(files),
-        "workers": workers, "threads_per_worker": 1, "worker_memory_limit": memory_limit,
-        "dask_seconds": min(dask_times), "dask_seconds_runs": dask_times,
-        "numpy_rows": baseline_rows, "numpy_seconds": t_mem, "numpy_seconds_runs": times,
-        "seconds_per_million_rows": {"dask": min(dask_times) / n * 1e6, "numpy": t_mem / baseline_rows * 1e6},
-        "ratio_per_row_dask_over_numpy": (min(dask_times) / n) / (t_mem / baseline_rows),
-        "peak_rss_mb": {"client": _peak_rss_mb(), "client_peak_reset_before_dask": reset,
-                        "client_during_numpy_baseline": client_peak_before,
-                        "workers": dict(worker_peaks.items()), "max_worker": max(worker_peaks.values())},
-        "n_synthetic": int(rel.synthetic.shape[0]),
-        "privacy": rel.privacy,
-    }
-    if same_n_digest is not None:
-        out["identical_to_numpy"] = same_n_digest == _digest(rel)
-    return out
+    return {"mechanism": mech, "params": kw, "rows": _rows_of(files), "d": dom.d, "partitions": len(files),
+            "workers": workers, "threads_per_worker": 1, "worker_memory_limit": memory_limit,
+            "dask_seconds": min(times), "dask_seconds_runs": times,
+            "peak_rss_mb": {"client": _peak_rss_mb(), "workers": dict(worker_peaks.items()),
+                            "max_worker": max(worker_peaks.values())},
+            "n_synthetic": int(rel.synthetic.shape[0]), "privacy": rel.privacy, "digest": _digest(rel)}
 
 
 def _rows_of(files: list[str]) -> int:
@@ -207,7 +194,8 @@ def run_cli(files: list[str], out_dir: Path) -> dict:
         if p.exists():
             p.unlink()
     pattern = str(Path(files[0]).parent / "*.parquet")
-    cmd = [sys.executable, "-m", "dpsynth_core.cli", "synth", pattern, "--engine", "dask", "-m", "pmm", "-e", "1",
+    cmd = [sys.executable, "-m", "dpsynth_core.cli", "synth", pattern, "--engine", "dask", "--memory-limit", "1.5GB",
+           "-m", "pmm", "-e", "1",
            "-b", "0:1,0:1", "-o", str(out_csv), "--report", str(report)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
@@ -236,9 +224,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--baseline-rows", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
-    if args.case:  # child: one case, JSON on stdout's last line
+    if args.case:  # child: one path of one case, JSON on stdout's last line
         files = json.loads(Path(args.files).read_text())
-        print(json.dumps(run_case(args.case, files, args.baseline_rows, args.workers, args.memory_limit)))
+        case, path = args.case.split(":")
+        out = (run_numpy(case, files, args.baseline_rows) if path == "numpy" else
+               run_dask(case, files, args.workers, args.memory_limit))
+        print(json.dumps(out))
         return 0
 
     big = int(args.rows or (1e6 if args.quick else 1e8))
@@ -256,16 +247,30 @@ def main(argv: list[str]) -> int:
         files10 = _write_dataset(data / f"d10_{medium}", medium, 10, SEED)
 
     def child(case: str, files: list[str], baseline: int) -> dict:
+        """The two paths in two fresh processes (so each peak is its own), then the figures."""
         listing = data / f"files_{case}.json"
         listing.write_text(json.dumps(files))
-        cmd = [sys.executable, __file__, "--case", case, "--files", str(listing), "--baseline-rows", str(baseline),
-               "--workers", str(args.workers), "--memory-limit", args.memory_limit]
         print(f"-- {case}: {_rows_of(files)} rows", flush=True)
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
-        if proc.returncode:
-            print(proc.stderr[-3000:], file=sys.stderr)
-            return {"error": proc.stderr.strip().splitlines()[-1:] or ["exit " + str(proc.returncode)]}
-        res = json.loads(proc.stdout.strip().splitlines()[-1])
+        got = {}
+        for path in ("numpy", "dask"):
+            cmd = [sys.executable, __file__, "--case", f"{case}:{path}", "--files", str(listing), "--baseline-rows",
+                   str(baseline), "--workers", str(args.workers), "--memory-limit", args.memory_limit]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
+            if proc.returncode:
+                print(proc.stderr[-3000:], file=sys.stderr)
+                return {"error": f"{path}: " + (proc.stderr.strip().splitlines() or ["exit " + str(proc.returncode)])[-1]}
+            got[path] = json.loads(proc.stdout.strip().splitlines()[-1])
+        mem, dsk = got["numpy"], got["dask"]
+        res = {**dsk, **{k: v for k, v in mem.items() if k != "digest"}}
+        res.pop("digest")
+        res["peak_rss_mb"]["numpy_process"] = mem["numpy_peak_rss_mb"]
+        res.pop("numpy_peak_rss_mb")
+        res["seconds_per_million_rows"] = {"dask": dsk["dask_seconds"] / dsk["rows"] * 1e6,
+                                           "numpy": mem["numpy_seconds"] / mem["numpy_rows"] * 1e6}
+        res["ratio_per_row_dask_over_numpy"] = ((dsk["dask_seconds"] / dsk["rows"])
+                                                / (mem["numpy_seconds"] / mem["numpy_rows"]))
+        if mem["numpy_rows"] == dsk["rows"]:
+            res["identical_to_numpy"] = mem["digest"] == dsk["digest"]
         print(json.dumps({k: res[k] for k in ("dask_seconds", "numpy_seconds", "ratio_per_row_dask_over_numpy",
                                               "peak_rss_mb")}), flush=True)
         return res
@@ -283,10 +288,19 @@ def main(argv: list[str]) -> int:
         print("-- cli", flush=True)
         cases["cli"] = run_cli(files2, data)
         print(json.dumps(cases["cli"]), flush=True)
-    results["cases"] = cases
-    from common import write
+    from common import RESULTS, write
 
-    write("scale" if not args.quick else "scale_quick", results)
+    name = "scale" if not args.quick else "scale_quick"
+    previous = RESULTS / f"{name}.json"
+    if previous.exists() and set(only) != {"pmm", "psmm", "low_dim", "private_evolution", "cli"}:
+        # a partial run (--only) updates its cases and keeps the others, each with the date it ran
+        old = json.loads(previous.read_text()).get("cases", {})
+        cases = {**old, **cases}
+    for case in only:
+        if case in cases:
+            cases[case]["date"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    results["cases"] = cases
+    write(name, results)
     return 0
 
 
