@@ -15,3 +15,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def dask_synchronous():
+    """Dask's synchronous scheduler (no threads, no cluster) for the Dask identity tests."""
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        yield

@@ -12,32 +12,22 @@ compare the whole public report (JSON text), not a tolerance.
 from __future__ import annotations
 
 import importlib
-import json
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 import pytest
+from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
-dask = pytest.importorskip("dask", reason="dask is a dev dependency (pyproject [dask] extra)")
-import dask.array as da  # noqa: E402
-import dask.dataframe as dd  # noqa: E402
+from dpsynth_core import Domain
+from dpsynth_core.mechanisms import run
+from dpsynth_core.rows import merge
 
-from dpsynth_core import Domain  # noqa: E402
-from dpsynth_core.mechanisms import run  # noqa: E402
-from dpsynth_core.mechanisms.base import to_jsonable  # noqa: E402
-from dpsynth_core.rows import merge  # noqa: E402
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 LD = importlib.import_module("dpsynth_core.mechanisms.low_dim")  # the module (the package attribute is the function)
 
 NAMES = ("age", "income", "score", "height", "weight")
 DOM = Domain(lower=[0.0, 0.0, -1.0, 140.0, 40.0], upper=[100.0, 5.0, 1.0, 210.0, 140.0], names=NAMES)
-
-
-@pytest.fixture(autouse=True)
-def _synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
 
 
 def _data(n=1500, seed=0):
@@ -54,15 +44,11 @@ def _run(X, **kw):
 
 
 def _public(X, **kw):
-    return json.dumps(to_jsonable(_run(X, **kw).public()), sort_keys=True)
-
-
-def _dask_array(X, parts):
-    return da.from_array(X, chunks=(-(-X.shape[0] // parts), X.shape[1]))
+    return public_json(_run(X, **kw))
 
 
 def _frame(X, parts=7):
-    return dd.from_pandas(pd.DataFrame(X, columns=list(NAMES)), npartitions=parts)
+    return dask_frame(X, NAMES, parts)
 
 
 CASES = [
@@ -78,22 +64,22 @@ CASES = [
 def test_dask_release_is_bit_identical(kw):
     X = _data()
     ref = _public(X, **kw)
-    for parts in (1, 7, 64):
-        assert _public(_dask_array(X, parts), **kw) == ref, f"{kw}: {parts} partitions"
+    for parts in PARTITIONS:
+        assert _public(dask_array(X, parts), **kw) == ref, f"{kw}: {parts} partitions"
     assert _public(_frame(X), **kw) == ref, f"{kw}: Dask DataFrame"
 
 
 def test_dask_release_is_bit_identical_at_another_size_and_seed():
     X = _data(n=3001, seed=4)
     ref = _public(X, epsilon=0.7, subroutine="psmm", target_dim=2)
-    assert _public(_dask_array(X, 13), epsilon=0.7, subroutine="psmm", target_dim=2) == ref
+    assert _public(dask_array(X, 13), epsilon=0.7, subroutine="psmm", target_dim=2) == ref
 
 
 @pytest.mark.parametrize("subroutine", ["pmm", "psmm"])
 def test_owner_view_matches_and_projection_is_not_materialised(subroutine):
     X = _data()
     mem = _run(X, subroutine=subroutine)
-    dsk = _run(_dask_array(X, 7), subroutine=subroutine)
+    dsk = _run(dask_array(X, 7), subroutine=subroutine)
     a, b = mem.trace["owner"], dsk.trace["owner"]
     for key in ("true_covariance", "true_spectrum", "true_basis", "principal_angles", "noise_matrix", "mean_noise"):
         assert np.array_equal(a[key], b[key]), key
@@ -122,7 +108,7 @@ def test_the_data_are_read_in_two_passes():
     X = _data(900)
     for subroutine in ("pmm", "psmm"):
         calls.clear()
-        _run(_dask_array(X, 3).map_blocks(spy, dtype=float), subroutine=subroutine)
+        _run(dask_array(X, 3).map_blocks(spy, dtype=float), subroutine=subroutine)
         assert len(calls) == 2 * 3 and sum(calls) == 2 * 900, subroutine
 
 
@@ -131,7 +117,7 @@ def test_fewer_than_two_rows_is_refused_for_dask_too():
     with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
         _run(X)
     with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
-        _run(_dask_array(X, 1))
+        _run(dask_array(X, 1))
 
 
 # ----------------------------------------------------------------------------- the moments statistic

@@ -9,31 +9,20 @@ report (JSON text), not a tolerance.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
-import pandas as pd
 import pytest
+from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
-dask = pytest.importorskip("dask", reason="dask is a dev dependency (pyproject [dask] extra)")
-import dask.array as da  # noqa: E402
-import dask.dataframe as dd  # noqa: E402
+from dpsynth_core import Domain
+from dpsynth_core.mechanisms import run
+from dpsynth_core.mechanisms.private_evolution import _votes, nn_assign
+from dpsynth_core.rows import merge
 
-from dpsynth_core import Domain  # noqa: E402
-from dpsynth_core.mechanisms import run  # noqa: E402
-from dpsynth_core.mechanisms.base import to_jsonable  # noqa: E402
-from dpsynth_core.mechanisms.private_evolution import _votes, nn_assign  # noqa: E402
-from dpsynth_core.rows import merge  # noqa: E402
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 NAMES = ("age", "income")
 DOM = Domain(lower=[0.0, 0.0], upper=[100.0, 5.0], names=NAMES)
 PE = "private_evolution"
-
-
-@pytest.fixture(autouse=True)
-def _synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
 
 
 def _data(n=800, seed=0):
@@ -47,15 +36,11 @@ def _run(X, **kw):
 
 
 def _public(X, **kw):
-    return json.dumps(to_jsonable(_run(X, **kw).public()), sort_keys=True)
-
-
-def _dask_array(X, parts):
-    return da.from_array(X, chunks=(-(-X.shape[0] // parts), X.shape[1]))
+    return public_json(_run(X, **kw))
 
 
 def _frame(X, parts=7):
-    return dd.from_pandas(pd.DataFrame(X, columns=list(NAMES)), npartitions=parts)
+    return dask_frame(X, NAMES, parts)
 
 
 CASES = [
@@ -76,10 +61,10 @@ def test_dask_release_is_bit_identical(kw):
     X = _data()
     rel = _run(X, track_w1=False, **kw)
     assert all(rel.trace["votes_kept"])  # the votes, hence the private data, shape the release
-    ref = json.dumps(to_jsonable(rel.public()), sort_keys=True)
+    ref = public_json(rel)
     assert _public(X, **kw) == ref  # the owner-side W1 is not part of the release
-    for parts in (1, 7, 64):
-        assert _public(_dask_array(X, parts), **kw) == ref, f"{kw}: {parts} partitions"
+    for parts in PARTITIONS:
+        assert _public(dask_array(X, parts), **kw) == ref, f"{kw}: {parts} partitions"
     assert _public(_frame(X), **kw) == ref, f"{kw}: Dask DataFrame"
 
 
@@ -89,9 +74,9 @@ def test_duplicate_rows_and_clamped_rows_give_the_same_release():
     X = np.column_stack([rng.integers(-30, 130, 600), rng.integers(0, 8, 600)]).astype(float)
     rel = _run(X, iterations=5, init="origin")
     assert all(rel.trace["votes_kept"])
-    ref = json.dumps(to_jsonable(rel.public()), sort_keys=True)
+    ref = public_json(rel)
     for parts in (7, 64):
-        assert _public(_dask_array(X, parts), iterations=5, init="origin") == ref
+        assert _public(dask_array(X, parts), iterations=5, init="origin") == ref
 
 
 def test_votes_are_additive_with_exact_ties():
@@ -129,7 +114,7 @@ def test_votes_do_not_modify_the_block():
 def test_owner_trace_with_dask():
     X = _data()
     mem = _run(X, iterations=3)
-    dsk = _run(_dask_array(X, 7), iterations=3)
+    dsk = _run(dask_array(X, 7), iterations=3)
     om, od = mem.trace["owner"], dsk.trace["owner"]
     assert om["n"] == od["n"] == X.shape[0]
     assert om["n_clamped"] == od["n_clamped"] > 0
@@ -149,10 +134,10 @@ def test_one_pass_over_the_data_per_iteration():
         return block
 
     X = _data(700)
-    Xd = _dask_array(X, 5).map_blocks(spy, dtype=float)
+    Xd = dask_array(X, 5).map_blocks(spy, dtype=float)
     rel = _run(Xd, iterations=3)
     assert len(calls) == 3 * 5 and sum(calls) == 3 * 700
-    assert json.dumps(to_jsonable(rel.public()), sort_keys=True) == _public(X, iterations=3)
+    assert public_json(rel) == _public(X, iterations=3)
 
 
 def test_nan_in_a_partition_is_refused_like_in_memory():
@@ -161,7 +146,7 @@ def test_nan_in_a_partition_is_refused_like_in_memory():
     with pytest.raises(ValueError, match="finite") as mem:
         _run(X)
     with pytest.raises(ValueError, match="finite") as dsk:
-        _run(_dask_array(X, 7))
+        _run(dask_array(X, 7))
     with pytest.raises(ValueError, match="finite") as frame:
         _run(_frame(X))
     for exc in (mem, dsk, frame):
@@ -177,7 +162,7 @@ def test_nonprivate_inits_are_refused_for_dask_before_reading(init):
             calls.append(1)
         return block
 
-    X = _dask_array(_data(300), 3).map_blocks(spy, dtype=float)
+    X = dask_array(_data(300), 3).map_blocks(spy, dtype=float)
     with pytest.raises(ValueError, match=r"'init' parameter of private_evolution.*Dask"):
         _run(X, init=init, allow_nonprivate_init=True)
     assert calls == []

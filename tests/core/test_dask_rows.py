@@ -8,29 +8,21 @@ compare the whole public report (JSON text), not a tolerance.
 
 from __future__ import annotations
 
-import json
-
+import dask.array as da
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
-dask = pytest.importorskip("dask", reason="dask is a dev dependency (pyproject [dask] extra)")
-import dask.array as da  # noqa: E402
-import dask.dataframe as dd  # noqa: E402
+from dpsynth_core import Domain, limits
+from dpsynth_core.mechanisms import run
+from dpsynth_core.rows import Rows, fixed_point, from_fixed_point, merge
 
-from dpsynth_core import Domain, limits  # noqa: E402
-from dpsynth_core.mechanisms import run  # noqa: E402
-from dpsynth_core.mechanisms.base import to_jsonable  # noqa: E402
-from dpsynth_core.rows import Rows, fixed_point, from_fixed_point, merge  # noqa: E402
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 NAMES = ("age", "income")
 DOM = Domain(lower=[0.0, 0.0], upper=[100.0, 5.0], names=NAMES)
-
-
-@pytest.fixture(autouse=True)
-def _synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
 
 
 def _data(n=2501, seed=0):
@@ -40,11 +32,7 @@ def _data(n=2501, seed=0):
 
 
 def _public(name, X, **kw):
-    return json.dumps(to_jsonable(run(name, X, DOM, rng=11, **kw).public()), sort_keys=True)
-
-
-def _dask_array(X, parts):
-    return da.from_array(X, chunks=(-(-X.shape[0] // parts), X.shape[1]))
+    return public_json(run(name, X, DOM, rng=11, **kw))
 
 
 CASES = [
@@ -64,9 +52,9 @@ CASES = [
 def test_dask_release_is_bit_identical(name, kw):
     X = _data()
     ref = _public(name, X, **kw)
-    for parts in (1, 7, 64):
-        assert _public(name, _dask_array(X, parts), **kw) == ref, f"{name}: {parts} partitions"
-    frame = dd.from_pandas(pd.DataFrame(X, columns=list(NAMES)), npartitions=7)
+    for parts in PARTITIONS:
+        assert _public(name, dask_array(X, parts), **kw) == ref, f"{name}: {parts} partitions"
+    frame = dask_frame(X, NAMES)
     assert _public(name, frame, **kw) == ref, f"{name}: Dask DataFrame"
 
 
@@ -80,7 +68,7 @@ def test_dataframe_with_extra_columns_in_another_order():
 def test_owner_diagnostics_match():
     X = _data()
     a = run("pmm", X, DOM, epsilon=1.0, rng=3)
-    b = run("pmm", _dask_array(X, 7), DOM, epsilon=1.0, rng=3)
+    b = run("pmm", dask_array(X, 7), DOM, epsilon=1.0, rng=3)
     assert a.trace["owner"]["n"] == b.trace["owner"]["n"] == X.shape[0]
     assert a.trace["owner"]["n_clamped"] == b.trace["owner"]["n_clamped"] > 0  # the data do leave the box
 
@@ -91,7 +79,7 @@ def test_nan_in_a_partition_is_refused_like_in_memory():
     with pytest.raises(ValueError, match="finite") as mem:
         run("psmm", X, DOM, epsilon=1.0, rng=1)
     with pytest.raises(ValueError, match="finite") as dsk:
-        run("psmm", _dask_array(X, 7), DOM, epsilon=1.0, rng=1)
+        run("psmm", dask_array(X, 7), DOM, epsilon=1.0, rng=1)
     assert "'X' parameter of psmm" in str(mem.value) and "'X' parameter of psmm" in str(dsk.value)
 
 
@@ -117,7 +105,7 @@ def test_per_point_laplace_refuses_before_reading_when_output_too_large():
             calls.append(1)
         return block
 
-    X = _dask_array(_data(900), 3).map_blocks(spy, dtype=float)
+    X = dask_array(_data(900), 3).map_blocks(spy, dtype=float)
     with limits.override(max_synthetic_rows=500):
         with pytest.raises(ValueError, match="at most 500 rows"):
             run("per_point_laplace", X, DOM, epsilon=1.0, rng=1)
@@ -130,7 +118,7 @@ def test_a_failing_worker_is_reported_and_nothing_is_released():
     def boom(block):
         raise OSError("disk went away")
 
-    X = _dask_array(_data(900), 3).map_blocks(boom, dtype=float)
+    X = dask_array(_data(900), 3).map_blocks(boom, dtype=float)
     with pytest.raises(WorkerError, match="Nothing was released.*disk went away|disk went away.*Nothing was released"):
         run("pmm", X, DOM, epsilon=1.0, rng=1)
 
@@ -165,4 +153,4 @@ def test_rows_in_memory_reads_u_lazily_and_counts_clamping():
     X = _data(50)
     r = Rows(X, DOM, owner="t")
     assert r._U is None and r.n == 50  # nothing converted until a statistic asks for unit rows
-    assert r.n_clamped == Rows(_dask_array(X, 4), DOM, owner="t").n_clamped
+    assert r.n_clamped == Rows(dask_array(X, 4), DOM, owner="t").n_clamped

@@ -11,30 +11,20 @@ the whole public report (JSON text), not a tolerance.
 from __future__ import annotations
 
 import importlib
-import json
 
 import numpy as np
-import pandas as pd
 import pytest
+from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
-dask = pytest.importorskip("dask", reason="dask is a dev dependency (pyproject [dask] extra)")
-import dask.array as da  # noqa: E402
-import dask.dataframe as dd  # noqa: E402
+from dpsynth_core import Domain
+from dpsynth_core.mechanisms import run
+from dpsynth_core.rows import merge
 
-from dpsynth_core import Domain  # noqa: E402
-from dpsynth_core.mechanisms import run  # noqa: E402
-from dpsynth_core.mechanisms.base import to_jsonable  # noqa: E402
-from dpsynth_core.rows import merge  # noqa: E402
+pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
 SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
 NAME = "sparse_marginals"
 NAMES = ("age", "income", "hours", "score")
-
-
-@pytest.fixture(autouse=True)
-def _synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
 
 
 def _domain(d):
@@ -57,15 +47,11 @@ def _run(X, d, **kw):
 
 
 def _public(X, d, **kw):
-    return json.dumps(to_jsonable(_run(X, d, **kw).public()), sort_keys=True)
-
-
-def _dask_array(X, parts):
-    return da.from_array(X, chunks=(-(-X.shape[0] // parts), X.shape[1]))
+    return public_json(_run(X, d, **kw))
 
 
 def _frame(X, parts=7):
-    return dd.from_pandas(pd.DataFrame(X, columns=list(NAMES[:X.shape[1]])), npartitions=parts)
+    return dask_frame(X, NAMES[:X.shape[1]], parts)
 
 
 CASES = [
@@ -82,17 +68,17 @@ def test_dask_release_is_bit_identical(s, d, n, kw):
     X = _data(n, d)
     rel = _run(X, d, s=s, **kw)
     assert rel.trace["owner"]["n_clamped"] > 0
-    ref = json.dumps(to_jsonable(rel.public()), sort_keys=True)
-    for parts in (1, 7, 64):
-        assert _public(_dask_array(X, parts), d, s=s, **kw) == ref, f"{parts} partitions"
+    ref = public_json(rel)
+    for parts in PARTITIONS:
+        assert _public(dask_array(X, parts), d, s=s, **kw) == ref, f"{parts} partitions"
     assert _public(_frame(X), d, s=s, **kw) == ref, "Dask DataFrame"
 
 
 def test_the_release_depends_on_the_data():
     """Guards the comparison above against a release that ignores X (then any input would agree)."""
     X = _data(600, 3)
-    a = _public(_dask_array(X, 7), 3, k=4)
-    b = _public(_dask_array(_data(600, 3, seed=1), 7), 3, k=4)
+    a = _public(dask_array(X, 7), 3, k=4)
+    b = _public(dask_array(_data(600, 3, seed=1), 7), 3, k=4)
     assert a != b
 
 
@@ -117,8 +103,8 @@ def test_one_pass_over_the_data():
         return block
 
     X = _data(700, 3)
-    Xd = _dask_array(X, 5).map_blocks(spy, dtype=float)
-    out = json.dumps(to_jsonable(_run(Xd, 3, k=4).public()), sort_keys=True)
+    Xd = dask_array(X, 5).map_blocks(spy, dtype=float)
+    out = public_json(_run(Xd, 3, k=4))
     assert len(calls) == 5 and sum(calls) == 700  # n from the chunks, the counts in one pass
     assert out == _public(X, 3, k=4)
 
@@ -126,7 +112,7 @@ def test_one_pass_over_the_data():
 def test_nan_in_a_partition_is_refused_like_in_memory():
     X = _data(500, 3)
     X[460, 2] = np.nan
-    for Xin in (X, _dask_array(X, 7), _frame(X)):
+    for Xin in (X, dask_array(X, 7), _frame(X)):
         with pytest.raises(ValueError, match="finite") as info:
             _run(Xin, 3, k=4)
         assert f"'X' parameter of {NAME}" in str(info.value)
