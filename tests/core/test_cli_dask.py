@@ -17,13 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-dask = pytest.importorskip("dask", reason="dask is a dev dependency (pyproject [dask] extra)")
-pytest.importorskip("distributed", reason="dask.distributed is a dev dependency (pyproject [dask] extra)")
-pytest.importorskip("pyarrow", reason="pyarrow reads Parquet")
-
-from dpsynth_core import cli  # noqa: E402
-from dpsynth_core import rows as rows_module  # noqa: E402
-from dpsynth_core.cli import main  # noqa: E402
+from dpsynth_core import cli
+from dpsynth_core import rows as rows_module
+from dpsynth_core.cli import main
 
 BOUNDS = "0:10,-1:1"
 
