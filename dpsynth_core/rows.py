@@ -13,7 +13,7 @@ sum with :meth:`Rows.sum`: the statistic of each block, added up by one merge, :
   added in a tree, and only the merged statistic (a few arrays of counts) reaches the client.
   Noise is then added once, on the client, by the mechanism.
 
-Statistics are integers (counts) or exact fixed-point integers (:func:`fixed_point`), so their sum
+Statistics are integers (counts, votes, or low_dim's exact integer moments), so their sum
 does not depend on how the rows are split: with the same rng a mechanism releases bit for bit the
 same output whether X is a NumPy array or a Dask collection in any number of partitions.
 
@@ -33,14 +33,7 @@ import numpy as np
 
 from .validation import check_points, param_error
 
-__all__ = ["Rows", "is_dask", "merge", "fixed_point", "from_fixed_point", "FIXED_BITS", "MAX_FIXED_ROWS",
-           "WorkerError"]
-
-#: Fractional bits of :func:`fixed_point` (values in [-1, 1] are kept to 2^-60).
-FIXED_BITS = 60
-_LIMB = 30
-#: Most rows :func:`fixed_point` sums can hold in int64 limbs (each limb is below 2^30 in magnitude).
-MAX_FIXED_ROWS = 1 << 32
+__all__ = ["Rows", "is_dask", "merge", "WorkerError"]
 
 
 class WorkerError(RuntimeError):
@@ -74,36 +67,6 @@ def merge(a: Any, b: Any) -> Any:
     return a + b
 
 
-def fixed_point(values: np.ndarray, axis: int = 0) -> np.ndarray:
-    """Exact, order-independent sum of ``values`` (each in [-1, 1]) along ``axis``, as integer limbs.
-
-    Each value v is truncated to :math:`q = \\lfloor v\\,2^{60} \\rfloor` (an error below
-    :math:`2^{-60}`, far below any noise a mechanism adds) and q is split into two 30-bit limbs; the
-    limbs are summed in int64, which is exact for up to :data:`MAX_FIXED_ROWS` rows. Integer sums do
-    not depend on the order or the grouping of the rows, so a sum over Dask partitions equals the
-    in-memory sum bit for bit. Turn the result into floats with :func:`from_fixed_point`.
-
-    Returns
-    -------
-    int64 array of shape ``(2,) + shape-without-axis``: the high and the low limb sums.
-    """
-    v = np.asarray(values, dtype=np.float64)
-    scaled = np.ldexp(v, _LIMB)  # exact: a power-of-two scaling
-    hi = np.floor(scaled)
-    lo = np.floor(np.ldexp(scaled - hi, _LIMB))  # scaled - hi is exact (same binade or smaller)
-    return np.stack([hi.astype(np.int64).sum(axis=axis), lo.astype(np.int64).sum(axis=axis)])
-
-
-def from_fixed_point(limbs: np.ndarray) -> np.ndarray:
-    """The float64 values (correctly rounded) of limb sums from :func:`fixed_point`."""
-    limbs = np.asarray(limbs)
-    hi, lo = limbs[0], limbs[1]
-    flat_hi, flat_lo = np.ravel(hi), np.ravel(lo)
-    out = np.array([((int(h) << _LIMB) + int(low)) / (1 << FIXED_BITS) for h, low in zip(flat_hi, flat_lo, strict=True)],
-                   dtype=np.float64)
-    return out.reshape(np.shape(hi))
-
-
 def _block_stat(block: Any, spec: dict, stat: Callable, args: tuple) -> tuple:
     """Run on a worker: check one block as an in-memory X is checked, map it, compute its statistic.
 
@@ -134,8 +97,9 @@ class Rows:
     owner : str
         The mechanism's name, for messages.
     min_rows : int
-    scheduler : str, Client or None
-        Passed to ``dask.compute`` (``None``: Dask's default, or the active ``distributed.Client``).
+
+    Dask collections are computed with Dask's current scheduler: ``dask.config`` or the active
+    ``distributed.Client`` (the command line sets one up; a library user creates their own).
 
     In memory, X is checked at once and ``U`` (the unit-cube copy) is computed on first use, exactly
     as mechanisms always did. With Dask nothing is read until a statistic is asked for; ``n`` costs one
@@ -143,12 +107,11 @@ class Rows:
     in by the first pass that maps rows into the unit cube.
     """
 
-    def __init__(self, X: Any, domain: Any, *, owner: str, min_rows: int = 1, scheduler: Any = None,
+    def __init__(self, X: Any, domain: Any, *, owner: str, min_rows: int = 1,
                  _maps: Sequence = (), _U: np.ndarray | None = None) -> None:
         self.domain = domain
         self._source_domain = domain
         self.owner = owner
-        self.scheduler = scheduler
         self._maps = tuple(_maps)
         self._n: int | None = None
         self._n_clamped: int | None = None
@@ -187,7 +150,7 @@ class Rows:
     def n(self) -> int:
         """Number of rows (owner-side: released only under replace, where n is public)."""
         if self._n is None:
-            self._n = _dask_len(self._X, self.scheduler, self.owner)
+            self._n = _dask_len(self._X, self.owner)
         return self._n
 
     @property
@@ -224,7 +187,7 @@ class Rows:
         ``stat(block, *args)`` gets the rows of one block (in the unit cube when ``unit``, else in the
         domain's units, checked and finite) and returns a number, an integer array, or a tuple, list
         or dict of them, that adds up over disjoint blocks (:func:`merge`). It must be exactly
-        additive (integers or :func:`fixed_point` limbs), so that the sum does not depend on the
+        additive (integers), so that the sum does not depend on the
         partitioning. In memory it is called once, on all the rows.
         """
         if not self.dask:
@@ -243,7 +206,7 @@ class Rows:
         block = dask.delayed(_block_rows, pure=True)
         spec = self._spec(unit=True)
         try:
-            blocks = dask.compute(*[block(p, spec) for p in _partitions(self._X)], scheduler=self.scheduler)
+            blocks = dask.compute(*[block(p, spec) for p in _partitions(self._X)])
         except (ValueError, TypeError):
             raise
         except Exception as exc:
@@ -277,7 +240,7 @@ class Rows:
                 nxt.append(tasks[-1])
             tasks = nxt
         try:
-            (value, n_rows, n_clamped), = dask.compute(tasks[0], scheduler=self.scheduler)
+            (value, n_rows, n_clamped), = dask.compute(tasks[0])
         except (ValueError, TypeError):
             raise  # the block checks: the same message as for an in-memory X
         except Exception as exc:  # a worker died, a file vanished, the cluster went away
@@ -336,7 +299,7 @@ def _partitions(X: Any) -> list:
     return list(X.to_delayed())
 
 
-def _dask_len(X: Any, scheduler: Any, owner: str) -> int:
+def _dask_len(X: Any, owner: str) -> int:
     import math
 
     import dask
@@ -346,9 +309,9 @@ def _dask_len(X: Any, scheduler: Any, owner: str) -> int:
         if all(not (isinstance(c, float) and math.isnan(c)) for c in rows):
             return int(sum(rows))
         lengths = X.map_blocks(lambda b: np.array([b.shape[0]]), chunks=(1,), drop_axis=1, dtype=np.int64)
-        return int(lengths.sum().compute(scheduler=scheduler))
+        return int(lengths.sum().compute())
     try:
-        return int(dask.compute(X.shape[0], scheduler=scheduler)[0])
+        return int(dask.compute(X.shape[0])[0])
     except (ValueError, TypeError):
         raise  # a bad cell or column: the reader's own message, as for any block
     except Exception as exc:

@@ -17,7 +17,7 @@ from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
 from dpsynth_core import Domain, limits
 from dpsynth_core.mechanisms import run
-from dpsynth_core.rows import Rows, fixed_point, from_fixed_point, merge
+from dpsynth_core.rows import Rows, merge
 
 pytestmark = pytest.mark.usefixtures("dask_synchronous")
 
@@ -134,19 +134,6 @@ def test_merge_adds_nested_statistics():
     b = (np.array([10, 20]), 4, {"k": np.array([[5]])})
     out = merge(a, b)
     assert out[0].tolist() == [11, 22] and out[1] == 7 and out[2]["k"].tolist() == [[6]]
-
-
-def test_fixed_point_sum_is_exact_and_order_free():
-    rng = np.random.default_rng(5)
-    v = rng.random((10_001, 3)) * 2 - 1
-    whole = fixed_point(v)
-    parts = merge(fixed_point(v[:4000]), fixed_point(v[4000:]))
-    shuffled = fixed_point(v[rng.permutation(v.shape[0])])
-    assert np.array_equal(whole, parts) and np.array_equal(whole, shuffled)
-    # truncation to 2^-60 per value: the error of the sum is below n 2^-60 plus one final rounding
-    exact = [float(sum(__import__("fractions").Fraction(x) for x in v[:, j])) for j in range(3)]
-    got = from_fixed_point(whole)
-    assert np.all(np.abs(got - exact) <= v.shape[0] * 2.0**-60 + np.spacing(np.abs(exact)))
 
 
 def test_rows_in_memory_reads_u_lazily_and_counts_clamping():
