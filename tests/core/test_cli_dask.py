@@ -123,6 +123,26 @@ def test_csv_directory_and_text_column_left_out(tmp_path, capsys):
     assert "left out 1 column(s) not holding numbers: 'name'" in capsys.readouterr().err
 
 
+def test_csv_separator_follows_the_numpy_engines_rule(tmp_path, capsys):
+    """The separator is detected by dpsynth_core.tabular's rule: semicolons are read; a file that splits
+    equally well at two separators is refused with the same advice, and nothing is written."""
+    X = _data(seed=2)
+    options = ["-m", "pmm", "-e", "1", "-b", BOUNDS, "--seed", "3"]
+    want_csv, want_rep = _numpy_reference(X, tmp_path, options)
+    semi = tmp_path / "semi"
+    semi.mkdir()
+    (semi / "part-0.csv").write_text("a;b\n" + "".join(f"{float(x)!r};{float(y)!r}\n" for x, y in X))
+    code, out, rep = _synth([str(semi), "--engine", "dask", *options], tmp_path, "semi")
+    assert code == 0 and out.read_bytes() == want_csv and rep.read_bytes() == want_rep
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "part-0.csv").write_text("a,b;c\n" + "".join(f"{i},{i};{i}\n" for i in range(30)))
+    capsys.readouterr()
+    code, out, rep = _synth([str(both), "--engine", "dask", *options], tmp_path, "both")
+    assert code != 0 and not out.exists() and not rep.exists()
+    assert "could be split into columns" in _one_error_line(capsys)
+
+
 def test_local_cluster_end_to_end(tmp_path, monkeypatch, capsys):
     """The default: a distributed.LocalCluster of worker processes, started and closed by the CLI."""
     monkeypatch.delenv(cli.SCHEDULER_ENV, raising=False)
