@@ -32,6 +32,8 @@ the finest cell around the added point, not a coarse region's count.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -479,9 +481,9 @@ def from_registry(name: str, domain: Any, **settings: Any) -> Callable:
     ``neighbours``, ``n_public``) and the mechanism's parameters.
     """
     from .mechanisms import bind
-    from .mechanisms.base import _spec
+    from .mechanisms.base import mechanism_spec
 
-    _spec(name, "from_registry")
+    mechanism_spec(name, "from_registry")
     keys = ("epsilon", "delta", "neighbours", "n_public")
     bound = bind(name, **{k: settings.pop(k) for k in keys if k in settings}, params=settings)
 
@@ -639,7 +641,7 @@ _REDUCERS = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
 
 
 def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Callable:
-    """Statistic: a value of ``release.trace`` outside ``trace["owner"]``, e.g. a noisy count.
+    """Statistic: a value of ``release.trace`` (DP intermediates, never the owner view), e.g. a noisy count.
 
     Parameters
     ----------
@@ -676,11 +678,15 @@ def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Ca
 
 
 def _lookup(trace: Any, path: tuple, owner: str, key: Any) -> Any:
+    """``trace`` followed along ``path``: a field of a typed trace (a dataclass), then keys or positions."""
     value = trace
     for step in path:
         try:
-            value = value[step]
-        except (KeyError, IndexError, TypeError):
+            if dataclasses.is_dataclass(value) and isinstance(step, str):
+                value = getattr(value, step)
+            else:
+                value = value[step]
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise ValueError(f"The 'key' parameter of {owner} must name an entry of the release's trace. "
                              f"Got {key!r} (no {step!r}).") from None
     return value

@@ -38,6 +38,7 @@ __all__ = [
     "check_epsilon",
     "LedgerEntry",
     "Ledger",
+    "AccountingError",
     "check_neighbours",
     "count_sensitivity",
     "gaussian_delta",
@@ -98,6 +99,11 @@ def count_sensitivity(neighbours: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------- ledger
+class AccountingError(RuntimeError):
+    """A release whose ledger does not add up to the (ε, δ) it states: a bug in a mechanism, never a
+    user error. Raised instead of returning a release whose privacy claim is not backed by its steps."""
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One privacy-consuming step: (step, ε, δ)."""

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import partition, viz
+from dpsynth_core.mechanisms.pmm import PMMOwner, PMMTrace
 
 _ui.require_app(__file__)
 
@@ -13,13 +14,13 @@ res = _ui.release_section("pmm", params, title="pmm")
 if res is not None:
     rel, w = res
     d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    depth, dim = int(tr["depth"]), int(tr["d"])
-    noisy, clipped, cons = tr["noisy_counts"], tr["clipped_counts"], tr["consistent_counts"]
-    true = tr["owner"]["true_counts"]
+    tr = PMMTrace.of(rel)
+    depth, dim = tr.depth, tr.d
+    noisy, clipped, cons = tr.noisy_counts, tr.clipped_counts, tr.consistent_counts
+    true = PMMOwner.of(rel).true_counts
     st.caption(f"The tree has {depth + 1} levels and {2 ** depth:,} leaves (cells of side "
                f"{partition.diameters(depth, dim)[-1]:.3g}); every level's counts got integer Laplace noise, then the "
-               f"tree was made consistent by {pr.get('consistency', '').replace('_', ' ')}.")
+               f"tree was made consistent by {tr.consistency.replace('_', ' ')}.")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.markdown("Level $j$ splits every cell in two along axis $j \\bmod d$. Each count gets discrete Laplace "
                     "noise of scale $\\sigma_j$; the scales spend the whole ε and give the deep levels, whose errors "
@@ -66,9 +67,9 @@ if res is not None:
                  key="pmm_counts")
 
     def _noise():
-        sig = np.asarray(tr["sigmas"], dtype=float)
+        sig = np.asarray(tr.sigmas, dtype=float)
         _ui.plot(viz.sigma_levels(np.where(sig > 0, sig, np.nan), title="noise scale σ_j per level",
-                                  extra={"ε_j spent": tr.get("level_epsilons", [])}),
+                                  extra={"ε_j spent": tr.level_epsilons}),
                  "Bars: the noise scale of each level; line: the part of ε it spends (they add up to ε). The deep "
                  "levels get the larger share of ε, hence less noise per count.", key="pmm_sigma")
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
+from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 
 _ui.require_app(__file__)
 
@@ -13,12 +14,12 @@ res = _ui.release_section("psmm", params, title="psmm")
 if res is not None:
     rel, w = res
     d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    k, dim = int(tr["k"]), int(tr["d"])
-    tsum = tr.get("transport", {})
-    nu = np.asarray(tr["noisy_signed_measure"], dtype=float)
-    tau = np.asarray(tr["projected_measure"], dtype=float)
-    st.caption(f"A grid of {k} cells per axis ({pr['grid_cells']:,} cells). {tsum.get('negative_cells', 0)} cells got "
+    tr, own = PSMMTrace.of(rel), PSMMOwner.of(rel)
+    k, dim = tr.k, tr.d
+    tsum = tr.transport
+    nu = np.asarray(tr.noisy_signed_measure, dtype=float)
+    tau = np.asarray(tr.projected_measure, dtype=float)
+    st.caption(f"A grid of {k} cells per axis ({k ** dim:,} cells). {tsum.get('negative_cells', 0)} cells got "
                f"negative mass ({tsum.get('negative_mass', 0):.3g} in all); turning the signed measure into a "
                f"distribution moved {tsum.get('mass_removed', 0):.3g} of mass.")
     with st.expander("The mathematics", icon=":material/functions:"):
@@ -35,18 +36,19 @@ if res is not None:
                  "distribution. Private (noisy counts only).", key="psmm_nu")
 
     def _measures():
-        _ui.plot(viz.grid_measures({"true (owner view)": tr["owner"]["true_measure"], "noisy ν (private)": nu,
+        _ui.plot(viz.grid_measures({"true (owner view)": own.true_measure, "noisy ν (private)": nu,
                                     "projected τ (private)": tau}, k, title="true, noisy and projected measures"),
                  "Left: the true cell frequencies (" + _ui.OWNER + ") Middle: the noisy signed measure. Right: the "
                  "closest distribution: negative mass cancels against nearby positive mass.", key="psmm_tau")
 
     def _against_clipping():
-        other = "clip" if pr["projection"] == "bl" else "bl"
+        projection = rel.params["projection"]
+        other = "clip" if projection == "bl" else "bl"
         rel2 = _ui.run("psmm", {**params, "projection": other})
         if rel2 is None:
             return
         w2 = _ui.w1_of(rel2.synthetic)
-        pair = {pr["projection"]: (rel, w), other: (rel2, w2)}
+        pair = {projection: (rel, w), other: (rel2, w2)}
         titles = {"bl": "closest distribution", "clip": "clipping and rescaling"}
         order = ["bl", "clip"]
         _ui.plot(viz.draws_grid(d.X, [pair[p][0].synthetic for p in order],

@@ -68,6 +68,7 @@ Reading the data (docs/scale.md)
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -78,6 +79,9 @@ from ..noise import laplace
 from ..privacy import Ledger
 from ..validation import check_bool, check_choice, check_int, param_error
 from .base import ParamSpec, Release, prepare, register
+from .contract import Prepared
+from .pmm import PMMConfig, pmm
+from .psmm import PSMMConfig, psmm
 
 __all__ = [
     "low_dim",
@@ -581,20 +585,13 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     # the coordinates a_i = V^T (x_i - mean_priv) (n, d'): NOT private (Section 2.2); only the subroutine
     # reads them, row by row (lazily with Dask: projected on the workers, inside the subroutine's pass)
     projected = p.rows.map(_project, center, V, domain=sub_domain)
-    # The sub-step runs through the subroutines' internal entry points: ε/3 is a share of the ε checked
+    # The sub-step runs the subroutine's implementation on prepared rows: ε/3 is a share of the ε checked
     # above (it may be below EPSILON_MIN when ε is near it), the relation is replace (n public, so the
     # sub-step's output size is n) and its messages name low_dim.
-    if subroutine == "pmm":
-        from .pmm import _pmm
-
-        sub = _pmm(projected, sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None,
-                   depth_rule="auto", split="optimal", shape=None, consistency="least_squares", placement="uniform",
-                   n_public=None, owner=OWNER)
-    else:
-        from .base import Prepared
-        from .psmm import _psmm
-
-        sub = _psmm(Prepared(rows=projected, epsilon=eps_sub, neighbours="replace", rng=gen), sub_domain, owner=OWNER)
+    sub_mech, sub_config = (pmm, PMMConfig()) if subroutine == "pmm" else (psmm, PSMMConfig())
+    sub = sub_mech.release(Prepared(rows=projected, domain=sub_domain, epsilon=eps_sub, delta=0.0,
+                                    neighbours="replace", rng=gen, config=sub_config, mechanism=subroutine,
+                                    owner=OWNER))
     for entry in sub.ledger.entries:
         ledger.add(f"{subroutine}: {entry.step}", entry.epsilon, entry.delta)
 
@@ -621,8 +618,8 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
 
     true_basis = true_vectors[:, :d_prime]
     angles = np.sort(subspace_angles(V, true_basis)) if d_prime < d else np.zeros(d_prime)
-    sub_trace = dict(sub.trace)
-    sub_owner = sub_trace.pop("owner", {})
+    sub_trace = dataclasses.asdict(sub.trace)
+    sub_owner = dataclasses.asdict(sub.owner)
     if p.U is not None:  # in memory: the projected coordinates are at hand (owner view)
         coords = projected.raw
         projected_summary = {"min": coords.min(axis=0), "max": coords.max(axis=0), "mean": coords.mean(axis=0),

@@ -12,16 +12,23 @@ sparse min-cost flow on the king's-move graph with O(m 3^d) arcs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import limits
+from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
 from ..noise import discrete_laplace
-from ..privacy import MAX_SIZE, Ledger, check_n_public, count_sensitivity, resolve_size
-from ..validation import check_choice, check_int, param_error
-from .base import ParamSpec, Prepared, Release, prepare, register
+from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..rates import psmm_theorem7
+from ..transport import bl_projection
+from ..validation import param_error
+from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
+from .release import OwnerView, Release, Trace
 
-__all__ = ["psmm", "PROJECTIONS", "MAX_BL_CELLS", "MAX_CELLS", "DEFAULT_CELL_CAP", "project"]
+__all__ = ["psmm", "PSMMConfig", "PSMMTrace", "PSMMOwner", "PROJECTIONS", "MAX_BL_CELLS", "MAX_CELLS",
+           "DEFAULT_CELL_CAP", "project"]
 
 OWNER = "psmm"
 #: The sparse grid LP of the exact projection handles grids of at most 6 axes.
@@ -52,8 +59,6 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
         "negative_mass": float(-nu[nu < 0].sum()),
     }
     if method == "bl":
-        from ..transport import bl_projection
-
         res = bl_projection(nu, grid_shape=(k,) * d, method="sparse")
         tau = np.asarray(res.tau, dtype=float)
         summary.update({"bl_value": float(res.value), "solver_seconds": float(res.seconds),
@@ -70,7 +75,58 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
     return tau, summary
 
 
-@register(dict(
+@dataclass(frozen=True)
+class PSMMConfig(Config):
+    """PSMM's parameters."""
+
+    cells: int | None = param(
+        "int", None, "Cells per axis k of the regular grid (k^d cells). Default: k^d ≈ εn (Corollary 8), from the "
+        f"public or noisy n, capped at {DEFAULT_CELL_CAP} cells.", low=1, high=4096)
+    projection: str = param(
+        "choice", "bl", "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved as "
+        "a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.", choices=PROJECTIONS)
+    n_synthetic: int | None = n_synthetic_param(
+        "Synthetic points (largest-remainder rounding of the projected measure). Default: the public or noisy n, "
+        "capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).")
+    n_public: int | None = n_public_param(
+        "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the normalisation "
+        "ν = (n_i + λ_i)/n̂, the default grid and the output size.")
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        super().check_domain(domain, owner)
+        if self.cells is not None:
+            k, d = self.cells, domain.d
+            cap = MAX_BL_CELLS if self.projection == "bl" else MAX_CELLS
+            if k**d > cap:
+                raise param_error(owner, "cells", f"such that cells^d <= {cap} with projection={self.projection!r}",
+                                  f"{k}^{d} = {k**d}")
+            limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
+                                 fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
+
+
+@dataclass(frozen=True)
+class PSMMTrace(Trace):
+    """PSMM's intermediates (all DP): the grid, the noisy signed measure ν, its projection τ, the counts
+    of the synthetic points per cell and the transport between ν and τ (:func:`project`'s summary)."""
+
+    k: int
+    d: int
+    noisy_signed_measure: np.ndarray
+    noisy_counts: np.ndarray
+    projected_measure: np.ndarray
+    synthetic_counts: np.ndarray
+    transport: dict
+
+
+@dataclass(frozen=True)
+class PSMMOwner(OwnerView):
+    """Owner view (NOT DP): the true cell counts and the true measure."""
+
+    true_counts: np.ndarray
+    true_measure: np.ndarray
+
+
+@mechanism(
     name="psmm",
     title="PSMM — private signed measure mechanism",
     paper="He, Vershynin, Zhu, Algorithmically effective DP synthetic data (COLT 2023) [HVZ23]",
@@ -78,28 +134,12 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
     dp="pure",
     neighbours=("add_remove", "replace"),
     max_dim=PSMM_MAX_DIM,
-    params=(
-        ParamSpec("cells", "int", None,
-                  "Cells per axis k of the regular grid (k^d cells). Default: k^d ≈ εn (Corollary 8), from "
-                  f"the public or noisy n, capped at {DEFAULT_CELL_CAP} cells.", low=1, high=4096),
-        ParamSpec("projection", "choice", "bl",
-                  "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved "
-                  "as a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.",
-                  choices=PROJECTIONS),
-        ParamSpec("n_synthetic", "int", None,
-                  "Synthetic points (largest-remainder rounding of the projected measure). Default: the "
-                  "public or noisy n, capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in "
-                  "the release).", low=1, high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
-        ParamSpec("n_public", "int", None,
-                  "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the "
-                  "normalisation ν = (n_i + λ_i)/n̂, the default grid and the output size.",
-                  low=1, high=MAX_SIZE, advanced=True),
-    ),
+    max_dim_reason="the exact projection is a grid LP exponential in d",
+    config=PSMMConfig,
     summary="Discrete-Laplace noise on a regular grid, projected onto probability measures in the "
             "bounded-Lipschitz distance.",
-))
-def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, neighbours="add_remove",
-         n_public=None, rng=None) -> Release:
+)
+def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     """Private Signed Measure Mechanism [HVZ23, Algorithm 1 with Algorithm 2].
 
     .. math:: \\nu(\\{y_i\\}) = \\frac{n_i + \\lambda_i}{\\hat n},\\ \\lambda_i \\sim \\mathrm{Lap}_\\mathbb{Z}(\\Delta/\\varepsilon');
@@ -130,69 +170,43 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
 
     Returns
     -------
-    Release
+    Release[PSMMTrace, PSMMOwner]
         ``synthetic``: ``n_synthetic`` points, uniform in their cells (largest-remainder counts of τ).
         ``params``: cells (k), grid cells (k^d), noise scale, n̂ and its source, projection.
         ``bound``: Theorem 7 with Corollary 4's Laplacian complexity and its unspecified absolute
         constant set to C = 1 (``params["complexity_constant"]``), so a constant-free evaluation.
-        ``trace``: ``noisy_signed_measure`` ν, ``projected_measure`` τ, ``synthetic_counts``,
-        ``transport`` (BL value, mass moved, negative mass, solver), ``k``, ``d``; owner view:
-        ``true_counts``, ``n``, ``n_clamped``.
 
     References
     ----------
     .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
        See docs/references.md.
     """
-    p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=PSMM_MAX_DIM)
-    return _psmm(p, domain, cells=cells, projection=projection, n_synthetic=n_synthetic, n_public=n_public)
-
-
-def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None, n_public=None,
-          owner: str = OWNER) -> Release:
-    """PSMM after the shared checks (``p`` from :func:`~dpsynth_core.mechanisms.base.prepare`, or built
-    by a mechanism that runs PSMM as a sub-step with a share of its own, already validated, ε: low_dim).
-    ``owner`` names the mechanism in messages."""
-    d = domain.d
-    projection = check_choice(projection, "projection", owner, PROJECTIONS)
-    cap = MAX_BL_CELLS if projection == "bl" else MAX_CELLS
-    if cells is not None:
-        k = check_int(cells, "cells", owner, low=1, high=4096)
-        if k**d > cap:
-            raise param_error(owner, "cells", f"such that cells^d <= {cap} with projection={projection!r}",
-                              f"{k}^{d} = {k**d}")
-        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
-                             fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
-    if n_synthetic is not None:
-        n_synthetic = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_rows(n_synthetic, d, owner=owner)
-    if n_public is not None:
-        n_public = check_n_public(n_public, owner)
-
+    cfg, domain, d = p.config, p.domain, p.domain.d
     ledger = Ledger()
-    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng, owner=owner)
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                        owner=p.owner)
     if size.epsilon_spent:
         ledger.add("noisy size n̂ (discrete Laplace)", size.epsilon_spent)
     eps_counts = p.epsilon - ledger.epsilon
-    if cells is None:
+    k = cfg.cells
+    if k is None:
         k = default_cells_per_axis(size.n, eps_counts, d, cap_cells=DEFAULT_CELL_CAP)
-        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
+        limits.check_planned(k**d, "max_cells", owner=p.owner, param="cells", what="grid cells",
                              fix="pass fewer cells", got=f"the default {k}^{d} = {k**d} grid cells")
     n_hat = size.n
     # n̂ is public or a DP count: capping the output size at it is post-processing
-    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d)
+    m, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
+                 else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d))
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
     counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
     ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
     nu = noisy / float(n_hat)
-    tau, summary = project(nu, k, d, projection)
+    tau, summary = project(nu, k, d, cfg.projection)
     out_counts = largest_remainder(tau, m)
     U_syn = points_in_cells(out_counts, k, d, p.rng)
     synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
-
-    from ..rates import psmm_theorem7
 
     constant = 1.0
     bound = psmm_theorem7(n_hat, eps_counts, d, k, complexity_constant=constant, neighbours=p.neighbours)
@@ -201,39 +215,17 @@ def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None,
         "unspecified in the paper and set to C = 1 here, so the value is a constant-free rate, not a proven "
         f"number. Evaluated at n = {n_hat} ({size.source}); unit cube, l_inf metric.",
     ]
-    if capped is not None:
-        notes.append(limits.cap_note(capped, OWNER))
-    if projection == "clip":
+    if cfg.projection == "clip":
         notes.append("projection='clip' is a comparison baseline: Theorem 7's proof needs the BL projection.")
-    trace = {
-        "k": k, "d": d,
-        "noisy_signed_measure": nu,
-        "noisy_counts": noisy,
-        "projected_measure": tau,
-        "synthetic_counts": out_counts,
-        "transport": summary,
-        "owner": {"true_counts": counts, "true_measure": counts / max(p.n, 1), "n": p.n, "n_clamped": p.n_clamped},
-    }
     params = {
-        "cells": k,
-        "grid_cells": k**d,
-        "cell_diameter": 1.0 / k,
-        "noise_scale": scale,
-        "sensitivity": sens,
-        "epsilon_counts": eps_counts,
-        "projection": projection,
-        "n_hat": n_hat,
-        "n_source": size.source,
-        "n_synthetic": m,
-        "complexity_constant": constant,
-        "bl_value": summary.get("bl_value"),
+        "cells": k, "grid_cells": k**d, "cell_diameter": 1.0 / k, "noise_scale": scale, "sensitivity": sens,
+        "epsilon_counts": eps_counts, "projection": cfg.projection, "n_hat": n_hat, "n_source": size.source,
+        "n_synthetic": m, "complexity_constant": constant, "bl_value": summary.get("bl_value"),
         "size": size.to_dict(),
     }
-    if capped is not None:
-        params["limits"] = capped
-    return Release(
-        synthetic=synthetic, epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours, mechanism=OWNER, domain=domain,
-        ledger=ledger, params=params, bound=float(bound),
-        bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)",
-        trace=trace, notes=notes,
-    )
+    trace = PSMMTrace(k=k, d=d, noisy_signed_measure=nu, noisy_counts=noisy, projected_measure=tau,
+                      synthetic_counts=out_counts, transport=summary)
+    owner = PSMMOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts, true_measure=counts / max(p.n, 1))
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
+                    bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)", notes=notes,
+                    capped=capped)

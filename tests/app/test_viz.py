@@ -47,11 +47,11 @@ def realistic_cases() -> dict:
 
     rng = np.random.default_rng(1)
     Xr, Yr = people(), people(seed=2)
-    pmm = run("pmm", Xr, Domain(lower=tuple(LO), upper=tuple(HI), names=tuple(NAMES)), epsilon=1.0, rng=0,
-              depth=16).trace
-    tree, noisy, clipped, cons = (pmm["owner"]["true_counts"], pmm["noisy_counts"], pmm["clipped_counts"],
-                                  pmm["consistent_counts"])
-    sig = np.asarray(pmm["sigmas"], dtype=float)
+    rel = run("pmm", Xr, Domain(lower=tuple(LO), upper=tuple(HI), names=tuple(NAMES)), epsilon=1.0, rng=0,
+              depth=16)
+    tree, noisy, clipped, cons = (rel.owner.true_counts, rel.trace.noisy_counts, rel.trace.clipped_counts,
+                                  rel.trace.consistent_counts)
+    sig = np.asarray(rel.trace.sigmas, dtype=float)
     U = (Xr - LO) / (HI - LO)
     k = 64
     hist = np.histogram2d(U[:, 0], U[:, 1], bins=k, range=[[0, 1], [0, 1]])[0] / len(U)
@@ -99,7 +99,7 @@ def realistic_cases() -> dict:
         "level_counts": lambda v: v.level_counts({"true (owner view)": tree[16], "noisy": noisy[16],
                                                   "clipped": clipped[16], "consistent": cons[16]}),
         "sigma_levels": lambda v: v.sigma_levels(np.where(sig > 0, sig, np.nan),
-                                                 extra={"budget spent": pmm["level_epsilons"]}),
+                                                 extra={"budget spent": rel.trace.level_epsilons}),
         "signed_grid": lambda v: v.signed_grid(nu, k),
         "grid_measures": lambda v: v.grid_measures({"true (owner view)": hist.ravel(), "noisy (DP)": nu,
                                                     "projected (DP)": tau}, k),

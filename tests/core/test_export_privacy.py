@@ -51,6 +51,8 @@ What these tests prove
 
 from __future__ import annotations
 
+import dataclasses
+
 import io
 import json
 from dataclasses import dataclass, field
@@ -128,7 +130,9 @@ def _check_report(report: dict, rel, *, with_synthetic: bool) -> None:
     assert set(report) == expected, ("a new or missing report key: review it and update this test",
                                      sorted(set(report) ^ expected))
     keys = _all_keys(report)
-    forbidden = ({"trace", "owner"} | set(rel.trace.get("owner", {}))) - OWNER_NAMES_ALSO_PUBLIC
+    owner_names = ({f.name for f in dataclasses.fields(rel.owner)} if rel.owner is not None
+                   else set(rel.trace.get("owner", {})))
+    forbidden = ({"trace", "owner"} | owner_names) - OWNER_NAMES_ALSO_PUBLIC
     assert not keys & forbidden, sorted(keys & forbidden)
     w1_keys = {k for k in keys if "w1" in k.lower()}
     assert w1_keys <= PUBLIC_W1_KEYS, sorted(w1_keys - PUBLIC_W1_KEYS)

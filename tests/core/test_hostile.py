@@ -18,6 +18,7 @@ fixed, so the marker is removed then.
 from __future__ import annotations
 
 import importlib
+import inspect
 import io
 import json
 import math
@@ -172,7 +173,7 @@ def test_run_with_hostile_parameters(name, n, d, epsilon, neighbours, rng, rever
         with pytest.raises(TypeError):  # Python's own message for an unknown keyword
             run(name, X, dom, bogus=extra_value, **kw)
         return
-    if extra_key == "n_public" and "n_public" in MECHANISMS[name].func.__code__.co_varnames:
+    if extra_key == "n_public" and "n_public" in inspect.signature(MECHANISMS[name].func).parameters:
         kw["n_public"] = extra_value
     rel = documented(lambda: run(name, X, dom, **kw))
     event("release" if rel is not None else "refused")
