@@ -33,7 +33,6 @@ the finest cell around the added point, not a coarse region's count.
 from __future__ import annotations
 
 import dataclasses
-
 import math
 import numbers
 from collections.abc import Callable, Sequence

@@ -52,7 +52,6 @@ What these tests prove
 from __future__ import annotations
 
 import dataclasses
-
 import io
 import json
 from dataclasses import dataclass, field
