@@ -7,13 +7,9 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import resampler
 from dpsynth_core.experiments import sweep
-from dpsynth_core.rates import fit_slope, theory_exponent
+from dpsynth_core.theory import fit_slope, theory_exponent
 
 _ui.require_app(__file__)
-
-#: Mechanisms whose release carries a proven expected-W1 bound, and its label on the plot.
-PROVEN_BOUNDS = {"pmm": "PMM: Theorem 11 of [HVZ23] (for reference: proved for its own consistency maps)",
-                 "haar_walk": "random walk: its proven bound"}
 
 _ui.page_intro("rates")
 st.markdown("Each point is one release on n rows drawn from the current data; the dashed lines are the papers' "
@@ -72,11 +68,12 @@ else:
     for name, part in df.groupby("mechanism"):
         b = part.groupby("eps_n")["bound"].mean().dropna()
         b = b[b < _ui.UNIT_DIAMETER]  # above the cube's diameter a bound says nothing
-        if len(b) and name in PROVEN_BOUNDS:
-            bounds[name] = (b.index.to_numpy(), b.to_numpy(), PROVEN_BOUNDS[name])
+        theory = specs[name].theory
+        if len(b) and theory is not None and theory.proven:  # a rate without constants is not drawn
+            bounds[name] = (b.index.to_numpy(), b.to_numpy(), theory.bound_label)
         agg = part.groupby("eps_n")["w1"].mean()
         fits[name] = fit_slope(agg.index.to_numpy(), agg.to_numpy())
-        expo, text = theory_exponent(name, d.d)
+        expo, text = theory_exponent(specs[name], d.d)
         rows.append({"mechanism": specs[name].title, "fitted slope a": fits[name][0], "theory's exponent": expo,
                      "note": text, "mean W1": float(part["w1"].mean()), "runs": len(part)})
     _ui.plot(viz.rates_loglog(df, bounds=bounds, fits=fits, title="W1 against εn (log-log)"),

@@ -16,6 +16,7 @@ from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
 from ..noise import discrete_laplace, laplace
 from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..theory import Theory
 from ..validation import param_error
 from .contract import Config, NoParams, Prepared, mechanism, n_public_param, n_synthetic_param, param
 from .release import NoTrace, OwnerView, Release, Trace
@@ -77,6 +78,7 @@ class GridOwner(OwnerView):
     dp="pure",
     neighbours=("add_remove", "replace"),
     config=FlatHistogramConfig,
+    theory=Theory(proven=False),
     summary="Discrete-Laplace noise on every cell of a single grid, clipped at 0 and normalised.",
 )
 def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTrace, GridOwner]:
@@ -152,6 +154,8 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     dp="pure",
     neighbours=("replace",),
     config=NoParams,
+    theory=Theory(proven=False, rate=lambda d, params=None: (0.0, "no decay: the noise per record does not shrink "
+                                                                "with n")),
     summary="Each record is released with Laplace noise of scale d/ε per coordinate, then clamped.",
 )
 def per_point_laplace(p: Prepared[NoParams]) -> Release[NoTrace, OwnerView]:

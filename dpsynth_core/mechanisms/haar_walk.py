@@ -32,6 +32,7 @@ from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
 from ..paths import PATHS, grid_path
 from ..privacy import SIZE_SHARE, Ledger, check_n_public, count_sensitivity, resolve_size
+from ..theory import Theory
 from ..validation import check_choice, check_float, check_int, param_error
 from .base import ParamSpec, Release, prepare, register
 
@@ -304,6 +305,7 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
 
 # ------------------------------------------------------------------------------- mechanism
 @register(dict(
+    theory=Theory(proven=True, bound_label="random walk: its proven bound"),
     name="haar_walk",
     title="Superregular random walk (Haar noise on a path)",
     paper=("Boedihardjo, Strohmer, Vershynin, Private measures, random walks, and synthetic data (2022) [BSV22]; "

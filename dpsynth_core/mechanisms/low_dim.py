@@ -77,6 +77,7 @@ import numpy as np
 from ..domain import Domain
 from ..noise import laplace
 from ..privacy import Ledger
+from ..theory import Theory, subspace_rate
 from ..validation import check_bool, check_choice, check_int, param_error
 from .base import ParamSpec, Release, prepare, register
 from .contract import Prepared
@@ -435,6 +436,7 @@ def _project(U: np.ndarray, center: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ mechanism
 @register(dict(
+    theory=Theory(proven=False, rate=subspace_rate),
     name="low_dim",
     title="Low-dimensional synthetic data (private PCA + PMM/PSMM)",
     paper=("He, Strohmer, Vershynin, Zhu, Differentially private low-dimensional synthetic data from "

@@ -44,7 +44,15 @@ from .. import limits, partition
 from ..grid import largest_remainder
 from ..noise import discrete_laplace
 from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
-from ..rates import pmm_theorem10, pmm_theorem11
+from ..theory import (
+    DEPTH_RULES,
+    MAX_PMM_DEPTH,
+    Theory,
+    pmm_resolution,
+    pmm_theorem10,
+    pmm_theorem11,
+    resolve_depth,
+)
 from ..validation import param_error
 from .contract import Config, Prepared, mechanism, n_public_param, param
 from .release import OwnerView, Release, Trace
@@ -54,15 +62,9 @@ __all__ = [
     "PMMConfig",
     "PMMTrace",
     "PMMOwner",
-    "DEPTH_RULES",
     "NOISE_SPLITS",
     "CONSISTENCY",
     "PLACEMENTS",
-    "MAX_PMM_DEPTH",
-    "paper_depth",
-    "default_depth",
-    "bound_depth",
-    "resolve_depth",
     "level_sigmas",
     "dlaplace_variance",
     "add_level_noise",
@@ -72,80 +74,9 @@ __all__ = [
 ]
 
 OWNER = "pmm"
-DEPTH_RULES = ("auto", "paper", "bound")
 NOISE_SPLITS = ("optimal", "uniform")
 CONSISTENCY = ("proportional", "uniform", "least_squares")
 PLACEMENTS = ("uniform", "center")
-#: Deepest tree pmm builds (2^24 leaves; the trace holds four count trees of 2^25 int32 each).
-MAX_PMM_DEPTH = 24
-#: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
-#: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
-#: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
-#: shapes, against Corollary 12's depth itself (the regrets per rule and dimension are in
-#: benchmarks/results/pmm_depth_study.json, "summary_phase_a").
-AUTO_SHIFT = {
-    "least_squares": {2: 1, 3: 0},
-    "proportional": {2: 3, 3: 1},
-    "uniform": {2: 3, 3: 1},
-}
-#: The "auto" rule builds at most 2^16 leaves: the tree costs O(2^r) noise draws, and beyond 2^16
-#: leaves it dominates the O(n d) coding (the performance target: end-to-end within 5x a grid index +
-#: bincount at n = 10^6; benchmarks/results/foundations.json). Pass ``depth`` explicitly for deeper trees.
-AUTO_MAX_DEPTH = 16
-
-
-# ------------------------------------------------------------------------------------------ depth
-def _log2_eps_n(n: int, epsilon: float) -> float:
-    return math.log2(max(epsilon * n, 1.0))
-
-
-def paper_depth(n: int, epsilon: float, d: int) -> int:
-    """Corollary 12: :math:`r = \\log_2(\\varepsilon n) - 1` (d = 1) or :math:`\\log_2(\\varepsilon n)`
-    (d >= 2), rounded to the nearest integer and clamped to [0, MAX_PMM_DEPTH]."""
-    r = round(_log2_eps_n(n, epsilon)) - (1 if d == 1 else 0)
-    return int(min(max(r, 0), MAX_PMM_DEPTH))
-
-
-def default_depth(n: int, epsilon: float, d: int, consistency: str = "least_squares",
-                  neighbours: str = "add_remove") -> int:
-    """The default depth rule ``"auto"`` (depth study, ``benchmarks/depth_study.py``).
-
-    .. math:: r = \\min\\big(\\mathrm{round}(\\log_2(\\varepsilon n)) - c_{d}, \\; 16\\big)^+ \\quad (d \\ge 2),
-              \\qquad r = \\arg\\min_r \\text{Theorem 11} \\quad (d = 1)
-
-    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d >= 3; the
-    paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
-    below Corollary 12's by a growing number of levels (the (r+1)^2 of Theorem 11), which the
-    bound-minimising depth tracks. Depends only on the public (n, ε, d) and the consistency map.
-    """
-    if d == 1:
-        r = bound_depth(n, epsilon, d, neighbours)
-    else:
-        table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
-        r = paper_depth(n, epsilon, d) - table.get(d, table[3])
-    return int(min(max(r, 0), AUTO_MAX_DEPTH))
-
-
-def bound_depth(n: int, epsilon: float, d: int, neighbours: str = "add_remove") -> int:
-    """The depth minimising Theorem 11's bound (optimal noise split) for this (n, ε, d)."""
-    best, best_r = math.inf, 0
-    for r in range(0, MAX_PMM_DEPTH + 1):
-        b = pmm_theorem11(n, epsilon, d, r, neighbours=neighbours)
-        if b < best - 1e-15:
-            best, best_r = b, r
-    return best_r
-
-
-def resolve_depth(rule: str, n: int, epsilon: float, d: int, neighbours: str = "add_remove",
-                   consistency: str = "least_squares") -> int:
-    """Depth from a rule name in :data:`DEPTH_RULES`."""
-    if rule == "paper":
-        return paper_depth(n, epsilon, d)
-    if rule == "bound":
-        return bound_depth(n, epsilon, d, neighbours)
-    return default_depth(n, epsilon, d, consistency, neighbours)
-
-
 # ------------------------------------------------------------------------------------------ noise
 def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
                  neighbours: str = "add_remove") -> np.ndarray:
@@ -562,6 +493,8 @@ class PMMOwner(OwnerView):
     dp="pure",
     neighbours=("add_remove", "replace"),
     config=PMMConfig,
+    theory=Theory(proven=True, bound_label="PMM: Theorem 11 of [HVZ23] (for reference: proved for its own "
+                                           "consistency maps)"),
     summary="Noisy counts on a binary hierarchical partition, made consistent top-down, sampled in the leaves.",
 )
 def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
@@ -660,7 +593,7 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
         "sigmas": sigmas.tolist(), "level_epsilons": level_eps.tolist(), "epsilon_tree": eps_tree,
         "sensitivity": count_sensitivity(p.neighbours), "consistency": cfg.consistency,
         "placement": cfg.placement, "n_synthetic": m_out, "n_for_parameters": n_bound, "n_source": n_source,
-        "resolution": float(partition.diameters(depth, p.domain.d)[-1]),
+        "resolution": pmm_resolution(depth, p.domain.d),
         "size": size.to_dict() if size is not None else None,
     }
     owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))

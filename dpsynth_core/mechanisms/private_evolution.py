@@ -56,6 +56,7 @@ from scipy.spatial import cKDTree
 from .. import limits
 from ..noise import discrete_laplace, gaussian
 from ..privacy import Ledger, check_n_public, gaussian_sigma, resolve_size
+from ..theory import Theory
 from ..validation import (
     check_bool,
     check_choice,
@@ -477,6 +478,7 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
 
 # ------------------------------------------------------------------------------ the mechanism
 @register(dict(
+    theory=Theory(proven=False),
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
     paper="González, Fanti, Ramdas, Private Evolution converges (2025) [GFR25]",

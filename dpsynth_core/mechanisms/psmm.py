@@ -21,7 +21,7 @@ from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
 from ..noise import discrete_laplace
 from ..privacy import Ledger, count_sensitivity, resolve_size
-from ..rates import psmm_theorem7
+from ..theory import Theory, psmm_theorem7
 from ..transport import bl_projection
 from ..validation import param_error
 from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
@@ -136,6 +136,7 @@ class PSMMOwner(OwnerView):
     max_dim=PSMM_MAX_DIM,
     max_dim_reason="the exact projection is a grid LP exponential in d",
     config=PSMMConfig,
+    theory=Theory(proven=False),  # Theorem 7's complexity constant is unspecified: a rate, not a number
     summary="Discrete-Laplace noise on a regular grid, projected onto probability measures in the "
             "bounded-Lipschitz distance.",
 )

@@ -98,6 +98,7 @@ from ..grid import cell_centres, cell_of, largest_remainder
 from ..haar import haar_synthesis, levels_for, superregular_noise
 from ..paths import snake_order
 from ..privacy import Ledger
+from ..theory import Theory, marginal_rate
 from ..transport.marginals import marginal_subsets, sparse_utility_loss, unique_weighted
 from ..validation import (
     check_bool,
@@ -1236,6 +1237,7 @@ def _direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subs
 
 # ------------------------------------------------------------------------------- the mechanism
 @register(dict(
+    theory=Theory(proven=False, rate=marginal_rate),
     name="sparse_marginals",
     title="Certified sparse-marginal release (Donhauser et al.)",
     paper=("Donhauser, Lokna, Sanyal, Boedihardjo, Hönig, Yang, Certified private data release for sparse Lipschitz "

@@ -18,20 +18,23 @@ from hypothesis import strategies as st
 from dpsynth_core import MECHANISMS, Domain, partition, run
 from dpsynth_core.mechanisms import pmm
 from dpsynth_core.mechanisms.pmm import (
-    AUTO_MAX_DEPTH,
-    AUTO_SHIFT,
-    MAX_PMM_DEPTH,
     add_level_noise,
-    bound_depth,
     comparable_split,
     consistent_counts,
-    default_depth,
     dlaplace_variance,
     least_squares_tree,
     level_sigmas,
-    paper_depth,
 )
-from dpsynth_core.rates import pmm_theorem10, pmm_theorem11
+from dpsynth_core.theory import (
+    AUTO_MAX_DEPTH,
+    AUTO_SHIFT,
+    MAX_PMM_DEPTH,
+    bound_depth,
+    default_depth,
+    paper_depth,
+    pmm_theorem10,
+    pmm_theorem11,
+)
 
 DOM2 = Domain.unit(2)
 

@@ -10,7 +10,7 @@ from dpsynth_core import MECHANISMS, Domain, run
 from dpsynth_core.grid import cell_centres, grid_counts
 from dpsynth_core.mechanisms import psmm
 from dpsynth_core.mechanisms.psmm import project
-from dpsynth_core.rates import psmm_theorem7
+from dpsynth_core.theory import psmm_theorem7
 from dpsynth_core.transport import bl_projection
 
 DOM2 = Domain.unit(2)
