@@ -118,7 +118,7 @@ def haar_coefficient_shift(ctx):
     idx = np.flatnonzero(diff)
 
     def stat(release):
-        noisy = np.asarray(release.trace["noisy_counts"], dtype=float)
+        noisy = np.asarray(release.trace.noisy_counts, dtype=float)
         coef = haar_analysis(pad_to_power_of_two(noisy)[0])
         z = np.sign(diff[idx]) * (coef[idx] - base[idx])
         return float(np.count_nonzero(z >= 1.0 - 1e-9))
