@@ -482,7 +482,7 @@ class LowDimTrace(Trace):
     """low_dim's intermediates (all DP: functions of the private covariance, the private mean and the
     subroutine's release). Unit-cube coordinates.
 
-    ``noisy_covariance`` :math:`\\widehat M` (d, d), ``noisy_spectrum`` its eigenvalues (d,, decreasing),
+    ``noisy_covariance`` :math:`\\widehat M` (d, d), ``noisy_spectrum`` its eigenvalues (d,), decreasing,
     ``private_basis`` :math:`\\widehat V_{d'}` (d, d'), ``private_mean`` :math:`\\bar X_{priv}` (d,); the
     subroutine's public box ``box_lower``/``box_upper`` (d',) and ``R``; ``synthetic_coordinates`` (m, d') the
     subroutine's output; ``selection`` Appendix E's choice of d' (``adaptive`` only: rule, candidates k,
