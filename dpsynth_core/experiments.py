@@ -211,7 +211,7 @@ def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
 def angle_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
     """A :func:`sweep` measure for ``low_dim``: the largest principal angle (degrees) between the private
     and the true top-d' subspaces (owner-side: the true subspace needs the data) and the W1 bound."""
-    ang = np.asarray(rel.trace["owner"]["principal_angles"], dtype=float)
+    ang = np.asarray(rel.owner.principal_angles, dtype=float)
     return {"angle": float(np.degrees(ang.max())) if ang.size else 0.0, "w1_bound": rel.bound}
 
 
