@@ -60,7 +60,7 @@ from .lines import grid_path, haar_basis, kr_duality, line_cdfs, partial_sum_pat
 from .low_dim import angles_plot, digit_images, pca_3d, spectrum
 from .private_evolution import pe_animation, pe_iteration
 from .scatter import draws_grid, scatter_compare, scatter_data
-from .sparse_marginals import certificate_bar, loss_vs_certificate, marginal_heatmaps
+from .sparse_marginals import certificate_bar, loss_vs_certificate
 from .sweeps import audit_band, compare_bars, rates_loglog, series_plot
 from .trees import MAX_TREE_LEVEL, cell_map, icicle_tree, level_counts, sigma_levels
 
@@ -89,7 +89,6 @@ __all__ = [
     "partial_sum_paths",
     "grid_path",
     "line_cdfs",
-    "marginal_heatmaps",
     "certificate_bar",
     "loss_vs_certificate",
     "pe_iteration",

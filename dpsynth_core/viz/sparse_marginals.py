@@ -3,56 +3,20 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
-import numpy as np
 import plotly.graph_objects as go
 
 from ._common import (
     GROUP_COLORS,
     GROUP_SYMBOLS,
     TERM_COLORS,
-    axis_keys,
     axis_spec,
     empty_figure,
-    f32,
     figure_layout,
-    panel_grid,
-    panel_title,
-    top_margin,
 )
 
-__all__ = ["marginal_heatmaps", "certificate_bar", "loss_vs_certificate"]
-
-
-def marginal_heatmaps(panels: Mapping[str, np.ndarray], *, title: str = "", cols: int = 3,
-                      note: str | None = None) -> go.Figure:
-    """2-D marginal histograms (k×k matrices, axis 0 = x), one equal-size panel each, one shared
-    colour scale (white = 0)."""
-    names = list(panels)
-    if not names:
-        return empty_figure("no marginals to show")
-    n = len(names)
-    cols = max(1, min(cols, n))
-    rows = math.ceil(n / cols)
-    vmax = max(max(float(np.max(np.asarray(v))) for v in panels.values()), 1e-12)
-    height = 280 * rows + top_margin(title, note, 1) + 40
-    dom = panel_grid(n, cols, hgap=0.06, vgap=60 / max(height - 100, 1) if rows > 1 else 0)
-    lay = figure_layout(title=title, note=note, height=height, panel_titles=1, legend=False)
-    traces, ann = [], []
-    for i, name in enumerate(names):
-        xk, yk, xr, yr = axis_keys(i)
-        Z = np.asarray(panels[name], dtype=float)
-        Z = Z[None, :] if Z.ndim == 1 else Z.T
-        traces.append(go.Heatmap(z=f32(Z), colorscale="Blues", zmin=0, zmax=vmax, showscale=i == 0, xaxis=xr,
-                                 yaxis=yr, colorbar=dict(title=dict(text="share"), thickness=12, len=0.85),
-                                 hovertemplate=f"<b>{name}</b><br>cell (%{{x}}, %{{y}})<br>%{{z:.3g}}<extra></extra>"))
-        lay[xk] = axis_spec(domain=dom[i][0], anchor=yr, constrain="domain", showgrid=False, nticks=4)
-        lay[yk] = axis_spec(domain=dom[i][1], anchor=xr, scaleanchor=xr, constrain="domain", showgrid=False, nticks=4)
-        ann.append(panel_title(name, *dom[i][0], dom[i][1][1], align="center", panel=i))
-    lay["annotations"] = ann
-    return go.Figure(data=traces, layout=lay)
+__all__ = ["certificate_bar", "loss_vs_certificate"]
 
 
 def certificate_bar(terms: Mapping[str, float], *, title: str = "", loss: float | None = None,

@@ -108,7 +108,6 @@ def realistic_cases() -> dict:
         "partial_sum_paths": lambda v: v.partial_sum_paths(sr, iid, envelope=env),
         "grid_path": lambda v: v.grid_path(order, 32),
         "line_cdfs": lambda v: v.line_cdfs(np.arange(k * k) / (k * k), cdfs, reference="true CDF (owner view)"),
-        "marginal_heatmaps": lambda v: v.marginal_heatmaps({f"pair {i}": hist[::2, ::2] for i in range(6)}),
         "certificate_bar": lambda v: v.certificate_bar({"discretisation": 0.02, "privatisation": 0.05,
                                                         "projection": 0.01}, loss=0.04),
         "loss_vs_certificate": lambda v: v.loss_vs_certificate(cert, color="epsilon"),
@@ -541,7 +540,6 @@ def test_other_builders_smoke():
     fig = viz.compare_bars(cmp, bound_label="bound on E W1")
     assert len(fig.data) == 3 and fig.data[1].name == "bound on E W1"
     assert isinstance(viz.compare_bars(cmp.assign(status="error")), go.Figure)
-    assert len(viz.marginal_heatmaps({"a": RNG.random((4, 4)), "b": RNG.random(4)}).data) == 2
     fig = viz.pca_3d(RNG.random((50, 3)), centre_true=np.zeros(3), basis_true=np.eye(3)[:, :2],
                      centre_priv=np.zeros(3), basis_priv=np.eye(3)[:, :1], synthetic=RNG.random((0, 3)))
     assert len(fig.data) == 2  # points + the true plane (a 1-D private basis has no plane)
