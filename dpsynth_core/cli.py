@@ -522,13 +522,11 @@ def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, columns: 
     csv_kw: dict[str, Any] = {}
     if kind == "CSV":
         header = _first_line(files[0])
-        # the separator by the rule the numpy engine and the dashboard use (dpsynth_core.tabular), on a
-        # sample of the first file: refused when two separators fit equally well
-        from .tabular import _SAMPLE_CHARS, _detect_delimiter
+        # the separator by the rule the numpy engine and the dashboard use, on the start of the first
+        # file: refused when two separators fit equally well
+        from .tabular import detect_delimiter
 
-        with open(files[0], "rb") as fh:
-            sample = fh.read(_SAMPLE_CHARS + 1).decode("utf-8-sig", errors="replace")
-        csv_kw = {"sep": _detect_delimiter(sample, label)}
+        csv_kw = {"sep": detect_delimiter(files[0], label)}
         import pandas as pd
 
         if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
