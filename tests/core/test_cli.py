@@ -280,13 +280,13 @@ def test_long_runs_report_progress(capsys):
     import argparse
     import time as _time
 
-    from dpsynth_core.cli import _Heartbeat
+    from dpsynth_core.cli._common import Heartbeat
 
-    with _Heartbeat(argparse.Namespace(quiet=False), "pmm", interval=0.05):
+    with Heartbeat(argparse.Namespace(quiet=False), "pmm", interval=0.05):
         _time.sleep(0.3)
     err = capsys.readouterr().err
     assert "dpsynth: pmm: still running" in err
-    with _Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
+    with Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
         _time.sleep(0.2)
     assert capsys.readouterr().err == ""
 
