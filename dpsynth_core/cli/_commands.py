@@ -268,6 +268,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {one_line(exc)} No output was written.", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `dpsynth list -v | head`: the reader left (an OSError: so before that clause)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
     except (ValueError, TypeError, OSError, KeyError, MemoryError) as exc:
         if debug:
             raise
@@ -275,13 +282,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             else str(exc)
         print(f"{PROG}: error: {one_line(msg) or type(exc).__name__}", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # e.g. `dpsynth list -v | head`: the reader left, nothing to report
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
-        return 141
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

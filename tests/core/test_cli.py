@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -151,6 +152,18 @@ def test_stdout_output_and_list(data, capsys):
     verbose = capsys.readouterr().out
     assert "--param depth=<int>" in verbose
     assert main(["--help"]) == 0 and "synth" in capsys.readouterr().out
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(monkeypatch, capsys):
+    """``dpsynth list -v | head``: the pipe closes under the command, which stops quietly with exit code
+    141 (128 + SIGPIPE, as a shell reports it) and no error line."""
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["list", "-v"]) == 141
+    assert capsys.readouterr().err == ""
 
 
 def test_replace_neighbours_and_columns(tmp_path, capsys):
