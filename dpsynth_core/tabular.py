@@ -80,6 +80,7 @@ from itertools import chain
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .validation import check_choice, check_int, param_error
 
@@ -554,8 +555,6 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
 
 
 def _strings(cells: list[str]):
-    import pandas as pd
-
     return pd.Series(cells, dtype="str").str.strip(_SPACE)
 
 
@@ -692,9 +691,26 @@ def _check_header(names: list[str], What: str, max_file_cols: int) -> None:
         seen[n] = j
 
 
-def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
-    import pandas as pd
+_EMPTY = "{What} is empty: it must be a non-empty CSV file with a header row (column names) and at least one data row."
 
+
+@dataclass(frozen=True)
+class _Scan:
+    """What the first pass learnt: the header, the number of data rows and the state counts of every column."""
+
+    names: list[str]
+    index: dict[str, int]
+    stats: _Stats
+    n_rows: int
+    chunk_rows: int
+
+    @property
+    def width(self) -> int:
+        return len(self.names)
+
+
+def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+    """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = _check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     if what is None:
@@ -702,30 +718,46 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
     What = what[0].upper() + what[1:]
     text, encoding = _decode(_read_bytes(source, max_bytes, owner, what), What)
     if not text or text.isspace():
-        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
-                       f"and at least one data row.", "empty")
-
-    # Separator: Excel's optional 'sep=X' first line, or detection.
+        raise CSVError(_EMPTY.format(What=What), "empty")
     notes: list[str] = []
+    text, delimiter = _separator(text, What, notes)
+    scan = _first_pass(text, delimiter, What, columns, max_rows, max_file_cols)
+    chosen, text_cols, empty_cols = _choose_columns(scan, columns, max_cols, What)
+    cols = [scan.index[c] for c in chosen]
+    decimal = _decimal_mark(scan, cols, delimiter, What, notes)
+    _refuse_bad_cells(scan, cols, delimiter, decimal, What)
+    X = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows)
+    X, n_missing, dropped = _finite_rows(X, chosen, missing, What)
+    frame = pd.DataFrame(X, columns=chosen, copy=False)
+    notes += _read_notes(X.shape[0], chosen, text_cols, empty_cols, n_missing, dropped)
+    dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
+    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
+                 empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
+                 dialect=dialect, notes=tuple(notes))
+
+
+def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
+    """(the text without Excel's optional 'sep=X' first line, the separator): declared there, or detected."""
     declared = re.match(r"sep=(.)\r?(?:\n|$)", text) if text.startswith("sep=") else None
     if declared:
         delimiter = declared.group(1)
         if delimiter not in _DELIMITERS:
             raise CSVError(f"{What} declares the separator {delimiter!r} on its first line; only commas, "
                            f"semicolons, tabs and vertical bars (|) are supported.", "structure", row=1)
-        text = text[declared.end():]
         notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
                      f"says (that line is not counted as a row).")
-    else:
-        delimiter = _detect_delimiter(text, What)
-        notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+        return text[declared.end():], delimiter
+    delimiter = _detect_delimiter(text, What)
+    notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+    return text, delimiter
 
-    # Pass 1: header, structure, row count, and the state of every cell (kept as per-column counts).
+
+def _first_pass(text: str, delimiter: str, What: str, columns, max_rows: int, max_file_cols: int) -> _Scan:
+    """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)."""
     records = _records(text, delimiter, What)
     header = next(records, None)
     if header is None:
-        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
-                       f"and at least one data row.", "empty")
+        raise CSVError(_EMPTY.format(What=What), "empty")
     names = [c.strip(_SPACE) for c in header]
     _check_header(names, What, max_file_cols)
     width = len(names)
@@ -745,10 +777,15 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
         n_rows += n
     if n_rows == 0:
         raise CSVError(f"{What} has a header row but no data: it needs at least one data row.", "empty")
+    return _Scan(names=names, index=index, stats=stats, n_rows=n_rows, chunk_rows=chunk_rows)
 
-    # Numeric, text and empty columns.
+
+def _choose_columns(scan: _Scan, columns, max_cols: int, What: str) -> tuple[list[str], list[str], list[str]]:
+    """(the columns read, the text columns left out, the empty columns left out): every numeric column, or
+    ``columns`` once each is checked to hold numbers."""
+    names, stats, width = scan.names, scan.stats, scan.width
     values = stats.count[list(_NUMBER_LIKE)].sum(axis=0)
-    filled = n_rows - stats.count[_MISSING]
+    filled = scan.n_rows - stats.count[_MISSING]
     kind = ["empty" if filled[j] == 0 else "text" if 2 * values[j] < filled[j] else "numeric"
             for j in range(width)]
     text_cols: list[str] = []
@@ -767,7 +804,7 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
                            f"empty; {hint}.", "no_numeric_column")
     else:
         for c in columns:
-            j = index[c]
+            j = scan.index[c]
             if kind[j] == "empty":
                 raise CSVError(f"{What}: column {c!r} is empty (no values); choose columns that hold numbers.",
                                "empty_column", column=c)
@@ -779,48 +816,65 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
     if len(chosen) > max_cols:
         raise CSVError(f"{What} has {len(chosen)} numeric columns; at most {max_cols} can be read at once: "
                        f"choose the columns to use.", "too_many_columns")
-    cols = [index[c] for c in chosen]
+    return chosen, text_cols, empty_cols
 
-    # Decimal mark (a decimal comma only with another separator, and only when no cell contradicts it).
-    decimal = "."
-    if delimiter != ",":
-        comma = int(stats.count[[_COMMA, _COMMA3]][:, cols].sum())
-        if comma:
-            r_c, j_c, _ = _earliest(stats, [_COMMA, _COMMA3], cols)
-            r_d, j_d, _ = _earliest(stats, [_DOT], cols)
-            if r_d >= 0:
-                raise CSVError(f"{What} mixes decimal marks: row {r_c + 2}, column {names[j_c]!r} has a number "
-                               f"with a comma and row {r_d + 2}, column {names[j_d]!r} one with a dot; use one "
-                               f"decimal mark and no thousands separators, e.g. save it as comma-separated with "
-                               f"a dot as decimal mark.", "decimal", row=r_c + 2, column=names[j_c])
-            if not stats.count[_COMMA][cols].any():
-                raise CSVError(f"{What} has numbers such as 1,000 (first at row {r_c + 2}, column "
-                               f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
-                               f"save it as comma-separated with a dot as decimal mark and no thousands "
-                               f"separators.", "decimal", row=r_c + 2, column=names[j_c])
-            decimal = ","
-            notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
 
-    # Bad cells: text, grouped digits, or a comma inside a number in a comma-separated file.
+def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes: list[str]) -> str:
+    """The decimal mark: a comma only with another separator, and only when no cell contradicts it."""
+    stats, names = scan.stats, scan.names
+    if delimiter == ",":
+        return "."
+    comma = int(stats.count[[_COMMA, _COMMA3]][:, cols].sum())
+    if not comma:
+        return "."
+    r_c, j_c, _ = _earliest(stats, [_COMMA, _COMMA3], cols)
+    r_d, j_d, _ = _earliest(stats, [_DOT], cols)
+    if r_d >= 0:
+        raise CSVError(f"{What} mixes decimal marks: row {r_c + 2}, column {names[j_c]!r} has a number "
+                       f"with a comma and row {r_d + 2}, column {names[j_d]!r} one with a dot; use one "
+                       f"decimal mark and no thousands separators, e.g. save it as comma-separated with "
+                       f"a dot as decimal mark.", "decimal", row=r_c + 2, column=names[j_c])
+    if not stats.count[_COMMA][cols].any():
+        raise CSVError(f"{What} has numbers such as 1,000 (first at row {r_c + 2}, column "
+                       f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
+                       f"save it as comma-separated with a dot as decimal mark and no thousands "
+                       f"separators.", "decimal", row=r_c + 2, column=names[j_c])
+    notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
+    return ","
+
+
+def _refuse_bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What: str) -> None:
+    """The first bad cell of the columns read: text, grouped digits, or a comma inside a number in a
+    comma-separated file."""
     bad_codes = [_TEXT, _GROUPED] + ([_COMMA, _COMMA3] if delimiter == "," else [])
-    r, j, code = _earliest(stats, bad_codes, cols)
+    r, j, code = _earliest(scan.stats, bad_codes, cols)
     if r >= 0:
-        hint = stats.text_hint.get(j, "not a plain number") if code == _TEXT else _STATE_HINTS[code]
+        hint = scan.stats.text_hint.get(j, "not a plain number") if code == _TEXT else _STATE_HINTS[code]
         example = "1000 or 1,5" if decimal == "," else "1000 or 1.5"
-        raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {names[j]!r}: {hint}; "
+        raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {scan.names[j]!r}: {hint}; "
                        f"write plain numbers such as {example}, or leave the column out if it is not numeric.",
-                       "not_a_number", row=r + 2, column=names[j])
+                       "not_a_number", row=r + 2, column=scan.names[j])
 
-    # Pass 2: the values of the columns read.
-    X = np.empty((n_rows, len(cols)))
+
+def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[int], decimal: str,
+                 max_rows: int) -> np.ndarray:
+    """Pass 2: the values of the columns read, (rows, columns read) float64 (NaN for a missing value)."""
+    width = scan.width
+    X = np.empty((scan.n_rows, len(cols)))
     row0 = 0
-    records2 = _records(text, delimiter, What)
-    next(records2)  # the header
-    for cells, n in _data_chunks(records2, width, max_rows, What, delimiter, chunk_rows):
+    records = _records(text, delimiter, What)
+    next(records)  # the header
+    for cells, n in _data_chunks(records, width, max_rows, What, delimiter, scan.chunk_rows):
         by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
         X[row0:row0 + n] = _convert(by_column, decimal).reshape(len(cols), n).T
         row0 += n
+    return X
 
+
+def _finite_rows(X: np.ndarray, chosen: list[str], missing: str,
+                 What: str) -> tuple[np.ndarray, int, tuple[int, ...]]:
+    """(the rows kept, the number of rows with a missing value, the first of their row numbers): an
+    infinite value is refused; a missing one refuses the file (``missing="error"``) or drops its row."""
     inf = np.isinf(X)
     if inf.any():
         i, k = (int(v) for v in np.argwhere(inf)[0])
@@ -829,25 +883,27 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
                        column=chosen[k])
     nan_rows = np.isnan(X).any(axis=1)
     n_missing = int(nan_rows.sum())
-    dropped: tuple[int, ...] = ()
-    if n_missing:
-        i = int(np.argmax(nan_rows))
-        k = int(np.argmax(np.isnan(X[i])))
-        if missing == "error":
-            rows_word = _plural(n_missing, "row")
-            raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
-                           f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
-                           f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
-        if n_missing == n_rows:
-            raise CSVError(f"{What} has a missing value in every row ({_plural(n_rows, 'row')}, the first at "
-                           f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
-                           "missing", row=i + 2, column=chosen[k], count=n_missing)
-        dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
-        X = X[~nan_rows]
+    if not n_missing:
+        return X, 0, ()
+    i = int(np.argmax(nan_rows))
+    k = int(np.argmax(np.isnan(X[i])))
+    if missing == "error":
+        rows_word = _plural(n_missing, "row")
+        raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
+                       f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
+                       f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
+    if n_missing == X.shape[0]:
+        raise CSVError(f"{What} has a missing value in every row ({_plural(X.shape[0], 'row')}, the first at "
+                       f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
+                       "missing", row=i + 2, column=chosen[k], count=n_missing)
+    dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
+    return X[~nan_rows], n_missing, dropped
 
-    frame = pd.DataFrame(X, columns=chosen, copy=False)
-    notes.append(f"Read {_plural(X.shape[0], 'row')} and {_plural(len(chosen), 'numeric column')}: "
-                 f"{_names(chosen)}.")
+
+def _read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
+                dropped: tuple[int, ...]) -> list[str]:
+    """The sentences of :attr:`Table.notes` on what was read, left out and dropped."""
+    notes = [f"Read {_plural(n_rows, 'row')} and {_plural(len(chosen), 'numeric column')}: {_names(chosen)}."]
     if text_cols:
         notes.append(f"Left out {_plural(len(text_cols), 'column')} holding text: {_names(text_cols)}.")
     if empty_cols:
@@ -856,7 +912,4 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
         more = ", ..." if n_missing > len(dropped) else ""
         notes.append(f"Dropped {_plural(n_missing, 'row')} with missing values "
                      f"({'row' if n_missing == 1 else 'rows'} {', '.join(map(str, dropped))}{more}).")
-    dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
-    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
-                 empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
-                 dialect=dialect, notes=tuple(notes))
+    return notes
