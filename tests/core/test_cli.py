@@ -13,8 +13,8 @@ import pytest
 
 from dpsynth_core import Domain, run
 from dpsynth_core.cli import main
-from dpsynth_core.datasets import load_csv
 from dpsynth_core.mechanisms import MECHANISMS, load_all
+from dpsynth_core.tabular import load_csv
 from dpsynth_core.transport import wasserstein1
 
 load_all()
