@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .domain import Domain
 from .schema import ParamSpec
@@ -110,8 +111,6 @@ class Dataset:
 
     def to_frame(self):
         """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy)."""
-        import pandas as pd
-
         return pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
 
 
