@@ -136,7 +136,7 @@ def _engine(args: argparse.Namespace) -> str:
         for flag, value in (("--workers", args.workers), ("--memory-limit", args.memory_limit)):
             if value is not None:
                 raise UsageError(f"{flag} configures the local Dask cluster that --scheduler replaces: set the "
-                                  f"workers of your cluster where you start them")
+                                 f"workers of your cluster where you start them")
     return engine
 
 

@@ -172,7 +172,7 @@ def top_margin(title: str, note: str | None, panel_titles: int = 0) -> int:
 
 
 def figure_layout(*, title: str = "", note: str | None = None, height: int = 420, panel_titles: int = 0,
-            legend: bool = True, margin: dict | None = None, **kw) -> dict:
+                  legend: bool = True, margin: dict | None = None, **kw) -> dict:
     m = dict(l=60, r=20, t=top_margin(title, note, panel_titles), b=50)
     m.update(margin or {})
     out = dict(template=_TEMPLATE, font=_FONT, height=height, margin=m, title=_title(title, note),
@@ -184,7 +184,7 @@ def figure_layout(*, title: str = "", note: str | None = None, height: int = 420
 
 
 def panel_title(text: str, x0: float, x1: float, y1: float, *, owner: bool = False, color: str | None = None,
-                 align: str = "left", panel: int | None = None) -> dict:
+                align: str = "left", panel: int | None = None) -> dict:
     """A panel heading just above the panel. With ``panel`` it is placed on that panel's axes
     domain (which follows a square panel shrunk by ``constrain``), else on the paper coordinates."""
     out = dict(text=text, x=x0 if align == "left" else (x0 + x1) / 2, xanchor=align if align == "left" else "center",
@@ -266,8 +266,8 @@ def _scale_note(same: bool) -> str:
 
 
 def scatter_axes(layout: dict, i: int, b, xname: str, yname: str, *, titles: bool = True,
-                  xtitle: bool = True, ytitle: bool = True, tick_x: bool = True, tick_y: bool = True,
-                  note: bool = True, public: bool = True) -> None:
+                 xtitle: bool = True, ytitle: bool = True, tick_x: bool = True, tick_y: bool = True,
+                 note: bool = True, public: bool = True) -> None:
     """Axes of scatter panel i: each axis spans its public bounds; one scale only for equal bounds.
     ``public=False``: ``b`` is only the data's range (no scale note, no common scale)."""
     xk, yk, xr, _ = axis_keys(i)

@@ -50,7 +50,7 @@ def signed_grid(values: np.ndarray, k: int, *, title: str = "", mark_negative: b
     Z, d = _grid_matrix(v, k)
     if d == 1:
         lay = figure_layout(title=title, note=note, legend=False, bargap=0,
-                      xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1]), yaxis=axis_spec(title="signed mass"))
+                            xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1]), yaxis=axis_spec(title="signed mass"))
         return go.Figure(data=[go.Bar(x=f32(ticks[:v.size]), y=f32(v), width=1 / k, name="signed mass",
                                       marker=dict(color=np.where(v < 0, COLORS["negative"], COLORS["positive"]),
                                                   line=dict(width=0)),
@@ -73,7 +73,7 @@ def signed_grid(values: np.ndarray, k: int, *, title: str = "", mark_negative: b
     lay = figure_layout(title=title, note=note, height=440, legend=len(traces) > 1)
     lay.update(xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1], constrain="domain", showgrid=False),
                yaxis=axis_spec(title=f"{names[1]} (unit cube)", range=[0, 1], scaleanchor="x", scaleratio=1,
-                           constrain="domain", showgrid=False))
+                               constrain="domain", showgrid=False))
     return go.Figure(data=traces, layout=lay)
 
 
@@ -97,7 +97,7 @@ def grid_measures(panels: Mapping[str, np.ndarray], k: int, *, title: str = "",
                                      hovertemplate=f"<b>{name}</b><br>cell from %{{x:.3f}}<br>mass %{{y:.4g}}"
                                                    "<extra></extra>"))
         lay = figure_layout(title=title, note=note, xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1]),
-                      yaxis=axis_spec(title="mass per cell", zeroline=True, zerolinecolor="#404040"))
+                            yaxis=axis_spec(title="mass per cell", zeroline=True, zerolinecolor="#404040"))
         return go.Figure(data=traces, layout=lay)
     # one colour scale; its end is the 99.5th percentile of |mass| so a few extreme noisy cells do not wash
     # out every other cell (the colour bar saturates beyond it)
@@ -115,13 +115,13 @@ def grid_measures(panels: Mapping[str, np.ndarray], k: int, *, title: str = "",
                                  hovertemplate=f"<b>{name}</b><br>{names[0]} = %{{x:.3f}}<br>{names[1]} = %{{y:.3f}}"
                                                "<br>mass %{z:.3g}<extra></extra>"))
         lay[xk] = axis_spec(domain=dom[i][0], anchor=yr, range=[0, 1], constrain="domain", showgrid=False, nticks=5,
-                        title=f"{names[0]} (unit cube)" if i == 0 else None)
+                            title=f"{names[0]} (unit cube)" if i == 0 else None)
         lay[yk] = axis_spec(domain=dom[i][1], anchor=xr, range=[0, 1], scaleanchor=xr, scaleratio=1, constrain="domain",
-                        showgrid=False, nticks=5, showticklabels=i == 0,
-                        title=f"{names[1]} (unit cube)" if i == 0 else None)
+                            showgrid=False, nticks=5, showticklabels=i == 0,
+                            title=f"{names[1]} (unit cube)" if i == 0 else None)
         if owner:
             shapes.append(owner_frame(i))
         ann.append(panel_title(name, *dom[i][0], dom[i][1][1], owner=owner, align="center",
-                                color=None if owner else color, panel=i))
+                               color=None if owner else color, panel=i))
     lay.update(shapes=shapes, annotations=ann)
     return go.Figure(data=traces, layout=lay)

@@ -65,17 +65,17 @@ def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
                              hovertemplate=f"<b>CDF of {labels[1]}</b><br>x = %{{x:.3f}}<br>%{{y:.3f}}<extra></extra>"))
     top, bottom = [0.58, 1.0], [0.0, 0.38]
     lay = figure_layout(title=title, note=note, height=600, panel_titles=2, barmode="overlay", bargap=0,
-                  margin=dict(r=60))
+                        margin=dict(r=60))
     lay.update(xaxis=axis_spec(title="x (position on the line [0, 1])", anchor="y3", range=[0, 1]),
                yaxis=axis_spec(title="density", domain=top, anchor="x"),
                yaxis2=axis_spec(title="f(x)", overlaying="y", side="right", showgrid=False, anchor="x",
-                            rangemode="tozero", nticks=5, tickformat=".2f"),
+                                rangemode="tozero", nticks=5, tickformat=".2f"),
                yaxis3=axis_spec(title="CDF", domain=bottom, anchor="x", range=[-0.02, 1.05]),
                annotations=[
                    panel_title(two_lines("Densities and the best 1-Lipschitz test function f",
-                                           f"mean of f under μ − mean of f under ν = {gain:.3f}"), 0, 1, top[1]),
+                                         f"mean of f under μ − mean of f under ν = {gain:.3f}"), 0, 1, top[1]),
                    panel_title(two_lines("Cumulative distribution functions",
-                                           f"shaded area between them = W1 = {w1:.3f}"), 0, 1, bottom[1])])
+                                         f"shaded area between them = W1 = {w1:.3f}"), 0, 1, bottom[1])])
     return go.Figure(data=traces, layout=lay)
 
 
@@ -105,10 +105,10 @@ def haar_basis(matrix: np.ndarray, *, title: str = "", max_columns: int = 16, no
                                        "value %{customdata[1]:.4g}<extra></extra>")]
     lay = figure_layout(title=title, note=note, height=max(300, 30 * show + 110), legend=False)
     lay["xaxis"] = axis_spec(title="position i on the path", range=[0, m], showgrid=False,
-                         dtick=1 if m <= 16 else 2 if m <= 32 else None)
+                             dtick=1 if m <= 16 else 2 if m <= 32 else None)
     lay["yaxis"] = axis_spec(title="basis function", tickvals=[-c for c in range(show)],
-                         ticktext=[str(c + 1) for c in range(show)], range=[-show + 0.4, 0.6], showgrid=False,
-                         zeroline=False)
+                             ticktext=[str(c + 1) for c in range(show)], range=[-show + 0.4, 0.6], showgrid=False,
+                             zeroline=False)
     if cols > show:
         lay["annotations"] = [dict(text=f"first {show} of {cols} basis functions", x=1, y=1, xref="paper",
                                    yref="paper", xanchor="right", yanchor="bottom", showarrow=False,
@@ -175,9 +175,9 @@ def grid_path(order: np.ndarray, k: int, *, title: str = "",
                               marker=dict(size=10, color="black", symbol="square"), hovertemplate="end<extra></extra>")]
     lay = figure_layout(title=title, note=note, height=440)
     lay.update(xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1], constrain="domain", dtick=1 / k if k <= 8
-                           else None, showgrid=k <= 16),
+                               else None, showgrid=k <= 16),
                yaxis=axis_spec(title=f"{names[1]} (unit cube)", range=[0, 1], scaleanchor="x", scaleratio=1,
-                           constrain="domain", dtick=1 / k if k <= 8 else None, showgrid=k <= 16))
+                               constrain="domain", dtick=1 / k if k <= 8 else None, showgrid=k <= 16))
     return go.Figure(data=traces, layout=lay)
 
 
@@ -211,8 +211,8 @@ def line_cdfs(positions: np.ndarray, series: Mapping[str, np.ndarray], *, title:
                           fillcolor="rgba(0,158,115,0.07)", line=dict(width=0))]
     if two:
         lay["yaxis2"] = axis_spec(title="difference<br>(area = W1 on the line)", domain=[0.0, 0.33], anchor="x",
-                              zeroline=True,
-                              zerolinecolor="#262626", zerolinewidth=1.5)
+                                  zeroline=True,
+                                  zerolinecolor="#262626", zerolinewidth=1.5)
         lay["xaxis"]["showticklabels"] = True
         lay["annotations"] = [
             panel_title("CDFs along the line (a CDF stays in the green band, 0 to 1)", 0, 1, top[1]),

@@ -119,9 +119,9 @@ def digit_images(images: np.ndarray, labels: Sequence, *, side: int = 8, per_cla
         for j, im in enumerate(imgs):
             canvas[r * (side + 1):r * (side + 1) + side, j * (side + 1):j * (side + 1) + side] = im.reshape(side, side)
     lay = figure_layout(title=title, note=note, height=60 + top_margin(title, note) + 52 * rows, legend=False,
-                  margin=dict(l=70, r=10, b=10))
+                        margin=dict(l=70, r=10, b=10))
     lay["yaxis"] = axis_spec(autorange="reversed", tickvals=[r * (side + 1) + side / 2 for r in range(rows)],
-                         ticktext=[str(c) for c in classes], title="digit class", showgrid=False, ticks="")
+                             ticktext=[str(c) for c in classes], title="digit class", showgrid=False, ticks="")
     lay["xaxis"] = axis_spec(visible=False, scaleanchor="y", constrain="domain")
     return go.Figure(data=[go.Heatmap(z=f32(canvas), colorscale="gray_r", showscale=False, hoverinfo="skip")],
                      layout=lay)

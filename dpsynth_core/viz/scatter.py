@@ -86,7 +86,7 @@ def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | No
                          marker=dict(color=COLORS["real"], opacity=0.7, line=dict(width=0)),
                          hovertemplate=f"{names[0]} ≈ %{{x:.4g}}<br>%{{y}} rows<extra></extra>")]
         lay = figure_layout(title=title, note=note, legend=False, bargap=0.02,
-                      xaxis=axis_spec(title=names[0], range=[edges[0], edges[-1]]), yaxis=axis_spec(title="number of rows"))
+                            xaxis=axis_spec(title=names[0], range=[edges[0], edges[-1]]), yaxis=axis_spec(title="number of rows"))
         return go.Figure(data=traces, layout=lay)
     idx = thin_index(X.shape[0], max_points)
     x, y = X[idx, axes[0]], X[idx, axes[1]]
@@ -124,8 +124,8 @@ def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower
         edges = _edges_1d(lower, upper, X[:, 0], Y[:, 0])
         traces = _hist_traces([(titles[1], Y[:, 0]), (titles[0], X[:, 0])], edges, names[0])  # outline on top
         lay = figure_layout(title=title or "real and synthetic data", note=note, barmode="overlay", bargap=0.02,
-                      xaxis=axis_spec(title=names[0], range=[edges[0], edges[-1]]),
-                      yaxis=axis_spec(title="density (share of rows per unit)"))
+                            xaxis=axis_spec(title=names[0], range=[edges[0], edges[-1]]),
+                            yaxis=axis_spec(title="density (share of rows per unit)"))
         return go.Figure(data=traces, layout=lay)
     b = bounds_2d(lower, upper, axes)
     public = b is not None
@@ -145,9 +145,9 @@ def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower
                                  marker=dict(size=3.5, opacity=0.45 if owner else 0.55,
                                              color=COLORS["real"] if owner else COLORS[key]),
                                  hovertemplate=hover_text(f"{'real' if owner else 'synthetic'} point", names[axes[0]],
-                                                      names[axes[1]])))
+                                                          names[axes[1]])))
         scatter_axes(lay, i, b, names[axes[0]], names[axes[1]], ytitle=i == 0, tick_y=True, note=i == 0,
-                      public=public)
+                     public=public)
         lay[xk]["domain"], lay[yk]["domain"] = dom[i]
         lay[xk]["anchor"], lay[yk]["anchor"] = f"y{'' if i == 0 else i + 1}", xr
         if i == 1 and b is not None:
@@ -158,7 +158,7 @@ def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower
             shapes.append(owner_frame(i))
         sub = f"{Z.shape[0]:,} rows" + (f", {Zt.shape[0]:,} drawn" if Zt.shape[0] < Z.shape[0] else "")
         ann.append(panel_title(two_lines(f"<b>{name}</b>", sub), *dom[i][0], dom[i][1][1], owner=owner,
-                                color=None if owner else COLORS[key]))
+                               color=None if owner else COLORS[key]))
         if Z.shape[0] == 0:
             ann.append(empty_panel_note(i, "no points"))
     lay.update(shapes=shapes, annotations=ann)
@@ -193,7 +193,7 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
     vgap = 90 / max(height - 120, 1) if rows > 1 else 0.0
     dom = panel_grid(k, cols, hgap=0.035 if cols > 1 else 0.0, vgap=vgap)
     lay = figure_layout(title=title, note=note, height=height, panel_titles=2, legend=False,
-                  margin=dict(l=60, r=20, b=60))
+                        margin=dict(l=60, r=20, b=60))
     traces, shapes, ann = [], [], []
     edges = _edges_1d(lower, upper, *[D[:, 0] for D in Ds]) if d == 1 else None
     hmax = 0.0
@@ -212,7 +212,7 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
                                  hovertemplate=f"<b>{name}</b><br>{names[0]} ≈ %{{x:.4g}}<br>density %{{y:.4g}}"
                                                "<extra></extra>"))
             lay[xk] = axis_spec(title=names[0] if last_row and c == 0 else None, showticklabels=last_row,
-                            range=[edges[0], edges[-1]], nticks=5)
+                                range=[edges[0], edges[-1]], nticks=5)
             lay[yk] = axis_spec(title="density" if c == 0 else None, showticklabels=c == 0, nticks=5)
         else:
             Dt = D[thin_index(D.shape[0], min(max_points, max(300, FIGURE_POINTS // k)), seed=i)]
@@ -221,7 +221,7 @@ def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float],
                                      marker=dict(size=2.5, opacity=0.55, color=COLORS["synthetic"]),
                                      hovertemplate=hover_text(f"synthetic point ({name})", names[0], names[1])))
             scatter_axes(lay, i, b, names[0], names[1], xtitle=last_row and c == 0, ytitle=c == 0,
-                          tick_x=last_row, tick_y=c == 0, public=public)
+                         tick_x=last_row, tick_y=c == 0, public=public)
             lay[xk]["nticks"] = lay[yk]["nticks"] = 5
             if public:
                 shapes.append(box_shape(b, i))

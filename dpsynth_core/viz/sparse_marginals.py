@@ -41,7 +41,7 @@ def certificate_bar(terms: Mapping[str, float], *, title: str = "", loss: float 
     ann = [dict(text=f"total {total:.3g}", x=total, y=label, xref="x", yref="y", xanchor="left", xshift=6,
                 showarrow=False, font=dict(size=13))]
     lay = figure_layout(title=title, note=note, height=230 + 50 * len(rows), barmode="stack", bargap=0.35,
-                  uniformtext=dict(minsize=10, mode="hide"), annotations=ann, margin=dict(l=20, r=30))
+                        uniformtext=dict(minsize=10, mode="hide"), annotations=ann, margin=dict(l=20, r=30))
     lay["legend"]["traceorder"] = "normal"
     hi = max(total, float(loss) if loss is not None else 0.0)
     lay["xaxis"] = axis_spec(title="value (unit-cube units)", range=[0, hi * 1.18 if hi > 0 else 1])

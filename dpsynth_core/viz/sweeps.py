@@ -45,7 +45,7 @@ def series_plot(x: Sequence, series: Mapping[str, Sequence], *, xtitle: str, yti
     lay = figure_layout(title=title, note=note, legend=len(traces) > 1 or any(is_owner(n) for n in series))
     lay["xaxis"] = axis_spec(title=xtitle, **(log_axis(xs) if log_x else {}))
     lay["yaxis"] = axis_spec(title=ytitle, **(log_axis(*[np.asarray(list(v), dtype=float) for v in series.values()])
-                                          if log_y else {}))
+                                              if log_y else {}))
     if marker_x is not None:
         mx = math.log10(marker_x) if log_x and marker_x > 0 else marker_x  # shapes on log axes take log10
         lay["shapes"] = [dict(type="line", x0=mx, x1=mx, xref="x", y0=0, y1=1, yref="y domain",
@@ -109,7 +109,7 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
                                  hovertemplate=f"<b>{name}</b><br>{x} %{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
     lay = figure_layout(title=title, note=note, height=500)
     lay["xaxis"] = axis_spec(title=xtitle or ("ε·n (privacy budget × number of rows)" if x == "eps_n" else x),
-                         **log_axis(*xs_all))
+                             **log_axis(*xs_all))
     lay["yaxis"] = axis_spec(title=ytitle, **log_axis(*ys_all))
     return go.Figure(data=traces, layout=lay)
 
@@ -140,11 +140,11 @@ def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str |
     height = max(300, 110 + 32 * len(mech))
     lay = figure_layout(title=title, note=note, height=height, panel_titles=1, bargap=0.3, margin=dict(l=20))
     lay["xaxis"] = axis_spec(domain=[0, 0.47], anchor="y", title="W1 (unit cube, l∞ metric), log scale",
-                         **log_axis(w1, bvals))
+                             **log_axis(w1, bvals))
     lay["yaxis"] = axis_spec(domain=[0, 1], anchor="x", autorange="reversed", ticks="")
     lay["xaxis2"] = axis_spec(domain=[0.55, 1.0], anchor="y2", title="seconds, log scale", **log_axis(secs))
     lay["yaxis2"] = axis_spec(domain=[0, 1], anchor="x2", autorange="reversed", matches="y", showticklabels=False,
-                          ticks="")
+                              ticks="")
     lay["annotations"] = [panel_title("W1 to the real data", 0, 0.47, 1), panel_title("run time", 0.55, 1, 1)]
     return go.Figure(data=traces, layout=lay)
 

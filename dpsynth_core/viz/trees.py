@@ -91,8 +91,8 @@ def cell_map(counts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, title:
     if lo.shape[1] == 1:  # d = 1: a bar per cell
         colors = np.where(counts < 0, COLORS["negative"], COLORS["positive"])
         lay = figure_layout(title=title, note=note, legend=False, bargap=0,
-                      xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1]),
-                      yaxis=axis_spec(title="count", range=None if zmax is None else [-zmax if zmid is not None else 0,
+                            xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1]),
+                            yaxis=axis_spec(title="count", range=None if zmax is None else [-zmax if zmid is not None else 0,
                                                                                  zmax]))
         return go.Figure(data=[go.Bar(x=f32((lo[:, 0] + hi[:, 0]) / 2), y=counts, width=f32(hi[:, 0] - lo[:, 0]),
                                       marker=dict(color=colors, line=dict(width=0)), name="count",
@@ -125,10 +125,10 @@ def cell_map(counts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, title:
                                  marker=dict(size=2, color="black", opacity=0.35),
                                  hovertemplate=hover_text("point", names[0], names[1])))
     lay = figure_layout(title=title, note=note if not merged else (f"{note} · {merged}" if note else merged), height=400,
-                  legend=False, margin=dict(l=50, r=10, b=45))
+                        legend=False, margin=dict(l=50, r=10, b=45))
     lay.update(xaxis=axis_spec(title=f"{names[0]} (unit cube)", range=[0, 1], constrain="domain", showgrid=False),
                yaxis=axis_spec(title=f"{names[1]} (unit cube)", range=[0, 1], scaleanchor="x", scaleratio=1,
-                           constrain="domain", showgrid=False))
+                               constrain="domain", showgrid=False))
     return go.Figure(data=traces, layout=lay)
 
 
@@ -195,14 +195,14 @@ def level_counts(series: Mapping[str, np.ndarray], *, title: str = "", max_cells
             sub += f" ({ref_short}: {raw[ref].sum():,.0f}) · error Σ|{name.split('(')[0].strip()} − {ref_short}| " \
                    f"= {err:,.0f}"
         ann.append(panel_title(two_lines(head, sub) if ref is not None else f"{head}: {sub}", 0, 1, dom[i][1][1],
-                                color=color if not owner else None))
+                               color=color if not owner else None))
         lay[xk] = axis_spec(domain=[0, 1], anchor=yr, showticklabels=i == k - 1, range=[0, c.size * f],
-                        title=(f"cell at this level, in tree order (neighbouring cells summed in groups of {f} "
-                               "for drawing)" if f > 1 else "cell at this level, in tree order")
-                        if i == k - 1 else None, **({"matches": "x"} if i else {}))
+                            title=(f"cell at this level, in tree order (neighbouring cells summed in groups of {f} "
+                                   "for drawing)" if f > 1 else "cell at this level, in tree order")
+                            if i == k - 1 else None, **({"matches": "x"} if i else {}))
         lay[yk] = axis_spec(domain=dom[i][1], anchor=xr, title=unit if i == k // 2 else None, nticks=4,
-                        zeroline=True, zerolinecolor="#404040", zerolinewidth=1, range=yrange,
-                        **({"matches": "y"} if i else {}))
+                            zeroline=True, zerolinecolor="#404040", zerolinewidth=1, range=yrange,
+                            **({"matches": "y"} if i else {}))
     lay["annotations"] = ann
     return go.Figure(data=traces, layout=lay)
 
@@ -224,9 +224,9 @@ def sigma_levels(sigma: np.ndarray, *, title: str = "", extra: Mapping[str, np.n
                                  hovertemplate=f"<b>{k}</b><br>level %{{x}}<br>%{{y:.4g}}<extra></extra>"))
     lay = figure_layout(title=title, note=note, margin=dict(r=70 if extra else 20), bargap=0.25)
     lay["xaxis"] = axis_spec(title="tree level (0 = the whole cube; deeper levels = smaller cells)", dtick=1 if
-                         sigma.size <= 24 else None, range=[-0.6, max(sigma.size, 1) - 0.4])
+                             sigma.size <= 24 else None, range=[-0.6, max(sigma.size, 1) - 0.4])
     lay["yaxis"] = axis_spec(title=name, **log_axis(sigma))
     if extra:
         lay["yaxis2"] = axis_spec(title=", ".join(extra), overlaying="y", side="right", showgrid=False,
-                              **log_axis(*extra.values()))
+                                  **log_axis(*extra.values()))
     return go.Figure(data=traces, layout=lay)
