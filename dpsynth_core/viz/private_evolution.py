@@ -48,6 +48,21 @@ def _pe_xy(S: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+def _coordinate_names(names: Sequence[str] | None) -> list[str]:
+    nm = list(names) if names is not None else ["first coordinate", "second coordinate"]
+    return nm + ["second coordinate"] * (2 - len(nm))
+
+
+def _private_layer(private: np.ndarray | None, max_points: int, nm: Sequence[str]) -> list[go.Scatter]:
+    """The private data (owner view, faint grey), at most ``max_points`` of them; none without data."""
+    if private is None or not len(private):
+        return []
+    x, y = _pe_xy(thin(as_points(private), max_points), 1)
+    return [go.Scatter(x=f32(x), y=f32(y), mode="markers", name="private data (owner view)",
+                       marker=dict(size=4, color=COLORS["private"], opacity=0.35),
+                       hovertemplate=hover_text("private point (owner view)", nm[0], nm[1]))]
+
+
 def pe_iteration(private: np.ndarray | None, synthetic: np.ndarray, variations: np.ndarray | None = None, *,
                  weights: np.ndarray | None = None, title: str = "", lower=None, upper=None,
                  names: Sequence[str] | None = None, note: str | None = None) -> go.Figure:
@@ -57,15 +72,8 @@ def pe_iteration(private: np.ndarray | None, synthetic: np.ndarray, variations: 
     1000 synthetic points are drawn (:data:`FIGURE_POINTS` in all)."""
     S = as_points(synthetic)
     d = S.shape[1]
-    nm = list(names) if names is not None else ["first coordinate", "second coordinate"]
-    nm += ["second coordinate"] * (2 - len(nm))
-    traces = []
-    if private is not None and len(private):
-        P = thin(as_points(private), 800)
-        x, y = _pe_xy(P, 1)
-        traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name="private data (owner view)",
-                                 marker=dict(size=4, color=COLORS["private"], opacity=0.35),
-                                 hovertemplate=hover_text("private point (owner view)", nm[0], nm[1])))
+    nm = _coordinate_names(names)
+    traces = _private_layer(private, 800, nm)
     if variations is not None and len(variations):
         V = thin(as_points(variations), 600, seed=2)
         x, y = _pe_xy(V, 2)
@@ -96,15 +104,8 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
     frames_data = [(t, as_points(S)) for t, S in enumerate(synthetic) if S is not None]
     if not frames_data:
         return empty_figure("no iterations to show")
-    nm = list(names) if names is not None else ["first coordinate", "second coordinate"]
-    nm += ["second coordinate"] * (2 - len(nm))
-    traces = []
-    if private is not None and len(private):
-        P = thin(as_points(private), 1000)
-        x, y = _pe_xy(P, 1)
-        traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name="private data (owner view)",
-                                 marker=dict(size=4, color=COLORS["private"], opacity=0.35),
-                                 hovertemplate=hover_text("private point (owner view)", nm[0], nm[1])))
+    nm = _coordinate_names(names)
+    traces = _private_layer(private, 1000, nm)
     syn_hover = hover_text("synthetic point", nm[0], nm[1])
 
     def label(t):
