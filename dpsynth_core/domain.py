@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .validation import check_points, param_error
 
@@ -143,13 +144,8 @@ class Domain:
         return np.all((arr >= self.lower_array) & (arr <= self.upper_array), axis=1)
 
     def _cols(self, X: Any) -> Sequence[str] | None:
-        try:
-            import pandas as pd
-
-            if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names):
-                return self.names
-        except ImportError:  # pragma: no cover
-            pass
+        if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names):
+            return self.names
         return None
 
     def to_unit(self, X: Any, *, return_clamped: bool = False, owner: str = "Domain.to_unit"):
