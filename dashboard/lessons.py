@@ -260,6 +260,7 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "noise": Control("Noise", {"discrete": "integer (discrete Laplace)", "continuous": "continuous Laplace"},
                          advanced=True),
         "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+        "n_public": Control("Public dataset size (if known)", advanced=True),
     },
     "sparse_marginals": {
         "s": Control("Columns per marginal"),

@@ -42,6 +42,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from . import partition
+from .mechanisms import bind, load_all
 from .validation import check_choice, check_float, check_int, check_points, check_rng, param_error
 
 __all__ = [
@@ -479,10 +481,7 @@ def from_registry(name: str, domain: Any, **settings: Any) -> Callable:
     ``settings`` are :func:`~dpsynth_core.mechanisms.bind`'s keywords (``epsilon``, ``delta``,
     ``neighbours``, ``n_public``) and the mechanism's parameters.
     """
-    from .mechanisms import bind
-    from .mechanisms.base import mechanism_spec
-
-    mechanism_spec(name, "from_registry")
+    check_choice(name, "name", "from_registry", sorted(load_all()))
     keys = ("epsilon", "delta", "neighbours", "n_public")
     bound = bind(name, **{k: settings.pop(k) for k in keys if k in settings}, params=settings)
 
@@ -565,8 +564,6 @@ def tree_path_statistic(D: Any, D_prime: Any, domain: Any, probe: Any) -> Callab
     of the mechanism on D (it fixes the depth, the per-level budgets and the sensitivity; run it with a
     public size or an explicit depth so that D and D' get the same tree).
     """
-    from . import partition
-
     owner = "tree_path_statistic"
     params = getattr(probe, "params", {})
     if "level_epsilons" not in params or "depth" not in params:

@@ -1,4 +1,4 @@
-"""Data for the mechanisms: synthetic generators, bundled real data, CSV loading and export.
+"""Data for the mechanisms: synthetic generators and bundled real data.
 
 Every dataset comes with its PUBLIC domain (docs/privacy-model.md §1): for a generator the domain
 is known by construction and every point is drawn inside it (or clipped into it, when the
@@ -16,21 +16,20 @@ Real data
     :func:`digits` ([HSVZ23, Section 5]), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
     :func:`default_dataset` is the dashboard's embedded default.
 CSV
-    :func:`load_csv` reads a user's file (path, bytes or binary file-like) in memory with strict,
-    spreadsheet-friendly error messages (a wrapper over :func:`dpsynth_core.tabular.read_table`);
-    :func:`csv_bytes` exports synthetic data.
+    Reading and writing CSV files is :mod:`dpsynth_core.tabular` (:func:`~dpsynth_core.tabular.load_csv`,
+    :func:`~dpsynth_core.tabular.csv_bytes`).
 """
 
 from __future__ import annotations
 
 import functools
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .domain import Domain
 from .schema import ParamSpec
@@ -52,8 +51,6 @@ __all__ = [
     "REAL_DATASETS",
     "default_dataset",
     "resampler",
-    "load_csv",
-    "csv_bytes",
     "MAX_N",
     "MAX_D",
 ]
@@ -114,8 +111,6 @@ class Dataset:
 
     def to_frame(self):
         """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy)."""
-        import pandas as pd
-
         return pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
 
 
@@ -740,89 +735,3 @@ def default_dataset() -> Dataset:
     return Dataset(ds.X, ds.domain, "two_clusters",
                    "Two Gaussian clusters (centres (0.2, 0.2) and (0.8, 0.8), sd 0.05) in the unit square, "
                    "n = 5000, seed 0; public domain [0, 1]^2.", ds.labels)
-
-
-# ---------------------------------------------------------------------------------------- CSV
-def load_csv(
-    source: Any,
-    *,
-    columns: Sequence[str] | None = None,
-    max_rows: int = 200_000,
-    max_cols: int = 64,
-    max_bytes: int = 50 * 2**20,
-):
-    """Read a CSV file with a header row into a DataFrame of its numeric columns.
-
-    A thin wrapper over :func:`dpsynth_core.tabular.read_table` (which documents the rules: separator
-    and decimal-comma detection, numeric versus text columns, header checks, limits) that returns
-    only the frame, refuses missing values and names the file ``"the file '<path>'"`` or
-    ``"the CSV data"``. Callers that want the notes (text columns left out, separator detected),
-    ``missing="drop"`` or their own wording of the file use ``read_table`` directly.
-
-    Parameters
-    ----------
-    source : str, os.PathLike, bytes or binary file-like
-        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes.
-    columns : sequence of str, optional
-        Columns to return, in this order. Default: every numeric column of the file.
-    max_rows : int in [1, inf)
-        Largest accepted number of data rows (the header excluded).
-    max_cols : int in [1, inf)
-        Largest accepted number of returned columns.
-    max_bytes : int in [1, inf)
-        Largest accepted file size in bytes.
-
-    Returns
-    -------
-    pandas.DataFrame of shape (n, k)
-        float64 columns, n >= 1 rows, all values finite.
-
-    Raises
-    ------
-    TypeError
-        ``source`` is not a path, bytes or binary file-like; ``columns`` is not a sequence of str.
-    ValueError
-        A wrong limit or ``columns`` value; :class:`dpsynth_core.tabular.CSVError` (a ValueError)
-        for a file that cannot be read as it is, with the spreadsheet row (header = row 1) and
-        column of the first problem and what to change.
-    """
-    from .tabular import MAX_FILE_COLS, _read_table
-
-    return _read_table(source, columns=columns, missing="error", max_rows=max_rows, max_cols=max_cols,
-                       max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS, what=None, owner="load_csv").frame
-
-
-def csv_bytes(X: Any, names: Sequence[str] | None = None) -> bytes:
-    """Export points as UTF-8 CSV bytes with a header row (for downloads of synthetic data).
-
-    Floats are written with the shortest text that reads back to the same float64, so
-    ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly.
-
-    Parameters
-    ----------
-    X : array-like of shape (m, d)
-        Finite points (m may be 0).
-    names : sequence of d distinct non-empty str, optional
-        Column names; default ``x0, ..., x{d-1}``.
-
-    Returns
-    -------
-    bytes
-        ``"name_0,...,name_{d-1}\\n"`` followed by one line per point.
-    """
-    import pandas as pd
-
-    owner = "csv_bytes"
-    arr = check_points(X, "X", owner, min_rows=0)
-    if names is None:
-        names = _names(arr.shape[1])
-    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or not all(
-            isinstance(c, str) and c for c in names):
-        raise param_error(owner, "names", "a sequence of non-empty str", names, kind=TypeError)
-    if len(names) != arr.shape[1] or len(set(names)) != len(names):
-        raise param_error(owner, "names", f"{arr.shape[1]} distinct column names (one per column of X)",
-                          list(names))
-    buf = io.StringIO()
-    pd.DataFrame(arr, columns=list(names)).to_csv(buf, index=False, lineterminator="\n")
-    return buf.getvalue().encode("utf-8")
-

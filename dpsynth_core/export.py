@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .datasets import csv_bytes
 from .mechanisms.base import Release, to_jsonable
+from .tabular import csv_bytes
 from .validation import check_rng
 
 __all__ = ["PUBLIC_FIELDS", "DATA_INDEPENDENT_FIELDS", "public_report", "report_json", "synthetic_csv"]

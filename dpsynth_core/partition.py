@@ -35,17 +35,11 @@ __all__ = [
     "cell_bounds",
     "diameters",
     "deltas",
-    "split_axis",
     "MixedSchedule",
 ]
 
 #: Deepest partition we build (2^26 leaves, 512 MiB of int64 per level).
 MAX_DEPTH = 26
-
-
-def split_axis(j: int, d: int) -> int:
-    """Axis halved when going from level j to level j+1."""
-    return j % d
 
 
 def axis_bits(depth: int, d: int) -> np.ndarray:

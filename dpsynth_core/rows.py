@@ -26,6 +26,7 @@ See docs/scale.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -299,8 +300,6 @@ def _partitions(X: Any) -> list:
 
 
 def _dask_len(X: Any, owner: str) -> int:
-    import math
-
     import dask
 
     if _is_array(X):

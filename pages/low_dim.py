@@ -7,6 +7,7 @@ from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
+from dpsynth_core.mechanisms.low_dim import LowDimOwner, LowDimTrace
 
 _ui.require_app(__file__)
 
@@ -39,10 +40,9 @@ if d.d < 3:
 res = _ui.release_section("low_dim", params, title="low_dim")
 if res is not None:
     rel, w = res
-    tr, pr = rel.trace, rel.params
-    owner = tr["owner"]
-    dp_ = int(pr["target_dim"])
-    angles = np.degrees(np.asarray(owner["principal_angles"], dtype=float))
+    tr, owner = LowDimTrace.of(rel), LowDimOwner.of(rel)
+    dp_ = tr.target_dim
+    angles = np.degrees(owner.principal_angles)
     st.caption(f"From d = {d.d} to a private plane of dimension d′ = {dp_}; a third of ε each for the covariance, the "
                f"mean and the synthetic data inside the plane. Angle between the private and the true plane: "
                f"{max(angles) if len(angles) else 0:.1f}° (owner view).")
@@ -59,8 +59,8 @@ if res is not None:
             return
         U = d.domain.to_unit(d.X)
         S = d.domain.to_unit(rel.synthetic)
-        _ui.plot(viz.pca_3d(U[:, :3], centre_true=U.mean(axis=0)[:3], basis_true=np.asarray(owner["true_basis"])[:3],
-                            centre_priv=np.asarray(tr["private_mean"])[:3], basis_priv=np.asarray(tr["private_basis"])[:3],
+        _ui.plot(viz.pca_3d(U[:, :3], centre_true=U.mean(axis=0)[:3], basis_true=owner.true_basis[:3],
+                            centre_priv=tr.private_mean[:3], basis_priv=tr.private_basis[:3],
                             synthetic=S[:, :3], names=[f"u{i}" for i in range(3)],
                             title="first three coordinates (unit cube)" if d.d > 3 else "unit cube"),
                  "Grey points: the data (" + _ui.OWNER + ") Vermillion: synthetic. Grey plane: the true principal plane "
@@ -86,7 +86,7 @@ if res is not None:
                         "the two are within each other's proven intervals."))
 
     def _spectrum():
-        _ui.plot(viz.spectrum(tr["noisy_spectrum"], owner["true_spectrum"], chosen=dp_,
+        _ui.plot(viz.spectrum(tr.noisy_spectrum, owner.true_spectrum, chosen=dp_,
                               title="eigenvalues of the covariance"),
                  "Bars: eigenvalues of the noisy covariance (private). Line: the true ones (" + _ui.OWNER + ") The "
                  "plane is spanned by the top-d′ eigenvectors of the noisy matrix; a gap after d′ makes it stable.",

@@ -2,10 +2,11 @@
 
 Besides the tests, this file holds the realistic inputs the figures are measured with (n = 5000
 points, a depth-16 PMM tree, 64×64 grids, 20 walks of 16384 steps). Run it as a script for the
-build-time and JSON-size table (old keyword arguments only, so an older viz.py can be compared):
+build-time and JSON-size table (old keyword arguments only, so an older viz can be compared; it may
+be a single viz.py, as before the package, or a viz/ folder):
 
-    git show main:dpsynth_core/viz.py > /tmp/viz_main.py
-    PYTHONPATH=. python tests/app/test_viz.py --before /tmp/viz_main.py
+    mkdir -p /tmp/viz_main && git archive main dpsynth_core/viz | tar -x -C /tmp/viz_main
+    PYTHONPATH=. python tests/app/test_viz.py --before /tmp/viz_main/dpsynth_core/viz
 """
 
 from __future__ import annotations
@@ -107,7 +108,6 @@ def realistic_cases() -> dict:
         "partial_sum_paths": lambda v: v.partial_sum_paths(sr, iid, envelope=env),
         "grid_path": lambda v: v.grid_path(order, 32),
         "line_cdfs": lambda v: v.line_cdfs(np.arange(k * k) / (k * k), cdfs, reference="true CDF (owner view)"),
-        "marginal_heatmaps": lambda v: v.marginal_heatmaps({f"pair {i}": hist[::2, ::2] for i in range(6)}),
         "certificate_bar": lambda v: v.certificate_bar({"discretisation": 0.02, "privatisation": 0.05,
                                                         "projection": 0.01}, loss=0.04),
         "loss_vs_certificate": lambda v: v.loss_vs_certificate(cert, color="epsilon"),
@@ -540,7 +540,6 @@ def test_other_builders_smoke():
     fig = viz.compare_bars(cmp, bound_label="bound on E W1")
     assert len(fig.data) == 3 and fig.data[1].name == "bound on E W1"
     assert isinstance(viz.compare_bars(cmp.assign(status="error")), go.Figure)
-    assert len(viz.marginal_heatmaps({"a": RNG.random((4, 4)), "b": RNG.random(4)}).data) == 2
     fig = viz.pca_3d(RNG.random((50, 3)), centre_true=np.zeros(3), basis_true=np.eye(3)[:, :2],
                      centre_priv=np.zeros(3), basis_priv=np.eye(3)[:, :1], synthetic=RNG.random((0, 3)))
     assert len(fig.data) == 2  # points + the true plane (a 1-D private basis has no plane)
@@ -556,20 +555,28 @@ def test_other_builders_smoke():
 # ------------------------------------------------------------------------------------ measurement
 def _bench(argv: list[str] | None = None) -> None:
     """Build time (call + to_json, median of 5) and JSON size per figure; optionally against another
-    viz.py (old keywords only)."""
+    viz (a viz.py file or a viz/ package folder; old keywords only)."""
     import argparse
     import importlib.util
     import statistics
+    import sys
     import time
+    from pathlib import Path
 
     ap = argparse.ArgumentParser(description=_bench.__doc__)
-    ap.add_argument("--before", help="path of another viz.py to measure in the same run")
+    ap.add_argument("--before", help="path of another viz.py, or viz/ folder, to measure in the same run")
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args(argv)
     mods = {}
     if a.before:
-        spec = importlib.util.spec_from_file_location("viz_before", a.before)
+        before = Path(a.before)
+        if before.is_dir():  # a package: its relative imports need it in sys.modules under its own name
+            spec = importlib.util.spec_from_file_location("viz_before", before / "__init__.py",
+                                                          submodule_search_locations=[str(before)])
+        else:
+            spec = importlib.util.spec_from_file_location("viz_before", before)
         mods["before"] = importlib.util.module_from_spec(spec)
+        sys.modules["viz_before"] = mods["before"]
         spec.loader.exec_module(mods["before"])
     mods["after"] = viz
     cases = realistic_cases()

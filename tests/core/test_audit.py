@@ -118,7 +118,7 @@ def haar_coefficient_shift(ctx):
     idx = np.flatnonzero(diff)
 
     def stat(release):
-        noisy = np.asarray(release.trace["noisy_counts"], dtype=float)
+        noisy = np.asarray(release.trace.noisy_counts, dtype=float)
         coef = haar_analysis(pad_to_power_of_two(noisy)[0])
         z = np.sign(diff[idx]) * (coef[idx] - base[idx])
         return float(np.count_nonzero(z >= 1.0 - 1e-9))
@@ -194,8 +194,8 @@ def low_dim_moment_shift(ctx):
     dc = covariance_matrix(U1)[iu] - c0
 
     def stat(release):
-        z = np.asarray(release.trace["private_mean"], dtype=float) - m0
-        w = np.asarray(release.trace["noisy_covariance"], dtype=float)[iu] - c0
+        z = np.asarray(release.trace.private_mean, dtype=float) - m0
+        w = np.asarray(release.trace.noisy_covariance, dtype=float)[iu] - c0
         return float(np.sum((np.abs(z) - np.abs(z - dm)) / b) + np.sum((np.abs(w) - np.abs(w - dc)) / cov_scale))
 
     return stat

@@ -34,9 +34,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpsynth_core import Domain, Release, limits
-from dpsynth_core.datasets import load_csv
 from dpsynth_core.mechanisms import MECHANISMS, load_all, run
-from dpsynth_core.tabular import CSVError
+from dpsynth_core.tabular import CSVError, load_csv
 from dpsynth_core.transport import wasserstein1
 
 load_all()

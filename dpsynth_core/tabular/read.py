@@ -1,71 +1,5 @@
-"""Read a user's CSV file into numeric columns: never misread, explain in the user's words.
-
-:func:`read_table` is the one CSV reader of the project (the library's :func:`datasets.load_csv`,
-the CLI and the dashboard's upload all go through it). It returns a :class:`Table`: the numeric
-columns as float64, plus what was detected and what was left out, in plain sentences
-(:attr:`Table.notes`). Whatever it cannot read unambiguously it refuses with a :class:`CSVError`:
-one line, naming the file as the caller describes it, the spreadsheet row and the column, and
-saying what to change. Messages never echo a cell's value (it may be private), only positions,
-header names and the general shape of the problem.
-
-Rules (each one has a test in ``tests/core/test_csv_table.py``)
-----------------------------------------------------------------
-Bytes
-    UTF-8, with or without a byte-order mark. UTF-16, other encodings, NUL bytes and ZIP archives
-    (an ``.xlsx`` workbook) are refused with the advice to save as "CSV UTF-8". The size is checked
-    before reading: ``os.path.getsize`` for a path, at most ``max_bytes + 1`` bytes read from a
-    stream. Nothing is written to disk or logged.
-Separator
-    One of ``,`` ``;`` tab ``|``. Excel's optional first line ``sep=;`` is honoured (and is not a
-    row). Otherwise each candidate splits the first records (at most 200 records of the first
-    64 KiB); the separator is the one candidate giving the same number of cells (> 1) on every
-    record. Two such candidates: refused as ambiguous. None: the candidate splitting the header into
-    the most cells (a comma when none splits it: a single column); every row is then checked to
-    have as many cells as the header, so a wrong guess is an error, never a misread.
-    (``csv.Sniffer`` is not used: it guesses letters or spaces as separators and raises on
-    ordinary files.)
-Numbers
-    A cell is a number when, stripped of surrounding spaces, it is ``[+-]digits[.digits][e±digits]``
-    (``.5`` and ``5.`` too) or ``inf``/``infinity``; nothing else (no ``1_000``, ``0x10``, ``1 000``,
-    ``5%``, ``−5`` with a typographic minus). Decimal comma: only when the separator is not a comma, a cell like ``1,5`` is a number
-    with a decimal comma. The file uses a decimal comma when its columns read contain such cells
-    and no ``1.5``-style cell; it mixes both: refused. A cell like ``1,000`` or ``-12,345`` (1 to 3
-    digits, a comma, exactly 3 digits) could be a thousands separator: the decimal comma is
-    accepted only if at least one cell proves it (``0,5``, ``1,25``, ``1234,5``, ``1,5e3``), otherwise
-    the file is refused as ambiguous. Thousands separators are never guessed: ``1,000,000``,
-    ``1.000,5``, ``1 000`` and a quoted ``"1,000"`` in a comma-separated file are bad cells, reported
-    with a hint.
-Numeric or text column
-    A column whose non-empty cells are at least half number-like (numbers, including infinite ones
-    and cells with thousands separators or a misplaced comma) is NUMERIC: any other non-empty
-    cell in it is an error naming the first one (row, column, what it looks like). Fewer than half:
-    a TEXT column, left out and named in :attr:`Table.text_columns` and the notes (unless
-    ``columns`` was given). Why one half: below it the column is mostly words, and a few
-    number-like cells (codes such as ``12``) are expected in text; from one half up it is mostly
-    numbers, and a word is more likely a typo (``O.01`` with a letter O) than meaningful text.
-    ``True``/``False`` are text. A column with no value at all is left out and named in
-    :attr:`Table.empty_columns` and the notes.
-Header
-    The first row (row 1) names the columns: surrounding spaces are stripped; an empty name,
-    a name used twice, or a header made only of numbers ("add a header row") is refused with
-    the positions. ``columns=[...]`` selects and orders columns by name.
-Missing values
-    An empty cell or ``NA``, ``N/A``, ``#N/A``, ``NaN``, ``null``, ``None`` (any case), in the
-    columns read. ``missing="error"`` (default) refuses with the first location and the number of
-    rows affected; ``missing="drop"`` drops those rows and reports how many (and the first row
-    numbers). Infinite values (``inf``, or a number too large for a float) are always an error.
-Rows
-    Row numbers are those a spreadsheet shows: the header is row 1. Blank lines at the end are
-    ignored; a blank line inside the file is a row of missing values (so later row numbers stay
-    right). A quoted cell may contain separators, quotes (doubled) and line breaks.
-Limits
-    ``max_bytes`` (50 MiB), ``max_rows`` data rows (200,000), ``max_cols`` columns read (64) and
-    ``max_file_cols`` columns in the header (1,024, checked before any data row is parsed).
-    Parsing is two streaming passes over the decoded text in chunks of 2**18 cells: the first
-    classifies every cell and keeps only per-column counts, the second converts the columns read.
-    Memory beyond the text is one chunk plus the returned frame. Conversion is exact (correctly
-    rounded, like Python's ``float``): shortest-repr text reads back bit for bit.
-"""
+"""The reader: :func:`read_table` (the rules are in the package's docstring), :func:`load_csv` (its
+frame only, for the library's users) and :func:`detect_delimiter` (the separator rule alone)."""
 
 from __future__ import annotations
 
@@ -80,19 +14,27 @@ from itertools import chain
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from .validation import check_choice, check_int, param_error
+from ..validation import check_choice, check_int, param_error
+from ._cells import (
+    COMMA,
+    COMMA3,
+    DOT,
+    GROUPED,
+    MISSING,
+    NUMBER_LIKE,
+    SPACE,
+    STATE_HINTS,
+    TEXT,
+    CellStats,
+    cell_state,
+    convert,
+    earliest,
+)
 
-__all__ = [
-    "CSVError",
-    "Table",
-    "read_table",
-    "MAX_BYTES",
-    "MAX_ROWS",
-    "MAX_COLS",
-    "MAX_FILE_COLS",
-    "MISSING_TOKENS",
-]
+__all__ = ["CSVError", "Table", "read_table", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
+           "MAX_FILE_COLS"]
 
 #: Default largest file size, in bytes.
 MAX_BYTES = 50 * 2**20
@@ -102,33 +44,12 @@ MAX_ROWS = 200_000
 MAX_COLS = 64
 #: Default largest number of columns in the header (text columns included).
 MAX_FILE_COLS = 1024
-#: Cells read as a missing value (compared case-insensitively, after stripping spaces).
-MISSING_TOKENS = ("", "na", "n/a", "#n/a", "nan", "null", "none")
-
-#: Characters stripped from both ends of every cell and header name (spaces, tabs, no-break spaces, a stray BOM).
-_SPACE = " \t\r\n\v\f\u00a0\u2007\u202f\u3000\ufeff"
-_INF_TOKENS = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
 _DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_WORDS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars (|)"}
 _SAMPLE_CHARS = 64 * 1024
 _SAMPLE_RECORDS = 200
 _CHUNK_CELLS = 2**18
 _SHOWN_ROWS = 10  # row numbers listed for dropped rows
-
-# Cell states. The patterns run on stripped cells, in this order, each on what the previous left.
-# They use only [0-9] (no Unicode digits) and syntax common to Python's re and RE2 (pyarrow).
-_MISSING, _PLAIN, _DOT, _COMMA3, _COMMA, _GROUPED, _INF, _TEXT = range(8)
-_EXP = "(?:[eE][+-]?[0-9]+)?"
-_PATTERNS = (
-    (_PLAIN, "[+-]?[0-9]+" + _EXP),
-    (_DOT, r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)" + _EXP),
-    (_COMMA3, "[+-]?[1-9][0-9]?[0-9]?,[0-9][0-9][0-9]"),  # 1,000: decimal comma or thousands?
-    (_COMMA, "[+-]?(?:[0-9]+,[0-9]*|,[0-9]+)" + _EXP),
-    # digits in groups of three after separators: 1,000,000  1.000,5  1 000  1'000 (also NBSP)
-    (_GROUPED, "[+-]?[0-9][0-9]?[0-9]?(?:[,.' \u00a0\u202f][0-9][0-9][0-9])+(?:[.,][0-9]+)?"),
-)
-_NUMBER_LIKE = (_PLAIN, _DOT, _COMMA3, _COMMA, _GROUPED, _INF)
-_COMPILED = [(code, re.compile(pat)) for code, pat in _PATTERNS]
 
 
 class CSVError(ValueError):
@@ -245,7 +166,66 @@ def read_table(
                        max_bytes=max_bytes, max_file_cols=max_file_cols, what=what, owner="read_table")
 
 
-# ------------------------------------------------------------------------------------ helpers
+def detect_delimiter(path: str | os.PathLike, what: str) -> str:
+    """The separator of the CSV file at ``path`` by :func:`read_table`'s rule (the module docstring,
+    "Separator"), decided on the file's first 64 KiB: for readers that parse the file themselves
+    (the command line's Dask engine), so that every reader of the project splits a file alike.
+
+    ``what`` names the file in messages, as in :func:`read_table`. Raises :class:`CSVError` when two
+    separators fit equally well; a file no separator splits gives a comma (one column).
+    """
+    with open(path, "rb") as fh:
+        sample = fh.read(_SAMPLE_CHARS + 1).decode("utf-8-sig", errors="replace")
+    return _detect_delimiter(sample, what[:1].upper() + what[1:])
+
+
+def load_csv(
+    source: Any,
+    *,
+    columns: Sequence[str] | None = None,
+    max_rows: int = 200_000,
+    max_cols: int = 64,
+    max_bytes: int = 50 * 2**20,
+):
+    """Read a CSV file with a header row into a DataFrame of its numeric columns.
+
+    A thin wrapper over :func:`read_table` (the package's docstring has the rules: separator
+    and decimal-comma detection, numeric versus text columns, header checks, limits) that returns
+    only the frame, refuses missing values and names the file ``"the file '<path>'"`` or
+    ``"the CSV data"``. Callers that want the notes (text columns left out, separator detected),
+    ``missing="drop"`` or their own wording of the file use ``read_table`` directly.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or binary file-like
+        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes.
+    columns : sequence of str, optional
+        Columns to return, in this order. Default: every numeric column of the file.
+    max_rows : int in [1, inf)
+        Largest accepted number of data rows (the header excluded).
+    max_cols : int in [1, inf)
+        Largest accepted number of returned columns.
+    max_bytes : int in [1, inf)
+        Largest accepted file size in bytes.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n, k)
+        float64 columns, n >= 1 rows, all values finite.
+
+    Raises
+    ------
+    TypeError
+        ``source`` is not a path, bytes or binary file-like; ``columns`` is not a sequence of str.
+    ValueError
+        A wrong limit or ``columns`` value; :class:`CSVError` (a ValueError)
+        for a file that cannot be read as it is, with the spreadsheet row (header = row 1) and
+        column of the first problem and what to change.
+    """
+    return _read_table(source, columns=columns, missing="error", max_rows=max_rows, max_cols=max_cols,
+                       max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS, what=None, owner="load_csv").frame
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
@@ -277,48 +257,6 @@ def _position(j: int) -> str:
     return f"column {j + 1} ({_letter(j)})"
 
 
-def _state(cell: str) -> int:
-    """State of one stripped cell (the scalar twin of :func:`_classify`, for header cells)."""
-    low = cell.lower()
-    if low in MISSING_TOKENS:
-        return _MISSING
-    if low in _INF_TOKENS:
-        return _INF
-    for code, pat in _COMPILED:
-        if pat.fullmatch(cell):
-            return code
-    return _TEXT
-
-
-def _text_hint(cell: str) -> str:
-    """What a non-number cell looks like, in generic words (never the value itself)."""
-    low = cell.lower()
-    if cell.startswith("#"):
-        return "a spreadsheet error or code (#...), not a number"
-    if low in ("true", "false", "yes", "no"):
-        return "a yes/no value, not a number"
-    if any(ch.isalpha() for ch in cell):
-        return "letters in a number (a letter O for a zero? a unit?)"
-    if not any(ch.isdigit() for ch in cell):
-        return "a symbol, not a number (for a missing value, leave the cell empty)"
-    if any(ch in cell for ch in "\u2212\u2013\u2014"):
-        return "a typographic minus or dash instead of '-'"
-    if any(ch in cell for ch in "%$€£¥"):
-        return "a percent or currency sign in a number"
-    if any(ch.isspace() for ch in cell):
-        return "spaces inside a number"
-    return "not a plain number (several signs, dots or commas?)"
-
-
-_STATE_HINTS = {
-    _GROUPED: "digits grouped by separators (thousands separators? in a spreadsheet, format the cells "
-              "as plain numbers before saving)",
-    _COMMA: "a comma inside a number (a thousands separator or a decimal comma?)",
-    _COMMA3: "a comma inside a number (a thousands separator or a decimal comma?)",
-}
-
-
-# -------------------------------------------------------------------------------------- bytes
 def _default_what(source: Any) -> str:
     if isinstance(source, (str, os.PathLike)):
         return f"the file {os.fsdecode(os.fspath(source))!r}"
@@ -397,7 +335,6 @@ def _decode(data: bytes, What: str) -> tuple[str, str]:
     return text, "utf-8-sig" if bom else "utf-8"
 
 
-# ---------------------------------------------------------------------------------- separator
 def _sample_counts(sample: str, delimiter: str, truncated: bool) -> list[int]:
     """Cells per non-blank record of ``sample`` split at ``delimiter`` (a partial last record dropped)."""
     counts: list[int] = []
@@ -434,7 +371,6 @@ def _detect_delimiter(text: str, What: str) -> str:
     return best if header.get(best, 0) > 1 else ","
 
 
-# --------------------------------------------------------------------------------- the passes
 def _blank(rec: list[str]) -> bool:
     """A record of empty or whitespace-only cells (``[]`` for an empty line)."""
     return not any(rec) or "".join(rec).isspace()
@@ -539,103 +475,6 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
         yield cells, rows
 
 
-def _strings(cells: list[str]):
-    import pandas as pd
-
-    return pd.Series(cells, dtype="str").str.strip(_SPACE)
-
-
-def _classify(cells: list[str]) -> np.ndarray:
-    """The state (``_MISSING`` ... ``_TEXT``) of every cell, vectorised."""
-    s = _strings(cells)
-    low = s.str.lower()
-    state = np.full(len(s), _TEXT, dtype=np.uint8)
-    state[low.isin(MISSING_TOKENS).to_numpy(dtype=bool)] = _MISSING
-    state[low.isin(_INF_TOKENS).to_numpy(dtype=bool)] = _INF
-    idx = np.flatnonzero(state == _TEXT)
-    for code, pattern in _PATTERNS:
-        if idx.size == 0:
-            break
-        hit = s.iloc[idx].str.fullmatch(pattern).to_numpy(dtype=bool)
-        state[idx[hit]] = code
-        idx = idx[~hit]
-    return state
-
-
-class _Stats:
-    """Per column and per state: the number of cells and the first data-row index (or -1)."""
-
-    def __init__(self, width: int) -> None:
-        self.count = np.zeros((_TEXT + 1, width), dtype=np.int64)
-        self.first = np.full((_TEXT + 1, width), -1, dtype=np.int64)
-        self.text_hint: dict[int, str] = {}
-
-    def add(self, cells: list[str], n: int, row0: int) -> None:
-        width = self.count.shape[1]
-        st = _classify(cells).reshape(n, width)
-        for code in range(_TEXT + 1):
-            mask = st == code
-            cnt = mask.sum(axis=0)
-            if not cnt.any():
-                continue
-            self.count[code] += cnt
-            new = (cnt > 0) & (self.first[code] < 0)
-            if new.any():
-                first = mask.argmax(axis=0) + row0
-                self.first[code, new] = first[new]
-                if code == _TEXT:
-                    for j in np.flatnonzero(new):
-                        self.text_hint[int(j)] = _text_hint(cells[(int(first[j]) - row0) * width + j].strip(_SPACE))
-
-    def first_of(self, codes: Sequence[int], j: int) -> tuple[int, int]:
-        """(first data-row index, state) among ``codes`` in column ``j``; index -1 when none."""
-        best = (-1, -1)
-        for code in codes:
-            r = int(self.first[code, j])
-            if r >= 0 and (best[0] < 0 or r < best[0]):
-                best = (r, code)
-        return best
-
-
-def _earliest(stats: _Stats, codes: Sequence[int], cols: Sequence[int]) -> tuple[int, int, int]:
-    """(data-row index, column index, state) of the first cell in ``codes`` among ``cols`` (row-major)."""
-    best = (-1, -1, -1)
-    for j in cols:
-        r, code = stats.first_of(codes, j)
-        if r >= 0 and (best[0] < 0 or r < best[0]):
-            best = (r, j, code)
-    return best
-
-
-def _to_float(numbers) -> np.ndarray:
-    """float64 of a string Series of valid numbers (dot decimal): Arrow's cast when the strings are
-    Arrow-backed (fast, correctly rounded), else pandas (Python's float)."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        return pc.cast(pa.array(numbers), pa.float64()).to_numpy(zero_copy_only=False)
-    except Exception:  # no pyarrow, or a storage it does not take: the exact, slower path
-        return numbers.astype("float64").to_numpy(dtype=np.float64)
-
-
-def _convert(cells: list[str], decimal: str) -> np.ndarray:
-    """float64 values of cells known to be numbers, missing (NaN) or infinite."""
-    s = _strings(cells)
-    low = s.str.lower()
-    out = np.full(len(s), np.nan)
-    inf = low.isin(_INF_TOKENS).to_numpy(dtype=bool)
-    out[inf] = np.where(low[inf].str.startswith("-").to_numpy(dtype=bool), -np.inf, np.inf)
-    num = ~(inf | low.isin(MISSING_TOKENS).to_numpy(dtype=bool))
-    if num.any():
-        sub = s[num]
-        if decimal == ",":
-            sub = sub.str.replace(",", ".", regex=False)
-        out[num] = _to_float(sub)
-    return out
-
-
-# ----------------------------------------------------------------------------------- the read
 def _check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
     max_rows = check_int(max_rows, "max_rows", owner, low=1)
     max_cols = check_int(max_cols, "max_cols", owner, low=1)
@@ -663,7 +502,7 @@ def _check_header(names: list[str], What: str, max_file_cols: int) -> None:
     if not any(names):
         raise CSVError(f"{What} has an empty first line: row 1 must be the header naming the columns.",
                        "header", row=1)
-    if all(_state(n) in _NUMBER_LIKE for n in names):
+    if all(cell_state(n) in NUMBER_LIKE for n in names):
         raise CSVError(f"{What} has numbers in its first line instead of column names: add a header row "
                        f"naming the columns.", "header", row=1)
     for j, n in enumerate(names):
@@ -678,9 +517,26 @@ def _check_header(names: list[str], What: str, max_file_cols: int) -> None:
         seen[n] = j
 
 
-def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
-    import pandas as pd
+_EMPTY = "{What} is empty: it must be a non-empty CSV file with a header row (column names) and at least one data row."
 
+
+@dataclass(frozen=True)
+class _Scan:
+    """What the first pass learnt: the header, the number of data rows and the state counts of every column."""
+
+    names: list[str]
+    index: dict[str, int]
+    stats: CellStats
+    n_rows: int
+    chunk_rows: int
+
+    @property
+    def width(self) -> int:
+        return len(self.names)
+
+
+def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+    """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = _check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     if what is None:
@@ -688,31 +544,47 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
     What = what[0].upper() + what[1:]
     text, encoding = _decode(_read_bytes(source, max_bytes, owner, what), What)
     if not text or text.isspace():
-        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
-                       f"and at least one data row.", "empty")
-
-    # Separator: Excel's optional 'sep=X' first line, or detection.
+        raise CSVError(_EMPTY.format(What=What), "empty")
     notes: list[str] = []
+    text, delimiter = _separator(text, What, notes)
+    scan = _first_pass(text, delimiter, What, columns, max_rows, max_file_cols)
+    chosen, text_cols, empty_cols = _choose_columns(scan, columns, max_cols, What)
+    cols = [scan.index[c] for c in chosen]
+    decimal = _decimal_mark(scan, cols, delimiter, What, notes)
+    _refuse_bad_cells(scan, cols, delimiter, decimal, What)
+    X = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows)
+    X, n_missing, dropped = _finite_rows(X, chosen, missing, What)
+    frame = pd.DataFrame(X, columns=chosen, copy=False)
+    notes += _read_notes(X.shape[0], chosen, text_cols, empty_cols, n_missing, dropped)
+    dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
+    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
+                 empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
+                 dialect=dialect, notes=tuple(notes))
+
+
+def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
+    """(the text without Excel's optional 'sep=X' first line, the separator): declared there, or detected."""
     declared = re.match(r"sep=(.)\r?(?:\n|$)", text) if text.startswith("sep=") else None
     if declared:
         delimiter = declared.group(1)
         if delimiter not in _DELIMITERS:
             raise CSVError(f"{What} declares the separator {delimiter!r} on its first line; only commas, "
                            f"semicolons, tabs and vertical bars (|) are supported.", "structure", row=1)
-        text = text[declared.end():]
         notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
                      f"says (that line is not counted as a row).")
-    else:
-        delimiter = _detect_delimiter(text, What)
-        notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+        return text[declared.end():], delimiter
+    delimiter = _detect_delimiter(text, What)
+    notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+    return text, delimiter
 
-    # Pass 1: header, structure, row count, and the state of every cell (kept as per-column counts).
+
+def _first_pass(text: str, delimiter: str, What: str, columns, max_rows: int, max_file_cols: int) -> _Scan:
+    """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)."""
     records = _records(text, delimiter, What)
     header = next(records, None)
     if header is None:
-        raise CSVError(f"{What} is empty: it must be a non-empty CSV file with a header row (column names) "
-                       f"and at least one data row.", "empty")
-    names = [c.strip(_SPACE) for c in header]
+        raise CSVError(_EMPTY.format(What=What), "empty")
+    names = [c.strip(SPACE) for c in header]
     _check_header(names, What, max_file_cols)
     width = len(names)
     index = {n: j for j, n in enumerate(names)}
@@ -723,7 +595,7 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise CSVError(f"{What} has no column {c!r}{hint}; its columns are {_names(names)}.",
                                "no_such_column", column=c)
-    stats = _Stats(width)
+    stats = CellStats(width)
     chunk_rows = max(1, _CHUNK_CELLS // width)
     n_rows = 0
     for cells, n in _data_chunks(records, width, max_rows, What, delimiter, chunk_rows):
@@ -731,10 +603,15 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
         n_rows += n
     if n_rows == 0:
         raise CSVError(f"{What} has a header row but no data: it needs at least one data row.", "empty")
+    return _Scan(names=names, index=index, stats=stats, n_rows=n_rows, chunk_rows=chunk_rows)
 
-    # Numeric, text and empty columns.
-    values = stats.count[list(_NUMBER_LIKE)].sum(axis=0)
-    filled = n_rows - stats.count[_MISSING]
+
+def _choose_columns(scan: _Scan, columns, max_cols: int, What: str) -> tuple[list[str], list[str], list[str]]:
+    """(the columns read, the text columns left out, the empty columns left out): every numeric column, or
+    ``columns`` once each is checked to hold numbers."""
+    names, stats, width = scan.names, scan.stats, scan.width
+    values = stats.count[list(NUMBER_LIKE)].sum(axis=0)
+    filled = scan.n_rows - stats.count[MISSING]
     kind = ["empty" if filled[j] == 0 else "text" if 2 * values[j] < filled[j] else "numeric"
             for j in range(width)]
     text_cols: list[str] = []
@@ -753,60 +630,77 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
                            f"empty; {hint}.", "no_numeric_column")
     else:
         for c in columns:
-            j = index[c]
+            j = scan.index[c]
             if kind[j] == "empty":
                 raise CSVError(f"{What}: column {c!r} is empty (no values); choose columns that hold numbers.",
                                "empty_column", column=c)
             if kind[j] == "text":
-                r, _ = stats.first_of([_TEXT], j)
+                r, _ = stats.first_of([TEXT], j)
                 raise CSVError(f"{What}: column {c!r} holds text, not numbers (the first text is at row {r + 2}); "
                                f"choose columns that hold numbers.", "text_column", row=r + 2, column=c)
         chosen = list(columns)
     if len(chosen) > max_cols:
         raise CSVError(f"{What} has {len(chosen)} numeric columns; at most {max_cols} can be read at once: "
                        f"choose the columns to use.", "too_many_columns")
-    cols = [index[c] for c in chosen]
+    return chosen, text_cols, empty_cols
 
-    # Decimal mark (a decimal comma only with another separator, and only when no cell contradicts it).
-    decimal = "."
-    if delimiter != ",":
-        comma = int(stats.count[[_COMMA, _COMMA3]][:, cols].sum())
-        if comma:
-            r_c, j_c, _ = _earliest(stats, [_COMMA, _COMMA3], cols)
-            r_d, j_d, _ = _earliest(stats, [_DOT], cols)
-            if r_d >= 0:
-                raise CSVError(f"{What} mixes decimal marks: row {r_c + 2}, column {names[j_c]!r} has a number "
-                               f"with a comma and row {r_d + 2}, column {names[j_d]!r} one with a dot; use one "
-                               f"decimal mark and no thousands separators, e.g. save it as comma-separated with "
-                               f"a dot as decimal mark.", "decimal", row=r_c + 2, column=names[j_c])
-            if not stats.count[_COMMA][cols].any():
-                raise CSVError(f"{What} has numbers such as 1,000 (first at row {r_c + 2}, column "
-                               f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
-                               f"save it as comma-separated with a dot as decimal mark and no thousands "
-                               f"separators.", "decimal", row=r_c + 2, column=names[j_c])
-            decimal = ","
-            notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
 
-    # Bad cells: text, grouped digits, or a comma inside a number in a comma-separated file.
-    bad_codes = [_TEXT, _GROUPED] + ([_COMMA, _COMMA3] if delimiter == "," else [])
-    r, j, code = _earliest(stats, bad_codes, cols)
+def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes: list[str]) -> str:
+    """The decimal mark: a comma only with another separator, and only when no cell contradicts it."""
+    stats, names = scan.stats, scan.names
+    if delimiter == ",":
+        return "."
+    comma = int(stats.count[[COMMA, COMMA3]][:, cols].sum())
+    if not comma:
+        return "."
+    r_c, j_c, _ = earliest(stats, [COMMA, COMMA3], cols)
+    r_d, j_d, _ = earliest(stats, [DOT], cols)
+    if r_d >= 0:
+        raise CSVError(f"{What} mixes decimal marks: row {r_c + 2}, column {names[j_c]!r} has a number "
+                       f"with a comma and row {r_d + 2}, column {names[j_d]!r} one with a dot; use one "
+                       f"decimal mark and no thousands separators, e.g. save it as comma-separated with "
+                       f"a dot as decimal mark.", "decimal", row=r_c + 2, column=names[j_c])
+    if not stats.count[COMMA][cols].any():
+        raise CSVError(f"{What} has numbers such as 1,000 (first at row {r_c + 2}, column "
+                       f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
+                       f"save it as comma-separated with a dot as decimal mark and no thousands "
+                       f"separators.", "decimal", row=r_c + 2, column=names[j_c])
+    notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
+    return ","
+
+
+def _refuse_bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What: str) -> None:
+    """The first bad cell of the columns read: text, grouped digits, or a comma inside a number in a
+    comma-separated file."""
+    bad_codes = [TEXT, GROUPED] + ([COMMA, COMMA3] if delimiter == "," else [])
+    r, j, code = earliest(scan.stats, bad_codes, cols)
     if r >= 0:
-        hint = stats.text_hint.get(j, "not a plain number") if code == _TEXT else _STATE_HINTS[code]
+        hint = scan.stats.text_hint.get(j, "not a plain number") if code == TEXT else STATE_HINTS[code]
         example = "1000 or 1,5" if decimal == "," else "1000 or 1.5"
-        raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {names[j]!r}: {hint}; "
+        raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {scan.names[j]!r}: {hint}; "
                        f"write plain numbers such as {example}, or leave the column out if it is not numeric.",
-                       "not_a_number", row=r + 2, column=names[j])
+                       "not_a_number", row=r + 2, column=scan.names[j])
 
-    # Pass 2: the values of the columns read.
-    X = np.empty((n_rows, len(cols)))
+
+def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[int], decimal: str,
+                 max_rows: int) -> np.ndarray:
+    """Pass 2: the values of the columns read, (rows, columns read) float64 (NaN for a missing value)."""
+    width = scan.width
+    X = np.empty((scan.n_rows, len(cols)))
     row0 = 0
-    records2 = _records(text, delimiter, What)
-    next(records2)  # the header
-    for cells, n in _data_chunks(records2, width, max_rows, What, delimiter, chunk_rows):
+    records = _records(text, delimiter, What)
+    next(records)  # the header
+    for cells, n in _data_chunks(records, width, max_rows, What, delimiter, scan.chunk_rows):
         by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
-        X[row0:row0 + n] = _convert(by_column, decimal).reshape(len(cols), n).T
+        X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
         row0 += n
+    return X
 
+
+def _finite_rows(X: np.ndarray, chosen: list[str], missing: str,
+                 What: str) -> tuple[np.ndarray, int, tuple[int, ...]]:
+    """(the rows kept, the number of rows with a missing value, the first of their row numbers): an
+    infinite value is refused; a missing one refuses the file (``missing="error"``) or drops its row."""
     inf = np.isinf(X)
     if inf.any():
         i, k = (int(v) for v in np.argwhere(inf)[0])
@@ -815,25 +709,27 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
                        column=chosen[k])
     nan_rows = np.isnan(X).any(axis=1)
     n_missing = int(nan_rows.sum())
-    dropped: tuple[int, ...] = ()
-    if n_missing:
-        i = int(np.argmax(nan_rows))
-        k = int(np.argmax(np.isnan(X[i])))
-        if missing == "error":
-            rows_word = _plural(n_missing, "row")
-            raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
-                           f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
-                           f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
-        if n_missing == n_rows:
-            raise CSVError(f"{What} has a missing value in every row ({_plural(n_rows, 'row')}, the first at "
-                           f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
-                           "missing", row=i + 2, column=chosen[k], count=n_missing)
-        dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
-        X = X[~nan_rows]
+    if not n_missing:
+        return X, 0, ()
+    i = int(np.argmax(nan_rows))
+    k = int(np.argmax(np.isnan(X[i])))
+    if missing == "error":
+        rows_word = _plural(n_missing, "row")
+        raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
+                       f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
+                       f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
+    if n_missing == X.shape[0]:
+        raise CSVError(f"{What} has a missing value in every row ({_plural(X.shape[0], 'row')}, the first at "
+                       f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
+                       "missing", row=i + 2, column=chosen[k], count=n_missing)
+    dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
+    return X[~nan_rows], n_missing, dropped
 
-    frame = pd.DataFrame(X, columns=chosen, copy=False)
-    notes.append(f"Read {_plural(X.shape[0], 'row')} and {_plural(len(chosen), 'numeric column')}: "
-                 f"{_names(chosen)}.")
+
+def _read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
+                dropped: tuple[int, ...]) -> list[str]:
+    """The sentences of :attr:`Table.notes` on what was read, left out and dropped."""
+    notes = [f"Read {_plural(n_rows, 'row')} and {_plural(len(chosen), 'numeric column')}: {_names(chosen)}."]
     if text_cols:
         notes.append(f"Left out {_plural(len(text_cols), 'column')} holding text: {_names(text_cols)}.")
     if empty_cols:
@@ -842,7 +738,4 @@ def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_
         more = ", ..." if n_missing > len(dropped) else ""
         notes.append(f"Dropped {_plural(n_missing, 'row')} with missing values "
                      f"({'row' if n_missing == 1 else 'rows'} {', '.join(map(str, dropped))}{more}).")
-    dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
-    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
-                 empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
-                 dialect=dialect, notes=tuple(notes))
+    return notes

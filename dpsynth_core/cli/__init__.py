@@ -1,0 +1,47 @@
+"""The ``dpsynth`` command: differentially private synthetic data from a CSV file.
+
+::
+
+    dpsynth list [-v]
+    dpsynth synth --mechanism NAME --epsilon E [--delta D] --bounds "lo:hi,lo:hi" [--param key=value ...]
+                  [--neighbours R] [--n-public N] [--columns a,b] [--drop-missing] [--seed S]
+                  [--engine numpy|dask] [--scheduler ADDRESS] [--workers N] [--memory-limit SIZE]
+                  IN -o OUT.csv [--report OUT.json]
+    dpsynth w1 DATA.csv SYNTHETIC.csv --bounds "lo:hi,..." [--columns a,b] [--metric linf] [--method auto] [--json]
+
+Parameters of ``--param`` come from the registry schema (:class:`~dpsynth_core.schema.ParamSpec`);
+the mechanism is bound once with :func:`~dpsynth_core.mechanisms.bind`. Bounds are public inputs:
+they are never derived from the data. The synthetic CSV lists its rows in random order; the report
+(``--report``) is :func:`dpsynth_core.export.public_report`, so it contains only differentially
+private values. Without ``--seed`` the noise comes from fresh operating-system entropy; with it the
+run is reproducible and its report is labelled "reproducible, not private". Files are read by
+:func:`dpsynth_core.tabular.read_table` (separator and decimal comma detected, bad cells reported by
+row and column, never a silent misread). Nothing of the input is printed, except a warning, for the
+data owner's eyes, when the bounds clamp more than a small share of the rows. Errors are one line on
+stderr with exit code 2 (usage) or 1 (invalid data or parameters); ``--debug`` shows tracebacks.
+
+Engines. ``--engine numpy`` (the default) reads one CSV file into memory, within the limits of
+:func:`~dpsynth_core.tabular.read_table` (50 MB, 200,000 rows). ``--engine dask`` reads a glob or a
+directory of Parquet (``*.parquet``) or CSV (``*.csv``) files lazily with ``dask.dataframe`` and
+hands the Dask DataFrame to the mechanism, which sums its per-record statistic partition by partition
+(:mod:`dpsynth_core.rows`): the data are never held in memory at once, and with the same seed the
+release is the one the numpy engine makes on the same rows. The partitions are computed by a
+``distributed.LocalCluster`` started for the run (one single-threaded worker process per core, a
+memory limit per worker), or by an existing cluster (``--scheduler tcp://host:8786``). For tests and
+debugging, the environment variable ``DPSYNTH_DASK_SCHEDULER`` (``synchronous``, ``threads`` or
+``processes``) makes the dask engine use that local Dask scheduler instead of starting a cluster.
+Outputs are written to a temporary name in their directory and moved into place once the release is
+complete, so a failed run leaves no partial file. See docs/scale.md.
+
+Modules: :mod:`._commands` (the commands, the parser, :func:`main`, the numpy engine),
+:mod:`._dask` (the dask engine), :mod:`._common` (what both share: messages, the heartbeat, the
+parsing of the arguments, the all-or-nothing outputs). ``python -m dpsynth_core.cli`` runs
+:func:`main` (:mod:`.__main__`).
+"""
+
+from __future__ import annotations
+
+from ._commands import build_parser, main
+from ._dask import SCHEDULER_ENV
+
+__all__ = ["main", "build_parser", "SCHEDULER_ENV"]
