@@ -364,7 +364,6 @@ class Domain:
         num = arr[:, self.numeric_index] if self.is_mixed else arr
         return np.all((num >= self.lower_array) & (num <= self.upper_array), axis=1)
 
-<<<<<<< HEAD
     def _cols(self, X: Any) -> Sequence[str] | None:  # callers move to read(); removed when they have
         return self.names if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names) else None
 
@@ -425,12 +424,6 @@ class Domain:
                 raise ValueError(f"The '{name}' parameter of {owner} must hold category indices in [0, {size}) "
                                  f"in column {col!r} (an encoded array), or be a DataFrame of the declared "
                                  f"categories. Got {fmt_value(float(c[i]))} at row {i}.")
-=======
-    def _cols(self, X: Any) -> Sequence[str] | None:
-        if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names):
-            return self.names
-        return None
->>>>>>> main
 
     def to_unit(self, X: Any, *, return_clamped: bool = False, owner: str = "Domain.to_unit"):
         """Map ``X`` (n, d) into ``[0, 1]^k`` on the numeric columns, clamping points outside the box;
