@@ -31,9 +31,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import machine, write  # noqa: E402
 from dpsynth_core import Domain  # noqa: E402
+from dpsynth_core.datasets import shift_scenario  # noqa: E402
 from dpsynth_core.grid import cell_of  # noqa: E402
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+query = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.query")
 
 
 def corner_clusters(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -52,7 +54,7 @@ def corner_clusters(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 def dataset(name: str, seed: int, n: int = 2000, d: int = 4):
     rng = np.random.default_rng(seed)
     if name == "mixture+shifted_public":
-        X, P, dom = sm.shift_scenario(n, d, 0.3, rng=rng, n_public=4000)
+        X, P, dom = shift_scenario(n, d, 0.3, rng=rng, n_public=4000)
         return X, dom, P
     X = corner_clusters(n, d, rng)
     return X, Domain.unit(d), None  # default public: 4000 uniform points
@@ -105,10 +107,10 @@ def coverage(name: str, runs: int, **kw) -> dict:
 
 def step3_timing(quick: bool) -> dict:
     d, s, k, npub = 5, 2, 25, 4000
-    X, P, dom = sm.shift_scenario(20_000, d, 0.3, rng=0, n_public=npub)
+    X, P, dom = shift_scenario(20_000, d, 0.3, rng=0, n_public=npub)
     rng = np.random.default_rng(1)
     K = math.comb(d, s)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     v = sm.marginal_vector(X, s, k)
     b = sm.noise_scale(X.shape[0], 1.0, d, s, k, exact_total=True)
     v_dp = v + sm.haar_block_noise(K, k, s, b, rng, exact_total=True)
@@ -142,7 +144,7 @@ def k_sweep(quick: bool) -> dict:
                "proj_U_T_consistent": [], "priv_U_T": [], "proj_U_T": [], "priv_L_T": [], "proj_L_T": [],
                "public_raw_loss": []}
         for r in range(reps):
-            X, P, dom = sm.shift_scenario(n, d, 0.3, rng=100 + r, n_public=4000)
+            X, P, dom = shift_scenario(n, d, 0.3, rng=100 + r, n_public=4000)
             rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=k, public=P, rng=200 + r,
                                       mc_draws=100 if quick else 200)
             acc["loss"].append(sm.sparse_utility_loss(X, rel.synthetic, 2, dom))

@@ -12,10 +12,14 @@ import pytest
 from scipy import stats
 
 from dpsynth_core import MECHANISMS, Domain, run
+from dpsynth_core.datasets import shift_scenario
 from dpsynth_core.grid import cell_of
 from dpsynth_core.haar import haar_analysis
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+#: the package's modules, for the steps the package face does not re-export
+query, proxies, certificate, mechanism = (importlib.import_module(f"dpsynth_core.mechanisms.sparse_marginals.{m}")
+                                          for m in ("query", "proxies", "certificate", "mechanism"))
 
 
 def _data(n=300, d=3, seed=0):
@@ -41,7 +45,7 @@ def test_marginal_vector_path_order_is_snake_permutation():
     X = _data(80, 3)
     row = sm.marginal_vector(X, 2, 4, order="row")
     path = sm.marginal_vector(X, 2, 4, order="path")
-    order, rank = sm._path_rank(4, 2)
+    order, rank = query.path_rank(4, 2)
     np.testing.assert_array_equal(path, row[:, order])
     np.testing.assert_array_equal(row, path[:, rank])
 
@@ -94,7 +98,7 @@ def test_proxy_ut_is_w1_on_probability_vectors():
     w1 = ot.emd2(a, b, ot.dist(C, C, metric="chebyshev"), numItermax=10**7)
     assert sm.proxy_ut((a - b)[None, :], k, 2) == pytest.approx(w1, rel=1e-9)
     # and L_T dominates it (Definition 2: the snake path is 1-Lipschitz onto the grid)
-    order, _ = sm._path_rank(k, 2)
+    order, _ = query.path_rank(k, 2)
     assert sm.proxy_lt((a - b)[order][None, :], k) >= w1 - 1e-12
 
 
@@ -105,7 +109,7 @@ def _small_lp_case(seed, K_d=(3, 2), k=3, N=25):
     X = _data(60, d, seed)
     v = sm.marginal_vector(X, s, k) + sm.haar_block_noise(math.comb(d, s), k, s, 0.02, rng=g)
     Z = sm.discretise_support(g.random((N, d)), k)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     cells = np.array([cell_of(Z[:, S], k) for S in sm.marginal_subsets(d, s)])
     return v, Z, cells, rank
 
@@ -327,11 +331,11 @@ def test_validation_utility_loss_and_helpers():
     with pytest.raises(TypeError, match="'domain' parameter of sparse_utility_loss"):
         sm.sparse_utility_loss(X, X, 1, domain="unit")
     with pytest.raises(ValueError, match="'shift' parameter of shift_scenario"):
-        sm.shift_scenario(10, 3, 1.5)
+        shift_scenario(10, 3, 1.5)
     with pytest.raises(ValueError, match="'d' parameter of shift_scenario"):
-        sm.shift_scenario(10, 1, 0.5)
+        shift_scenario(10, 1, 0.5)
     with pytest.raises(ValueError, match="'n' parameter of shift_scenario"):
-        sm.shift_scenario(0, 3, 0.5)
+        shift_scenario(0, 3, 0.5)
     with pytest.raises(ValueError, match="'s' parameter of marginal_subsets"):
         sm.marginal_subsets(3, 4)
     with pytest.raises(ValueError, match="'order' parameter of marginal_vector"):
@@ -434,7 +438,7 @@ def test_consistency_projection_is_identity_on_query_differences(d, s, k):
         np.testing.assert_allclose(sm.consistent_part(x, cmap), x, atol=1e-12)
         # and Π maps noisy vectors to consistent zero-total ones (the noise directions are removed)
         eta = sm.haar_block_noise(math.comb(d, s), k, s, 0.01, rng=g, draws=20, exact_total=exact_total)
-        order, rank = sm._path_rank(k, s)
+        order, rank = query.path_rank(k, s)
         pe = sm.consistent_part(eta[..., rank], cmap)
         assert np.abs(pe.reshape(20, -1) @ A.T.toarray()).max() < 1e-12
 
@@ -445,7 +449,7 @@ def test_consistency_projection_lowers_the_noise_quantile():
     # A deterministic check with a 5% margin: the sampling error of a 0.9-quantile from 400 draws is ~2%.
     K, k, s = 6, 8, 2
     b = sm.noise_scale(2000, 1.0, 4, 2, k, exact_total=True)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     eta = sm.haar_block_noise(K, k, s, b, rng=0, draws=400, exact_total=True)[..., rank]
     cmap = sm.consistency_map(4, 2, 8, exact_total=True)
     q_old = np.quantile(sm.proxy_ut(eta, k, s), 0.9)
@@ -500,7 +504,7 @@ def test_consistent_certificate_below_papers_on_seeded_runs():
     # fixed-seed check on the coverage setting of the benchmark (n=2000, d=4, s=2, k=8): the consistent
     # U_T certificate is below the paper's in every one of 4 runs; measured ratios 0.90-0.95.
     for seed in range(4):
-        X, P, dom = sm.shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
+        X, P, dom = shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=8, public=P, rng=10_000 + seed)
         new, old = rel.trace["certificate"]["U_T_consistent"], rel.trace["certificate"]["U_T"]
         assert new["total"] < old["total"]
@@ -525,7 +529,7 @@ def test_small_coverage_check():
     # probability 0.007, so at most 7 failures are allowed; measured: 0.
     fails = 0
     for seed in range(30):
-        X, _, dom = sm.shift_scenario(400, 3, 0.3, rng=seed, n_public=10)
+        X, _, dom = shift_scenario(400, 3, 0.3, rng=seed, n_public=10)
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=4, public_size=400, mc_draws=100, rng=100 + seed)
         loss = sm.sparse_utility_loss(X, rel.synthetic, 2, dom)
         fails += loss > rel.bound
@@ -535,17 +539,17 @@ def test_small_coverage_check():
 
 # ----------------------------------------------------------------------------- shift scenario
 def test_shift_scenario():
-    X, P, dom = sm.shift_scenario(500, 4, 0.0, rng=0, n_public=600)
+    X, P, dom = shift_scenario(500, 4, 0.0, rng=0, n_public=600)
     assert X.shape == (500, 4) and P.shape == (600, 4) and dom.d == 4
     assert X.min() >= 0 and X.max() <= 1
-    X1, P1, _ = sm.shift_scenario(500, 4, 1.0, rng=0, n_public=600)
+    X1, P1, _ = shift_scenario(500, 4, 1.0, rng=0, n_public=600)
     np.testing.assert_array_equal(X, X1)  # the private sample does not depend on the shift
     # no shift: public and private come from one law; full shift: the public data moves away
     d0 = sm.sparse_utility_loss(X, P, 2)
     d1 = sm.sparse_utility_loss(X1, P1, 2)
     assert d1 > 2 * d0
-    Xb, Pb, _ = sm.shift_scenario(500, 4, 0.5, rng=0, n_public=600)
-    Xc, Pc, _ = sm.shift_scenario(500, 4, 0.5, rng=0, n_public=600)
+    Xb, Pb, _ = shift_scenario(500, 4, 0.5, rng=0, n_public=600)
+    Xc, Pc, _ = shift_scenario(500, 4, 0.5, rng=0, n_public=600)
     np.testing.assert_array_equal(Pb, Pc)
 
 
@@ -573,7 +577,7 @@ def test_mc_order_is_the_exchangeable_order_statistic():
             assert (M + 1 - j) / (M + 1) <= delta + 1e-12  # exceeded with probability at most δ
             assert j == 1 or (M + 2 - j) / (M + 1) > delta  # and j is the smallest such order
     samples = np.random.default_rng(0).permutation(np.arange(1.0, 201.0))
-    assert sm._quantile_high(samples, 0.1) == 181.0
+    assert certificate.quantile_high(samples, 0.1) == 181.0
 
 
 def test_mc_order_exceedance_matches_exchangeability():
@@ -595,28 +599,28 @@ def test_mc_order_exceedance_matches_exchangeability():
 
 def test_mc_draws_too_few_for_delta_cert_refused_before_work(monkeypatch):
     # δ = 0.01 needs M >= 99: the 21st of 20 draws does not exist. Refused before the default grid is searched.
-    monkeypatch.setattr(sm, "default_k", lambda *a, **k: pytest.fail("default_k ran before the refusal"))
+    monkeypatch.setattr(mechanism, "default_k", lambda *a, **k: pytest.fail("default_k ran before the refusal"))
     with pytest.raises(ValueError, match=r"The 'mc_draws' parameter of sparse_marginals must be at least 99 for "
                                          r"delta_cert=0.01.*Got 20; pass more mc_draws or a larger delta_cert"):
         sm.sparse_marginals(_data(100, 3, 1), Domain.unit(3), epsilon=1.0, delta_cert=0.01, mc_draws=20, rng=0)
 
 
 def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative():
-    """_ut_solve_plan (cheap bounds only) is an upper bound on what _ut_quantile charges; with a soft budget
+    """ut_solve_plan (cheap bounds only) is an upper bound on what ut_quantile charges; with a soft budget
     below it the declined solves use their proven upper bounds, so the quantile can only grow."""
     from dpsynth_core import limits
 
     K, k, s, M = 3, 6, 2, 60
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     w = sm.haar_block_noise(K, k, s, 0.01, rng=4, draws=M, exact_total=True)[..., rank]
-    plan = sm._ut_solve_plan(w, k, s, 0.1)
-    hard = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
-    q_exact, _ = sm._ut_quantile(w, k, s, 0.1, hard)
+    plan = certificate.ut_solve_plan(w, k, s, 0.1)
+    hard = proxies.SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
+    q_exact, _ = certificate.ut_quantile(w, k, s, 0.1, hard)
     assert 0 < hard.used <= plan
-    exact_all = np.array([sm._ut_block_max(row, k, s) for row in w])
+    exact_all = np.array([proxies.ut_block_max(row, k, s) for row in w])
     assert q_exact == np.sort(exact_all)[sm.mc_order(M, 0.1) - 1]
     with limits.override(max_transport_solves=max(1, hard.used // 3)):
-        soft = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
-        q_soft, _ = sm._ut_quantile(w, k, s, 0.1, soft)
+        soft = proxies.SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
+        q_soft, _ = certificate.ut_quantile(w, k, s, 0.1, soft)
     assert soft.declined > 0 and soft.used <= soft.limit
     assert q_soft >= q_exact
