@@ -57,7 +57,7 @@ def dataset(name: str, seed: int, n: int = 2000, d: int = 4):
         X, P, dom = shift_scenario(n, d, 0.3, rng=rng, n_public=4000)
         return X, dom, P
     X = corner_clusters(n, d, rng)
-    return X, Domain.unit(d), None  # default public: 4000 uniform points
+    return X, Domain.unit(d), "uniform"  # the default public candidates: 4000 uniform points
 
 
 CERTS = ("U_T_consistent", "L_T_consistent", "U_T", "L_T")
@@ -76,15 +76,15 @@ def coverage(name: str, runs: int, **kw) -> dict:
         seconds.append(time.perf_counter() - t0)
         loss = sm.sparse_utility_loss(X, rel.synthetic, 2, dom)
         losses.append(loss)
-        assert rel.bound == rel.trace["certificate"]["U_T_consistent"]["total"]
+        assert rel.bound == rel.trace.certificate["U_T_consistent"].total
         for c in CERTS:
-            b = rel.trace["certificate"][c]["total"]
+            b = rel.trace.certificate[c].total
             certs[c].append(b)
             exceed[c] += loss > b
             ratios[c].append(b / loss)
         for c in terms:
             for t in terms[c]:
-                terms[c][t].append(rel.trace["certificate"][c][t])
+                terms[c][t].append(getattr(rel.trace.certificate[c], t))
     out = {
         "runs": runs, "settings": {"n": 2000, "d": 4, "s": 2, "k": 8, "epsilon": 1.0, "delta_cert": 0.1, **kw},
         "certificates": "U_T_consistent (released, rel.bound) and L_T_consistent: Eq. (4) with G∘Π (module "
@@ -151,10 +151,10 @@ def k_sweep(quick: bool) -> dict:
             if k == ks[0]:
                 acc["public_raw_loss"].append(sm.sparse_utility_loss(X, P, 2, dom))
             for c in ("U_T_consistent", "U_T", "L_T"):
-                t = rel.trace["certificate"][c]
-                acc[c].append(t["total"])
-                acc[f"priv_{c}"].append(t["privatisation_quantile"])
-                acc[f"proj_{c}"].append(t["projection"])
+                t = rel.trace.certificate[c]
+                acc[c].append(t.total)
+                acc[f"priv_{c}"].append(t.privatisation_quantile)
+                acc[f"proj_{c}"].append(t.projection)
             acc["disc"].append(0.5 / k)
         row = {"k": k, **{key: float(np.mean(v)) for key, v in acc.items() if v}}
         rows.append(row)

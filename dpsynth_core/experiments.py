@@ -22,6 +22,7 @@ import numpy as np
 
 from .domain import Domain
 from .mechanisms.base import Release
+from .mechanisms.sparse_marginals import SparseMarginalsTrace
 from .validation import check_choice, check_float, check_int, check_rng, param_error
 
 __all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
@@ -202,10 +203,11 @@ def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
     its terms (private) against the realised utility loss (computed from the data: owner-side)."""
     from .transport import sparse_utility_loss
 
-    terms = rel.trace["certificate"][rel.params["certificate_key"]]
-    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, rel.params["s"], dom)),
-            "discretisation": terms["discretisation"], "privatisation": terms["privatisation_quantile"],
-            "projection": terms["projection"]}
+    trace = SparseMarginalsTrace.of(rel)
+    terms = trace.released
+    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, trace.s, dom)),
+            "discretisation": terms.discretisation, "privatisation": terms.privatisation_quantile,
+            "projection": terms.projection}
 
 
 def angle_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:

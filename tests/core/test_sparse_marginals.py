@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import pkgutil
 
 import numpy as np
 import ot
@@ -163,40 +164,40 @@ def _rel(**kw):
 @pytest.mark.parametrize("snap", [True, False])
 def test_certificate_terms_nonnegative_and_add_up(cert, snap):
     X, rel = _rel(certificate=cert, snap_public=snap)
-    for name, terms in rel.trace["certificate"].items():
+    for name, terms in rel.trace.certificate.items():
         parts = ["discretisation", "privatisation_quantile", "projection_proxy", "projection_support"]
-        assert all(terms[p] >= 0 for p in parts)
-        assert terms["total"] == pytest.approx(sum(terms[p] for p in parts), rel=1e-12)
-        assert terms["projection"] == pytest.approx(terms["projection_proxy"] + terms["projection_support"])
-        assert terms["discretisation"] == pytest.approx(1 / 8)
+        assert all(getattr(terms, p) >= 0 for p in parts)
+        assert terms.total == pytest.approx(sum(getattr(terms, p) for p in parts), rel=1e-12)
+        assert terms.projection == pytest.approx(terms.projection_proxy + terms.projection_support)
+        assert terms.discretisation == pytest.approx(1 / 8)
         # the quantile is the ⌈(1-δ)(M+1)⌉-th smallest Monte Carlo draw (δ = 0.1, M = 50: the 46th)
-        mc = np.sort(rel.trace["mc_samples"][name])
-        assert terms["privatisation_quantile"] == mc[math.ceil(0.9 * (mc.size + 1)) - 1] == mc[45]
+        mc = np.sort(rel.trace.mc_samples[name])
+        assert terms.privatisation_quantile == mc[math.ceil(0.9 * (mc.size + 1)) - 1] == mc[45]
     # the released bound is the consistent certificate (Eq. (4) with G∘Π); the paper's one is kept
-    assert set(rel.trace["certificate"]) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
+    assert set(rel.trace.certificate) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
         set() if cert == "U_T" else {"U_T", "U_T_consistent"})
-    assert rel.bound == rel.trace["certificate"][f"{cert}_consistent"]["total"]
+    assert rel.bound == rel.trace.certificate[f"{cert}_consistent"].total
     assert rel.params["certificate_key"] == f"{cert}_consistent"
     if snap:
-        assert rel.trace["certificate"][cert]["projection_support"] == 0.0
+        assert rel.trace.certificate[cert].projection_support == 0.0
     else:
-        assert 0 < rel.trace["certificate"][cert]["projection_support"] <= 1 / 8
-        assert rel.trace["certificate"]["L_T_consistent"]["projection_support"] == \
-            rel.trace["certificate"]["L_T"]["projection_support"]
+        assert 0 < rel.trace.certificate[cert].projection_support <= 1 / 8
+        assert rel.trace.certificate["L_T_consistent"].projection_support == \
+            rel.trace.certificate["L_T"].projection_support
     if cert == "U_T":
-        ut = rel.trace["certificate"]["U_T_consistent"]
-        assert ut["projection_support"] == 0.0  # the exact KR term includes the support offsets
-        assert ut["projection_kind"].startswith("exact KR")
+        ut = rel.trace.certificate["U_T_consistent"]
+        assert ut.projection_support == 0.0  # the exact KR term includes the support offsets
+        assert ut.projection_kind.startswith("exact KR")
         # exact term <= U_T(Π v_DP, T mu) + U(T^-1 T mu, mu) (triangle inequality), equal when snapped
-        assert ut["projection_proxy"] <= ut["projection_via_grid"] + 1e-12
+        assert ut.projection_proxy <= ut.projection_via_grid + 1e-12
         if snap:
-            assert ut["projection_proxy"] == ut["projection_via_grid"]
+            assert ut.projection_proxy == ut.projection_via_grid
         else:
-            assert ut["projection_proxy"] < ut["projection_via_grid"]  # measured: 0.127 vs 0.143
+            assert ut.projection_proxy < ut.projection_via_grid  # measured: 0.127 vs 0.143
     # the projection term is recomputable from the released trace (it is private)
-    noisy, proj = rel.trace["noisy_marginals"], rel.trace["projected_marginals"]
-    order = rel.trace["snake_order"]
-    assert rel.trace["certificate"]["L_T"]["projection_proxy"] == pytest.approx(
+    noisy, proj = rel.trace.noisy_marginals, rel.trace.projected_marginals
+    order = rel.trace.snake_order
+    assert rel.trace.certificate["L_T"].projection_proxy == pytest.approx(
         sm.proxy_lt((noisy - proj)[:, order], 4))
     # projected marginals are those of the released synthetic points
     np.testing.assert_allclose(proj, sm.marginal_vector(rel.synthetic, 2, 4, order="row"), atol=1e-12)
@@ -205,12 +206,12 @@ def test_certificate_terms_nonnegative_and_add_up(cert, snap):
 def test_consistency_none_releases_the_papers_certificate():
     _, a = _rel(consistency="none", rng=4)
     _, b = _rel(rng=4)
-    assert set(a.trace["certificate"]) == {"U_T", "L_T"}
-    assert a.bound == a.trace["certificate"]["U_T"]["total"]
+    assert set(a.trace.certificate) == {"U_T", "L_T"}
+    assert a.bound == a.trace.certificate["U_T"].total
     # same noise, same Step 3, same paper certificate; only the released bound differs
     np.testing.assert_array_equal(a.synthetic, b.synthetic)
-    assert a.trace["certificate"]["U_T"] == b.trace["certificate"]["U_T"]
-    np.testing.assert_array_equal(a.trace["noisy_marginals"], a.trace["consistent_marginals"])
+    assert a.trace.certificate["U_T"] == b.trace.certificate["U_T"]
+    np.testing.assert_array_equal(a.trace.noisy_marginals, a.trace.consistent_marginals)
     assert a.params["consistency_projection"] == "none" and b.params["consistency_projection"] == "GLS"
 
 
@@ -221,11 +222,11 @@ def test_release_contents():
     for key in ("s", "k", "delta_cert", "mc_draws", "K", "noise_scale", "certificate", "step3", "noise"):
         assert key in rel.params
     assert rel.params["K"] == 3
-    np.testing.assert_allclose(rel.trace["owner"]["true_marginals"], sm.marginal_vector(X, 2, 4, order="row"))
+    np.testing.assert_allclose(rel.owner.true_marginals, sm.marginal_vector(X, 2, 4, order="row"))
     assert "n" not in rel.params
     assert any("uniformly" in n for n in rel.notes)
-    s53 = rel.trace["section_5_3"]
-    assert s53["L_T(v_DP, T mu)"] == pytest.approx(rel.trace["certificate"]["L_T"]["projection_proxy"])
+    s53 = rel.trace.section_5_3
+    assert s53["L_T(v_DP, T mu)"] == pytest.approx(rel.trace.certificate["L_T"].projection_proxy)
     # synthetic points lie on the grid centres when snapped (Section 5.1: D_pub ⊂ T_k)
     frac = rel.synthetic * 4 - 0.5
     np.testing.assert_allclose(frac, np.round(frac), atol=1e-9)
@@ -250,6 +251,31 @@ def test_registry_and_run():
     X = _data(200, 3, 2)
     rel = run("sparse_marginals", X, Domain.unit(3), epsilon=1.0, k=3, public_size=200, mc_draws=20, rng=0)
     assert rel.mechanism == "sparse_marginals"
+    # the subpackage is one module of the registry (its own modules are not mechanisms), registered once
+    mechanisms = importlib.import_module("dpsynth_core.mechanisms")
+    listed = [info.name for info in pkgutil.iter_modules(mechanisms.__path__)]
+    assert listed.count("sparse_marginals") == 1 and not {"query", "mechanism", "certificate"} & set(listed)
+    assert spec.func is sm.sparse_marginals and spec.config is sm.SparseMarginalsConfig
+    assert spec.param("s").high == 6 and spec.theory is not None and not spec.theory.proven
+
+
+def test_typed_trace_and_owner():
+    X, rel = _rel()
+    tr = sm.SparseMarginalsTrace.of(rel)
+    assert tr.released is tr.certificate[tr.certificate_key] and rel.bound == tr.released.total
+    assert tr.certificate_key == rel.params["certificate_key"] == "U_T_consistent"
+    assert (tr.s, tr.k, tr.K, tr.delta_cert) == (2, 4, 3, 0.1) and tr.subsets == rel.params["subsets"]
+    assert tr.support_size == rel.params["support_size"] == tr.weights.size
+    own = sm.SparseMarginalsOwner.of(rel)
+    assert (own.n, own.n_clamped) == (400, 0)
+    assert all(v is not None and v > 0 for v in (own.noise_lt, own.noise_ut, own.noise_lt_consistent,
+                                                 own.noise_ut_consistent))
+    # U_T is computed only when the release uses it, Π only with the consistency projection
+    _, lt = _rel(certificate="L_T", consistency="none")
+    assert lt.owner.noise_lt > 0 and lt.owner.noise_ut is lt.owner.noise_lt_consistent is lt.owner.noise_ut_consistent
+    assert lt.owner.noise_ut is None and set(lt.trace.certificate) == {"L_T"}
+    with pytest.raises(TypeError, match="not a SparseMarginalsTrace"):
+        sm.SparseMarginalsTrace.of(run("flat_histogram", X, Domain.unit(3), epsilon=1.0, rng=0))
 
 
 def test_public_grid_full_and_array_public():
@@ -263,12 +289,28 @@ def test_public_grid_full_and_array_public():
     assert rel2.synthetic.max() <= 2.0
 
 
+def test_public_dataframe_columns_follow_the_domain_names():
+    # a DataFrame of public points is matched to the domain's column names, as the private X is
+    import pandas as pd
+
+    X = _data(200, 2, 4)
+    dom = Domain(lower=[0, 0], upper=[1, 1], names=("a", "b"))
+    P = np.random.default_rng(1).random((80, 2))
+    frame = pd.DataFrame({"extra": 0.5, "b": P[:, 1], "a": P[:, 0]})
+    kw = dict(epsilon=1.0, k=3, mc_draws=20, rng=0)
+    a, b = sm.sparse_marginals(X, dom, public=P, **kw), sm.sparse_marginals(X, dom, public=frame, **kw)
+    np.testing.assert_array_equal(a.synthetic, b.synthetic)
+    assert a.bound == b.bound and a.params == b.params
+    with pytest.raises(ValueError, match="'public' parameter of sparse_marginals"):  # 3 columns, none named a
+        sm.sparse_marginals(X, dom, public=frame.rename(columns={"a": "c"}), **kw)
+
+
 def test_step3_ut_option_lowers_projection_term():
     _, a = _rel(step3="L_T", rng=3)
     _, b = _rel(step3="U_T", rng=3)
-    np.testing.assert_array_equal(a.trace["noisy_marginals"], b.trace["noisy_marginals"])
-    assert b.trace["certificate_lp_measure"]["U_T"]["projection_proxy"] <= \
-        a.trace["certificate_lp_measure"]["U_T"]["projection_proxy"] + 1e-7
+    np.testing.assert_array_equal(a.trace.noisy_marginals, b.trace.noisy_marginals)
+    assert b.trace.certificate_lp_measure["U_T"].projection_proxy <= \
+        a.trace.certificate_lp_measure["U_T"].projection_proxy + 1e-7
 
 
 # -------------------------------------------------------------------------------- validation
@@ -276,6 +318,7 @@ def test_step3_ut_option_lowers_projection_term():
     (dict(epsilon=0), ValueError, "'epsilon' parameter of sparse_marginals"),
     (dict(epsilon="1"), TypeError, "'epsilon' parameter of sparse_marginals"),
     (dict(s=4), ValueError, r"'s' parameter of sparse_marginals must be an int in \[1, 3\]"),
+    (dict(s=7), ValueError, r"'s' parameter of sparse_marginals must be an int in \[1, 6\]"),
     (dict(s=0), ValueError, "'s' parameter of sparse_marginals"),
     (dict(s=1.5), ValueError, "'s' parameter of sparse_marginals"),
     (dict(k=0), ValueError, "'k' parameter of sparse_marginals"),
@@ -283,6 +326,8 @@ def test_step3_ut_option_lowers_projection_term():
     (dict(k=300), ValueError, r"'k' parameter of sparse_marginals must be an int with k\^s <= 65536"),
     (dict(public="gaussian"), ValueError, "'public' parameter of sparse_marginals must be one of 'uniform', 'grid'"),
     (dict(public=np.zeros((5, 2))), ValueError, "'public' parameter of sparse_marginals"),
+    (dict(public=np.array([[0.5, np.nan, 0.5]])), ValueError, "'public' parameter of sparse_marginals"),
+    (dict(public=None), TypeError, "'public' parameter of sparse_marginals must be one of 'uniform', 'grid'"),
     (dict(public_size=0), ValueError, "'public_size' parameter of sparse_marginals"),
     (dict(snap_public=1), TypeError, "'snap_public' parameter of sparse_marginals"),
     (dict(certificate="W1"), ValueError, "'certificate' parameter of sparse_marginals"),
@@ -506,20 +551,20 @@ def test_consistent_certificate_below_papers_on_seeded_runs():
     for seed in range(4):
         X, P, dom = shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=8, public=P, rng=10_000 + seed)
-        new, old = rel.trace["certificate"]["U_T_consistent"], rel.trace["certificate"]["U_T"]
-        assert new["total"] < old["total"]
-        assert new["privatisation_quantile"] < old["privatisation_quantile"]
+        new, old = rel.trace.certificate["U_T_consistent"], rel.trace.certificate["U_T"]
+        assert new.total < old.total
+        assert new.privatisation_quantile < old.privatisation_quantile
 
 
 def test_consistency_both_fits_the_consistent_marginals():
     _, rel = _rel(consistency="both", rng=6)
-    order = rel.trace["snake_order"]
-    lt = sm.proxy_lt((rel.trace["consistent_marginals"] - rel.trace["lp_marginals"])[:, order], 4)
+    order = rel.trace.snake_order
+    lt = sm.proxy_lt((rel.trace.consistent_marginals - rel.trace.lp_marginals)[:, order], 4)
     # Step 3's optimum is L_T(Π v_DP, T mu) of its measure, up to the tie-break (relative λ = 1e-3)
-    assert rel.trace["lp"]["objective"] == pytest.approx(lt, rel=2e-3)
+    assert rel.trace.lp["objective"] == pytest.approx(lt, rel=2e-3)
     _, rel2 = _rel(consistency="certificate", rng=6)
-    np.testing.assert_array_equal(rel.trace["consistent_marginals"], rel2.trace["consistent_marginals"])
-    assert not np.array_equal(rel.trace["lp_marginals"], rel2.trace["lp_marginals"])
+    np.testing.assert_array_equal(rel.trace.consistent_marginals, rel2.trace.consistent_marginals)
+    assert not np.array_equal(rel.trace.lp_marginals, rel2.trace.lp_marginals)
 
 
 # --------------------------------------------------------------------------- coverage (small)
@@ -533,7 +578,7 @@ def test_small_coverage_check():
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=4, public_size=400, mc_draws=100, rng=100 + seed)
         loss = sm.sparse_utility_loss(X, rel.synthetic, 2, dom)
         fails += loss > rel.bound
-        assert rel.trace["certificate"]["U_T"]["total"] <= rel.trace["certificate"]["L_T"]["total"] + 0.5
+        assert rel.trace.certificate["U_T"].total <= rel.trace.certificate["L_T"].total + 0.5
     assert fails <= 7
 
 

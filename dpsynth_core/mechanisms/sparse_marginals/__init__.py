@@ -85,14 +85,16 @@ Modules
     :mod:`.consistency` the consistency projection Π (item 5);
     :mod:`.certificate` Step 4 (the Monte Carlo quantile and the certificate's terms);
     :mod:`.mechanism` :func:`sparse_marginals` itself, calling those steps.
-The names below are re-exported here: ``from dpsynth_core.mechanisms.sparse_marginals import step3_lp``.
+The public names of these modules are re-exported here (``from dpsynth_core.mechanisms.sparse_marginals
+import step3_lp``); the release's typed results are :class:`SparseMarginalsTrace` and
+:class:`SparseMarginalsOwner`, its parameters :class:`SparseMarginalsConfig`.
 """
 
 from ...datasets import shift_scenario  # the test-data generator of the shift figures; it lives in datasets
 from ...transport.marginals import marginal_subsets, sparse_utility_loss
-from .certificate import CERTIFICATES, kr_grid_points, mc_order
+from .certificate import CERTIFICATES, CertificateTerms, kr_grid_points, mc_order
 from .consistency import CONSISTENCY, consistency_constraints, consistency_map, consistent_part
-from .mechanism import sparse_marginals
+from .mechanism import SparseMarginalsConfig, SparseMarginalsOwner, SparseMarginalsTrace, sparse_marginals
 from .projection import (
     PUBLIC_GENERATORS,
     TIE_BREAK,
@@ -115,6 +117,10 @@ from .query import (
 
 __all__ = [
     "sparse_marginals",
+    "SparseMarginalsConfig",
+    "SparseMarginalsTrace",
+    "SparseMarginalsOwner",
+    "CertificateTerms",
     "sparse_utility_loss",
     "marginal_subsets",
     "marginal_vector",

@@ -14,17 +14,21 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...grid import cell_centres
 from ...transport.marginals import unique_weighted
-from .proxies import SolveBudget, emd_value, solve_cost, ut_block_max, ut_bounds
-from .query import haar_block_noise, path_rank
+from .consistency import consistent_part
+from .proxies import SolveBudget, emd_value, proxy_lt, solve_cost, ut_block_max, ut_bounds, ut_exact
+from .query import Grid, haar_block_noise, marginal_bins, path_rank
 
-__all__ = ["CERTIFICATES", "mc_order", "quantile_high", "ut_solve_plan", "ut_quantile", "default_k_within_budget",
-           "support_discretisation", "certificate_terms", "kr_grid_points", "direct_projection", "DIRECT_MAX_NODES"]
+__all__ = ["CERTIFICATES", "DIRECT_MAX_NODES", "mc_order", "quantile_high", "ut_solve_plan", "ut_quantile",
+           "default_k_within_budget", "support_discretisation", "kr_grid_points", "direct_projection",
+           "CertificateTerms", "certificate_terms", "NoiseDraws", "noise_draws", "plan_quantiles", "Fit", "fit",
+           "Noisy",            "Certificates", "certify", "section_5_3"]
 
 #: Proxy losses a certificate can use (``certificate=...``; also the Step 3 choices).
 CERTIFICATES: tuple[str, ...] = ("U_T", "L_T")
@@ -221,14 +225,216 @@ def direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subse
     return out
 
 
-def certificate_terms(proxy: str, *, k: int, quantile: float, proj_proxy: float, proj_support: float) -> dict:
+# ---------------------------------------------------------------------------- the certificates
+@dataclass(frozen=True)
+class CertificateTerms:
+    """The terms of one certificate (Eq. (4)), all differentially private (post-processing of v_DP).
+
+    ``total = discretisation + privatisation_quantile + projection_proxy + projection_support`` and
+    ``projection = projection_proxy + projection_support``. ``proxy`` names G ("L_T", "U_T", "L_T∘Π",
+    "U_T∘Π"). For the consistent U_T certificate only, ``projection_kind`` says how its projection term
+    was computed and ``projection_via_grid`` is the grid proxy's value, which it never exceeds.
+    """
+
+    proxy: str
+    discretisation: float
+    privatisation_quantile: float
+    projection_proxy: float
+    projection_support: float
+    projection: float
+    total: float
+    projection_kind: str = ""
+    projection_via_grid: float | None = None
+
+
+def certificate_terms(proxy: str, *, k: int, quantile: float, proj_proxy: float, proj_support: float,
+                      projection_kind: str = "", projection_via_grid: float | None = None) -> CertificateTerms:
+    """The certificate 1/2k + quantile + projection terms (Eq. (4)) on the grid of k cells per axis."""
     disc = 0.5 / k
-    return {
-        "proxy": proxy,
-        "discretisation": disc,
-        "privatisation_quantile": quantile,
-        "projection_proxy": proj_proxy,
-        "projection_support": proj_support,
-        "projection": proj_proxy + proj_support,
-        "total": disc + quantile + proj_proxy + proj_support,
+    return CertificateTerms(proxy=proxy, discretisation=disc, privatisation_quantile=quantile,
+                            projection_proxy=proj_proxy, projection_support=proj_support,
+                            projection=proj_proxy + proj_support, total=disc + quantile + proj_proxy + proj_support,
+                            projection_kind=projection_kind, projection_via_grid=projection_via_grid)
+
+
+@dataclass(frozen=True)
+class NoiseDraws:
+    """M fresh draws of the noise law (no data): η in path order (``path``, (M, K, k^s)), in row-major
+    cell order (``row``) and Πη (``projected``, row-major; None without the consistency projection)."""
+
+    path: np.ndarray
+    row: np.ndarray
+    projected: np.ndarray | None
+
+
+def noise_draws(grid: Grid, scale: float, rng: np.random.Generator, draws: int, *, exact_total: bool,
+                cmap: dict | None, consistent: bool) -> NoiseDraws:
+    """The certificate's Monte Carlo draws of the noise law (fresh noise from ``rng``, no data)."""
+    path = haar_block_noise(grid.K, grid.k, grid.s, scale, rng, draws=draws, exact_total=exact_total)
+    row = grid.to_row(path)
+    return NoiseDraws(path=path, row=row, projected=consistent_part(row, cmap) if consistent else None)
+
+
+def plan_quantiles(draws: NoiseDraws, grid: Grid, delta: float) -> int:
+    """Exact solves the U_T quantiles (of η and, with the consistency projection, of Πη) can need, from the
+    cheap bounds only (:func:`ut_solve_plan`)."""
+    plan = ut_solve_plan(draws.row, grid.k, grid.s, delta)
+    if draws.projected is not None:
+        plan += ut_solve_plan(draws.projected, grid.k, grid.s, delta)
+    return plan
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A measure μ = Σ_j weights_j δ_{points_j} on public points of the unit cube with what its certificates
+    need: its query vector Tμ (``t_mu``, path order) and the support term U(T^{-1}Tμ, μ) (0 when snapped)."""
+
+    points: np.ndarray
+    weights: np.ndarray
+    t_mu: np.ndarray
+    support_term: float
+
+
+def fit(points: np.ndarray, weights: np.ndarray, grid: Grid, *, snap: bool) -> Fit:
+    """:class:`Fit` of the measure with ``weights`` on ``points`` (snapped points: no support term)."""
+    t_mu = marginal_bins(points, grid.s, grid.k, "path", weights)
+    sup = 0.0 if snap else support_discretisation(points, weights, grid.subsets, grid.k)
+    return Fit(points=points, weights=weights, t_mu=t_mu, support_term=sup)
+
+
+@dataclass(frozen=True)
+class Noisy:
+    """The released statistic the certificates post-process: v_DP (path order) and, with the consistency
+    projection, v_cons = c0 + Π(v_DP - c0) (row-major; equal to v_DP otherwise) and Π's map."""
+
+    dp: np.ndarray
+    consistent_row: np.ndarray
+    cmap: dict | None
+    consistent: bool
+
+
+@dataclass
+class Certificates:
+    """Every certificate computed, by key ("L_T", "U_T", "L_T_consistent", "U_T_consistent"): for the
+    released points and for the LP's measure, and the Monte Carlo samples of each privatisation term."""
+
+    released: dict[str, CertificateTerms] = field(default_factory=dict)
+    lp_measure: dict[str, CertificateTerms] = field(default_factory=dict)
+    mc_samples: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def certify(grid: Grid, noisy: Noisy, draws: NoiseDraws, budget: SolveBudget, released: Fit, lp: Fit, *,
+            delta: float, snap: bool, use_ut: bool) -> Certificates:
+    """Eq. (4) for the released points and the LP measure with L_T and, if ``use_ut``, U_T: the paper's
+    certificates and, with the consistency projection, the consistent ones (package docstring, item 5).
+
+    A hard ``budget`` is checked against the projection terms' plan before any exact solve; the exact
+    solves then run in a fixed order (the paper's U_T quantile and terms, then the consistent ones), which
+    decides which ones a soft budget declines."""
+    if use_ut and not budget.soft:
+        budget.plan(_plan_projection(grid, noisy, released, lp, snap=snap))
+    out = Certificates()
+    r_dp = [noisy.dp - released.t_mu, noisy.dp - lp.t_mu]  # v_DP - Tμ, path order
+    _lt_certificate(out, "L_T", "L_T", draws.path, r_dp, grid, (released, lp), delta)
+    if use_ut:
+        _ut_certificate(out, draws.row, [grid.to_row(r) for r in r_dp], grid, (released, lp), delta, budget)
+    if noisy.consistent:
+        r_cons = [noisy.consistent_row - grid.to_row(f.t_mu) for f in (released, lp)]  # Π v_DP - Tμ, row-major
+        _lt_certificate(out, "L_T_consistent", "L_T∘Π", draws.projected[..., grid.order],
+                        [r[:, grid.order] for r in r_cons], grid, (released, lp), delta)
+        if use_ut:
+            _consistent_ut_certificate(out, draws.projected, r_cons, noisy, grid, (released, lp), delta, budget,
+                                       snap=snap)
+    return out
+
+
+def _plan_projection(grid: Grid, noisy: Noisy, released: Fit, lp: Fit, *, snap: bool) -> int:
+    """Exact solves the U_T projection terms can need (the residual maxima over blocks; the direct KR terms
+    of unsnapped points), from the cheap bounds only."""
+    k, s, m = grid.k, grid.s, grid.m
+    residuals = [grid.to_row(noisy.dp - released.t_mu), grid.to_row(noisy.dp - lp.t_mu)]
+    if noisy.consistent:
+        residuals += [noisy.consistent_row - grid.to_row(released.t_mu), noisy.consistent_row - grid.to_row(lp.t_mu)]
+    plan = sum(ut_solve_plan(r_row, k, s) for r_row in residuals)
+    if noisy.consistent and not snap:
+        plan += sum(grid.K * (solve_cost(m) + solve_cost(m + 1 + n_pts))
+                    for n_pts in (released.points.shape[0], lp.points.shape[0]) if m + 1 + n_pts <= DIRECT_MAX_NODES)
+    return plan
+
+
+def _lt_certificate(out: Certificates, key: str, proxy: str, samples_path: np.ndarray, residuals_path: list,
+                    grid: Grid, fits: tuple[Fit, Fit], delta: float) -> None:
+    """An L_T certificate: the quantile of L_T over the noise draws, L_T of each residual (path order)."""
+    mc = proxy_lt(samples_path, grid.k)
+    q = quantile_high(mc, delta)
+    for store, r, f in zip((out.released, out.lp_measure), residuals_path, fits, strict=True):
+        store[key] = certificate_terms(proxy, k=grid.k, quantile=q, proj_proxy=float(proxy_lt(r, grid.k)),
+                                       proj_support=f.support_term)
+    out.mc_samples[key] = mc
+
+
+def _ut_certificate(out: Certificates, samples_row: np.ndarray, residuals_row: list, grid: Grid,
+                    fits: tuple[Fit, Fit], delta: float, budget: SolveBudget) -> None:
+    """The paper's U_T certificate: the exact quantile and maxima, solving only the draws and blocks that
+    decide them (:func:`ut_quantile`)."""
+    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget)
+    for store, r, f in zip((out.released, out.lp_measure), residuals_row, fits, strict=True):
+        top = ut_block_max(r, grid.k, grid.s, budget)
+        store["U_T"] = certificate_terms("U_T", k=grid.k, quantile=q, proj_proxy=top, proj_support=f.support_term)
+    out.mc_samples["U_T"] = mc
+
+
+def _consistent_ut_certificate(out: Certificates, samples_row: np.ndarray, residuals_row: list, noisy: Noisy,
+                               grid: Grid, fits: tuple[Fit, Fit], delta: float, budget: SolveBudget, *,
+                               snap: bool) -> None:
+    """The consistent U_T certificate: the quantile of U_T(Πη) and, per measure, the exact KR projection
+    term (:func:`_ut_projection`)."""
+    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget)
+    out.mc_samples["U_T_consistent"] = mc
+    for store, r, f in zip((out.released, out.lp_measure), residuals_row, fits, strict=True):
+        per_block, exact, via_grid = _ut_projection(r, f, noisy, grid, budget, snap=snap)
+        kind = ("exact KR distance ||T^-1 Π v_DP - P^S mu||, max over blocks" if exact
+                else "U_T(Π v_DP, T mu) + U(T^-1 T mu, mu) (too large for the exact term)")
+        store["U_T_consistent"] = certificate_terms("U_T∘Π", k=grid.k, quantile=q,
+                                                    proj_proxy=float(per_block.max()), proj_support=0.0,
+                                                    projection_kind=kind, projection_via_grid=via_grid)
+
+
+def _ut_projection(r_row: np.ndarray, f: Fit, noisy: Noisy, grid: Grid, budget: SolveBudget, *,
+                   snap: bool) -> tuple[np.ndarray, bool, float]:
+    """The projection term of the consistent U_T certificate per block, whether it is exact, and the grid
+    proxy's maximum (U_T of the residual plus the support term).
+
+    Snapped: the exact KR term is U_T of the block (both measures live on the centres), and only the
+    maximum over blocks enters the certificate. Unsnapped: the smaller of the grid value and the exact
+    KR distance to the points (:func:`direct_projection`), when the transport fits
+    :data:`DIRECT_MAX_NODES` and the budget."""
+    k, s, m, sup = grid.k, grid.s, grid.m, f.support_term
+    if snap or m + 1 + f.points.shape[0] > DIRECT_MAX_NODES:
+        top = ut_block_max(r_row, k, s, budget) + sup
+        return np.array([top]), snap, float(top)
+    via_grid = np.array([ut_exact(row, k, s, budget) for row in r_row]) + sup
+    if not all([budget.charge(m + 1 + f.points.shape[0]) for _ in grid.subsets]):  # a soft budget declined
+        return via_grid, False, float(via_grid.max())
+    direct = direct_projection(noisy.consistent_row, f.points, f.weights, grid.subsets, k, s)
+    return np.minimum(direct, via_grid), True, float(via_grid.max())
+
+
+def section_5_3(certs: Certificates) -> dict:
+    """[DLS+24, Section 5.3]: the projection term L_T(v_DP, Tμ) of the released points against the
+    distribution of L_T(0, η) (once they are comparable, a better Step 3 cannot be expected to help)."""
+    lt = certs.released["L_T"].projection_proxy
+    mc_lt = certs.mc_samples["L_T"]
+    out = {
+        "L_T(v_DP, T mu)": lt,
+        "L_T(0, eta) MC mean": float(np.mean(mc_lt)),
+        "L_T(0, eta) MC q05": float(np.quantile(mc_lt, 0.05)),
+        "L_T(0, eta) MC q95": float(np.quantile(mc_lt, 0.95)),
+        "ratio to MC mean": lt / float(np.mean(mc_lt)) if np.mean(mc_lt) > 0 else float("nan"),
+        "note": "Section 5.3: once L_T(v_DP, T mu) is about L_T(v_DP, T mu_D) = L_T(0, eta), further "
+                "optimisation of Step 3 (e.g. more public points) cannot be expected to help.",
     }
+    if "U_T_consistent" in certs.released:
+        out["U_T(Pi v_DP, T mu)"] = certs.released["U_T_consistent"].projection_proxy
+        out["U_T(0, Pi eta) MC mean"] = float(np.mean(certs.mc_samples["U_T_consistent"]))
+    return out

@@ -1,171 +1,307 @@
-"""The mechanism: :func:`sparse_marginals` (registration, parameters, the release) calling the steps of
-the other modules of this package (see the package docstring for the mathematics).
+"""The mechanism: :func:`sparse_marginals`, its parameters (:class:`SparseMarginalsConfig`) and its typed
+results (:class:`SparseMarginalsTrace`, :class:`SparseMarginalsOwner`). The body calls the steps of the
+other modules of this package; the mathematics is in the package docstring.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ... import limits
+from ...domain import Domain
 from ...grid import cell_of, largest_remainder
 from ...haar import levels_for
 from ...privacy import Ledger
 from ...theory import Theory, marginal_rate
-from ...transport.marginals import marginal_subsets
-from ...validation import check_bool, check_choice, check_float, check_int, param_error
-from ..base import ParamSpec, Release, prepare, register
+from ...validation import check_choice, check_points, param_error
+from ..contract import Config, Prepared, mechanism, n_synthetic_param, param
+from ..release import OwnerView, Release, Trace
 from .certificate import (
     CERTIFICATES,
-    DIRECT_MAX_NODES,
-    certificate_terms,
+    Certificates,
+    CertificateTerms,
+    Fit,
+    NoiseDraws,
+    Noisy,
+    certify,
     default_k_within_budget,
-    direct_projection,
+    fit,
     mc_order,
-    quantile_high,
-    support_discretisation,
-    ut_quantile,
-    ut_solve_plan,
+    noise_draws,
+    plan_quantiles,
+    section_5_3,
 )
 from .consistency import CONSISTENCY, consistency_map, consistent_part
 from .projection import PUBLIC_GENERATORS, TIE_BREAK, discretise_support, public_points, step3_lp, step3_ut_lp
-from .proxies import SolveBudget, proxy_lt, solve_cost, ut_block_max, ut_exact
+from .proxies import SolveBudget, proxy_lt, ut_block_max
 from .query import (
     MAX_CELLS_PER_BLOCK,
     MAX_CELLS_TOTAL,
     NOISES,
+    Grid,
     default_k,
     haar_block_noise,
-    marginal_bins,
     marginal_counts,
     noise_scale,
-    path_rank,
 )
 
-__all__ = ["sparse_marginals"]
+__all__ = ["sparse_marginals", "SparseMarginalsConfig", "SparseMarginalsTrace", "SparseMarginalsOwner"]
 
-_OWNER = "sparse_marginals"
+#: The default grid searches k^s <= 4096 cells per block.
+_DEFAULT_MAX_CELLS = 4096
 
 
-@register(dict(
-    theory=Theory(proven=False, rate=marginal_rate),
+# ------------------------------------------------------------------------------------ parameters
+def _check_public(value: Any, owner: str) -> Any:
+    """``public``: a generator name (:data:`PUBLIC_GENERATORS`) or public points (array (n_pub, d) or a
+    DataFrame, domain units); their dimension is checked against the domain in ``check_domain``."""
+    if isinstance(value, str):
+        return check_choice(value, "public", owner, PUBLIC_GENERATORS)
+    if hasattr(value, "columns"):  # a DataFrame: its columns are matched to the domain's names in check_domain
+        return value
+    return check_points(value, "public", owner)
+
+
+def _public_columns(public: Any, domain: Domain) -> tuple[str, ...] | None:
+    """The domain's column names when ``public`` is a DataFrame holding all of them (as for X)."""
+    if hasattr(public, "columns") and all(name in public.columns for name in domain.names):
+        return domain.names
+    return None
+
+
+@dataclass(frozen=True)
+class SparseMarginalsConfig(Config):
+    """The parameters of :func:`sparse_marginals`. ``public`` is a generator name or (Python API) an array
+    of public points."""
+
+    s: int = param("int", 2, "Marginal order: the utility loss is the largest W1 over all s-dimensional "
+                   "marginals (Eq. 1).", low=1, high=6)
+    k: int | None = param("int", None, "Cells per axis of each marginal grid (k^s cells per block); default: the k "
+                          "minimising the expected-loss bound of Eq. (15) for (n, ε, d, s), no data used.", low=1,
+                          high=4096)
+    public: Any = param("choice", "uniform", "Public candidate points the synthetic measure lives on "
+                        "(Section 5.1): a data-independent generator here; an array through the API.",
+                        choices=PUBLIC_GENERATORS, check=_check_public)
+    public_size: int = param("int", 4000, "Number of generated public candidates (the paper uses 4000).",
+                             low=1, high=200_000, log=True)
+    snap_public: bool = param("bool", True, "Move public points to their cell centres in T_k,d (Section 5.1: "
+                              "D_pub ⊂ T_k), so the last projection term of Eq. (4) is zero.")
+    certificate: str = param("choice", "U_T", "Proxy loss in the released certificate: U_T (Eq. 17, tighter) "
+                             "or L_T (Eq. 10).", choices=CERTIFICATES)
+    delta_cert: float = param("float", 0.1, "The certificate holds with probability at least 1 - delta_cert "
+                              "over the noise (Lemma 1).", low=0.001, high=0.5, log=True)
+    step3: str = param("choice", "L_T", "Proxy minimised by the Step 3 LP: L_T (the paper) or U_T "
+                       "(Algorithm 1 with G = U_T, an LP over public-point measures; not in the paper).",
+                       choices=CERTIFICATES)
+    noise: str = param("choice", "exact_total", "exact_total: under replace the block totals are public and get "
+                       "no noise, the other Haar coefficients slightly less (same ε; docs/sparse-marginals.md, "
+                       "'Step 2: noise'); paper: Laplace(2K/(nε)) on every Haar coefficient (Lemma 2).",
+                       choices=NOISES)
+    consistency: str = param("choice", "certificate", "certificate: the released bound uses the proxy composed "
+                             "with the consistency projection Π of the noisy marginals (Lemma 1 with G∘Π; removes the "
+                             "noise components that no dataset can have, valid by the same proof); both: Step 3 also "
+                             "fits Π v_DP; none: the paper's Eq. (4) as printed.", choices=CONSISTENCY)
+    mc_draws: int = param("int", 200, "Monte Carlo noise draws for the privatisation quantile (no data used; "
+                          "the paper uses 200).", low=20, high=100_000, log=True, advanced=True)
+    n_synthetic: int | None = n_synthetic_param("Synthetic points (largest-remainder rounding of the measure); "
+                                                "default n (public under replace).")
+
+    @property
+    def exact_total(self) -> bool:
+        return self.noise == "exact_total"
+
+    @property
+    def consistent(self) -> bool:
+        """Whether the consistency projection Π is used (in the certificate, and with "both" in Step 3)."""
+        return self.consistency != "none"
+
+    @property
+    def uses_ut(self) -> bool:
+        """Whether U_T is computed (the released certificate or Step 3 uses it): exact transport solves."""
+        return self.certificate == "U_T" or self.step3 == "U_T"
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        """s <= d; enough Monte Carlo draws for delta_cert; the query vector and the Monte Carlo noise
+        within the size limits (public inputs only, before anything is allocated); public points of
+        dimension d."""
+        super().check_domain(domain, owner)
+        d, s, M = domain.d, self.s, self.mc_draws
+        if s > d:
+            raise param_error(owner, "s", f"an int in [1, {d}]", s)
+        K = math.comb(d, s)
+        mc_order(M, self.delta_cert, owner)
+        limits.check_planned(M * K, "max_cells", owner=owner, param="mc_draws", what="Monte Carlo entries",
+                             fix="pass fewer mc_draws or a smaller s",
+                             got=f"{M} draws x C({d}, {s}) = {K} blocks = {M * K} entries at k = 1")
+        if self.k is None and K > MAX_CELLS_TOTAL:
+            raise param_error(owner, "k", f"an int with C(d, s) k^s <= {MAX_CELLS_TOTAL} (d={d}, s={s}, "
+                              f"C(d, s)={K})", None)
+        if self.k is not None:
+            _check_grid(self.k, s, K, d, M, owner)
+        if not isinstance(self.public, str):
+            check_points(self.public, "public", owner, d=d, columns=_public_columns(self.public, domain))
+
+
+def _check_grid(k: int, s: int, K: int, d: int, M: int, owner: str) -> None:
+    """An explicit k: at most 2^16 cells per block, 2^21 entries of the query vector, and the Monte Carlo
+    noise (M K k^s entries) within ``limits`` max_cells."""
+    m = k**s
+    if m > MAX_CELLS_PER_BLOCK:
+        raise param_error(owner, "k", f"an int with k^s <= {MAX_CELLS_PER_BLOCK} (s={s})", k)
+    if K * m > MAX_CELLS_TOTAL:
+        raise param_error(owner, "k", f"an int with C(d, s) k^s <= {MAX_CELLS_TOTAL} (d={d}, s={s}, C(d, s)={K})", k)
+    limits.check_planned(M * K * m, "max_cells", owner=owner, param="k", what="Monte Carlo entries",
+                         fix="pass a smaller k or fewer mc_draws",
+                         got=f"{M} draws x {K} blocks x {k}^{s} cells = {M * K * m} entries")
+
+
+# --------------------------------------------------------------------------------- typed results
+@dataclass(frozen=True)
+class SparseMarginalsTrace(Trace):
+    """The intermediates of a release (all differentially private: post-processing of v_DP and public inputs).
+
+    ``s``, ``k``, ``subsets`` (the K subsets S, as lists) and ``snake_order`` (row-major cell at each path
+    position) describe the grid; ``delta_cert`` is the certificate's failure probability. The marginals
+    are (K, k^s) arrays in row-major cell order: ``noisy_marginals`` (v_DP), ``consistent_marginals``
+    (Π v_DP, equal to v_DP with consistency="none"), ``projected_marginals`` (those of the released points)
+    and ``lp_marginals`` (of the LP's measure). ``certificate`` holds every certificate of the released
+    points by key ("L_T", "U_T", "L_T_consistent", "U_T_consistent"; :class:`CertificateTerms`),
+    ``certificate_key`` the one in ``release.bound`` (:attr:`released`), ``certificate_lp_measure`` the
+    same for the LP's measure and ``mc_samples`` the Monte Carlo samples of each privatisation term.
+    ``lp`` summarises Step 3 (objective, size, seconds), ``support`` and ``weights`` are the LP's measure
+    on the public support (unit cube), ``section_5_3`` the comparison of Section 5.3 and
+    ``transport_solves`` the exact solves the certificate used.
+    """
+
+    s: int
+    k: int
+    delta_cert: float
+    subsets: list
+    snake_order: np.ndarray
+    noisy_marginals: np.ndarray
+    consistent_marginals: np.ndarray
+    projected_marginals: np.ndarray
+    lp_marginals: np.ndarray
+    certificate: dict[str, CertificateTerms]
+    certificate_key: str
+    certificate_lp_measure: dict[str, CertificateTerms]
+    mc_samples: dict[str, np.ndarray]
+    lp: dict
+    support: np.ndarray
+    weights: np.ndarray
+    section_5_3: dict
+    transport_solves: int
+
+    @property
+    def released(self) -> CertificateTerms:
+        """The terms of the released certificate (``release.bound`` is its total)."""
+        return self.certificate[self.certificate_key]
+
+    @property
+    def K(self) -> int:
+        """Number of marginal blocks, C(d, s)."""
+        return len(self.subsets)
+
+    @property
+    def support_size(self) -> int:
+        """Number of public candidates Step 3 chose from (after snapping and merging)."""
+        return int(self.support.shape[0])
+
+
+@dataclass(frozen=True)
+class SparseMarginalsOwner(OwnerView):
+    """Owner view (NOT DP): the true marginals T μ_D ((K, k^s), row-major cells) and the realised proxy
+    losses of the noise actually added, G(0, η) and G(0, Πη) (None when not computed: U_T only when the
+    release uses it, Π only with the consistency projection)."""
+
+    true_marginals: np.ndarray
+    noise_lt: float
+    noise_ut: float | None
+    noise_lt_consistent: float | None
+    noise_ut_consistent: float | None
+
+
+# ------------------------------------------------------------------------------------- mechanism
+@mechanism(
     name="sparse_marginals",
     title="Certified sparse-marginal release (Donhauser et al.)",
     paper=("Donhauser, Lokna, Sanyal, Boedihardjo, Hönig, Yang, Certified private data release for sparse Lipschitz "
            "functions (AISTATS 2024) [DLS+24]"),
-    algorithm="[DLS+24] Algorithm 1 with public-data Step 3 (Section 5.1); certificate Eq. (4) with U_T (Eq. 17) or L_T (Eq. 10)",
+    algorithm="[DLS+24] Algorithm 1 with public-data Step 3 (Section 5.1); certificate Eq. (4) with U_T (Eq. 17) or "
+              "L_T (Eq. 10)",
     dp="pure",
     neighbours=("replace",),
-    default_neighbours="replace",
-    params=(
-        ParamSpec("s", "int", 2, "Marginal order: the utility loss is the largest W1 over all s-dimensional "
-                  "marginals (Eq. 1).", low=1, high=6),
-        ParamSpec("k", "int", None, "Cells per axis of each marginal grid (k^s cells per block); default: the k "
-                  "minimising the expected-loss bound of Eq. (15) for (n, ε, d, s), no data used.", low=1,
-                  high=4096),
-        ParamSpec("public", "choice", "uniform", "Public candidate points the synthetic measure lives on "
-                  "(Section 5.1): a data-independent generator here; an array through the API.",
-                  choices=PUBLIC_GENERATORS),
-        ParamSpec("public_size", "int", 4000, "Number of generated public candidates (the paper uses 4000).",
-                  low=1, high=200_000, log=True),
-        ParamSpec("snap_public", "bool", True, "Move public points to their cell centres in T_k,d (Section 5.1: "
-                  "D_pub ⊂ T_k), so the last projection term of Eq. (4) is zero."),
-        ParamSpec("certificate", "choice", "U_T", "Proxy loss in the released certificate: U_T (Eq. 17, tighter) "
-                  "or L_T (Eq. 10).", choices=CERTIFICATES),
-        ParamSpec("delta_cert", "float", 0.1, "The certificate holds with probability at least 1 - delta_cert "
-                  "over the noise (Lemma 1).", low=0.001, high=0.5, log=True),
-        ParamSpec("step3", "choice", "L_T", "Proxy minimised by the Step 3 LP: L_T (the paper) or U_T "
-                  "(Algorithm 1 with G = U_T, an LP over public-point measures; not in the paper).",
-                  choices=CERTIFICATES),
-        ParamSpec("noise", "choice", "exact_total", "exact_total: under replace the block totals are public and get "
-                  "no noise, the other Haar coefficients slightly less (same ε; docs/sparse-marginals.md, 'Step 2: noise'); paper: "
-                  "Laplace(2K/(nε)) on every Haar coefficient (Lemma 2).",
-                  choices=NOISES),
-        ParamSpec("consistency", "choice", "certificate", "certificate: the released bound uses the proxy composed "
-                  "with the consistency projection Π of the noisy marginals (Lemma 1 with G∘Π; removes the noise "
-                  "components that no dataset can have, valid by the same proof); both: Step 3 also fits Π v_DP; "
-                  "none: the paper's Eq. (4) as printed.", choices=CONSISTENCY),
-        ParamSpec("mc_draws", "int", 200, "Monte Carlo noise draws for the privatisation quantile (no data used; "
-                  "the paper uses 200).", low=20, high=100_000, log=True, advanced=True),
-        ParamSpec("n_synthetic", "int", None, "Synthetic points (largest-remainder rounding of the measure); "
-                  "default n (public under replace).", low=1, high=10_000_000, advanced=True),
-    ),
+    config=SparseMarginalsConfig,
+    theory=Theory(proven=False, rate=marginal_rate),
     summary="All s-way marginals on k^s grids with Haar-transformed Laplace noise, projected onto measures over "
             "public points by a sparse LP, released with a private high-probability bound on the utility loss.",
-))
-def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", public_size=4000, snap_public=True,
-                     certificate="U_T", delta_cert=0.1, mc_draws=200, step3="L_T", noise="exact_total",
-                     consistency="certificate", n_synthetic=None, neighbours="replace", rng=None) -> Release:
+)
+def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMarginalsTrace, SparseMarginalsOwner]:
     """Certified DP release for s-sparse Lipschitz queries [DLS+24, Algorithm 1, Sections 3 and 5].
 
     .. math:: \\mathcal B(\\mu, v_{DP}) = \\frac{1}{2k} + q_{1-\\delta}\\big(\\mathcal G(0,\\eta)\\big)
               + \\mathcal G(v_{DP}, T\\mu) + \\mathcal U(T^{-1}T\\mu, \\mu) \\ \\ge\\ \\mathcal U(\\mu_D, \\mu)
               \\ \\text{w.p.} \\ge 1 - \\delta
 
-    Steps (package docstring): noisy marginals :math:`v_{DP} = T\\mu_D + [\\Phi\\tilde\\eta]` with
-    :math:`\\tilde\\eta \\sim \\mathrm{Lap}(2K/(n\\varepsilon))` (Eq. (7), Lemma 2), Step 3 as the sparse LP of
-    Section 5.1 (:func:`step3_lp`), rounding of the optimal measure to ``n_synthetic`` points (largest
-    remainder), and the certificate of Eq. (4) evaluated *on the released points* (Lemma 1 holds
-    uniformly over μ, so the bound applies to the rounded measure; the LP measure's certificate is in
-    the trace).
+    Noisy marginals :math:`v_{DP} = T\\mu_D + [\\Phi\\tilde\\eta]`, :math:`\\tilde\\eta \\sim \\mathrm{Lap}(2K/(n\\varepsilon))`
+    (Eq. (7), Lemma 2); Step 3 as a sparse LP over measures on public points (Section 5.1); rounding to
+    ``n_synthetic`` points (largest remainder); the certificate of Eq. (4) evaluated *on the released
+    points* (Lemma 1 holds uniformly over μ; the LP measure's certificate is in the trace). The package
+    docstring has the steps and the consistent certificate; every parameter's range and rule is declared
+    once in :class:`SparseMarginalsConfig`.
 
     Parameters
     ----------
     X : array (n, d), DataFrame, Dask array (n, d) or Dask DataFrame
-        Private data in domain units (clamped into the domain). Read only through the marginal
-        counts (:func:`marginal_counts`), so a Dask collection is never materialised.
+        Private data in domain units (clamped into the domain), read only through the marginal counts
+        (:func:`~.query.marginal_counts`): a Dask collection is never materialised.
     domain : Domain (public bounds)
     epsilon : float in (0, inf)
-    s : int in [1, d], default 2
-        Sparsity: the utility loss is over all s-dimensional marginals (K = C(d, s) blocks).
+    s : int in [1, min(6, d)], default 2
+        The utility loss is over all s-dimensional marginals (K = C(d, s) blocks).
     k : int in [1, 4096] or None
-        Cells per axis of every marginal grid, with ``k^s <= 2^16`` and ``K k^s <= 2^21``.
-        ``None``: :func:`default_k` (data-independent).
-    public : "uniform" (default), "grid", None (= "uniform") or array (n_pub, d) in domain units
-        Public candidates (Section 5.1). "uniform": ``public_size`` i.i.d. uniform points of
-        the domain, drawn from ``rng`` (no data used). "grid": the centres of :math:`T_{k,d}` (all of them
-        when ``k^d <= public_size`` — then Step 3 is the exact Eq. (12) — else a uniform subset).
+        Cells per axis of every marginal grid (``k^s <= 2^16``, ``K k^s <= 2^21``); None:
+        :func:`~.query.default_k` (data-independent).
+    public : "uniform" (default), "grid" or array (n_pub, d) in domain units
+        Public candidates: ``public_size`` uniform points of the domain (from ``rng``), the centres of
+        :math:`T_{k,d}` (all when ``k^d <= public_size``: then Step 3 is the exact Eq. (12)), or public data.
     public_size : int in [1, 200000], default 4000 (the paper's n_a)
     snap_public : bool, default True
-        Replace public points by their cell centres in :math:`T_{k,d}` (and merge duplicates), as in
-        Section 5.1 (:math:`D_{pub} \\subset T_k`): the support term :math:`\\mathcal U(T^{-1}T\\mu, \\mu)` is 0.
-        ``False`` keeps the points; the term is then computed exactly and added to the certificate.
+        Move the public points to their cell centres in :math:`T_{k,d}` (Section 5.1), so that the support
+        term :math:`\\mathcal U(T^{-1}T\\mu, \\mu)` is 0; ``False`` adds it, computed exactly.
     certificate : {"U_T", "L_T"}, default "U_T"
-        Proxy loss G of the released certificate (Eq. (17) or Eq. (10)); Step 3 always minimises L_T
-        (Section 5.4: optimising U_T over measures is not tractable).
+        Proxy G of the released certificate (Eq. (17) or Eq. (10)).
     delta_cert : float in [0.001, 0.5], default 0.1
-    mc_draws : int in [20, 100000], default 200
-        Monte Carlo draws of η for the quantile: the ⌈(1-δ)(M+1)⌉-th smallest draw is used, which a
-        fresh draw exceeds with probability at most δ (:func:`mc_order`); refused when M < (1-δ)/δ.
     step3 : {"L_T", "U_T"}, default "L_T"
-        Proxy minimised in Step 3: L_T (the paper, Eq. (12)/(16), :func:`step3_lp`) or U_T
-        (Algorithm 1 with G = U_T, tractable over public points: :func:`step3_ut_lp`; not in the paper).
+        Proxy minimised in Step 3: the paper's L_T (:func:`~.projection.step3_lp`) or U_T
+        (:func:`~.projection.step3_ut_lp`; not in the paper).
     noise : {"exact_total", "paper"}, default "exact_total"
-        "paper": Laplace(2K/(nε)) on every Haar coefficient (Lemma 2). "exact_total": under replace the
-        total mass of each block is public (it is 1), its Haar coefficient gets no noise and the others
-        Laplace(2K/(nε)·L/(L+1)) (:func:`noise_scale`); same ε, less noise (docs/deviations.md §9, "Sparse marginals": under
-        replace the block totals are exact; :func:`dpsynth_core.haar.privatize_counts` does the same). Its effect
-        on the certificate's privatisation quantiles (n = 2000, d = 4, k = 8) is measured in
-        benchmarks/results/sparse_marginals.json ("variants", noise=paper against the default).
+        "paper": Laplace(2K/(nε)) on every Haar coefficient. "exact_total": the block totals are public
+        under replace and get no noise, the others Laplace(2K/(nε)·L/(L+1)) (:func:`~.query.noise_scale`;
+        same ε; docs/deviations.md §9; measured in benchmarks/results/sparse_marginals.json, "variants").
     consistency : {"certificate", "both", "none"}, default "certificate"
-        "certificate": the released bound is Eq. (4) with the proxy :math:`\\mathcal G\\circ\\Pi`, Π the
-        consistency projection of the noisy marginals (:func:`consistency_map`, package docstring); for
-        ``snap_public=False`` its projection term is the exact KR distance to the released points.
-        "both": Step 3 also fits :math:`\\Pi v_{DP}` instead of :math:`v_{DP}` (post-processing; lowers the
-        loss). "none": the paper's Eq. (4) as printed. The paper's certificates are always in the trace
-        (keys "U_T" and "L_T"), the consistent ones under "U_T_consistent" and "L_T_consistent".
-    n_synthetic : int in [1, 10^7] or None (default n)
+        "certificate": the released bound uses the proxy G∘Π, Π the consistency projection
+        (:func:`~.consistency.consistency_map`); "both": Step 3 also fits Π v_DP; "none": Eq. (4) as
+        printed. The paper's certificates are always in the trace.
+    mc_draws : int in [20, 100000], default 200
+        Monte Carlo draws of η; the ⌈(1-δ)(M+1)⌉-th smallest is the quantile (:func:`~.certificate.mc_order`),
+        so M >= (1-δ)/δ is required.
+    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
+        None: the public n, capped at the output limits (post-processing; noted in ``notes`` and
+        ``params["limits"]``). An explicit value above the limit is refused.
     neighbours : "replace" only (n is public; add/remove is refused)
     rng : numpy Generator, int or None
 
     Returns
     -------
-    Release
-        ``bound`` is the certificate for the released synthetic data (unit cube, l_inf, Eq. (1));
-        ``trace`` holds the noisy and projected marginals (K, k^s) in row-major cell order, the
-        certificate terms for U_T and L_T, the Monte Carlo samples, the LP summary and the Section 5.3
-        comparison; ``trace["owner"]`` the true marginals and the realised proxy losses of the noise.
+    Release[SparseMarginalsTrace, SparseMarginalsOwner]
+        ``bound``: the certificate for the released points (unit cube, l_inf, Eq. (1)); ``trace``: the
+        marginals, every certificate's terms, the Monte Carlo samples, the LP summary and Section 5.3's
+        comparison; ``owner``: the true marginals and the realised proxy losses of the noise (not DP).
 
     References
     ----------
@@ -173,285 +309,199 @@ def sparse_marginals(X, domain, *, epsilon, s=2, k=None, public="uniform", publi
     .. [HH18] Q. Huangfu, J. A. J. Hall. Parallelizing the dual revised simplex method. Math. Prog. Comp. 10(1), 2018.
     See docs/references.md for the full entries.
     """
-    owner = _OWNER
-    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
-    d = domain.d
-    ss = check_int(s, "s", owner, low=1, high=d)
-    K = math.comb(d, ss)
-    M_draws = check_int(mc_draws, "mc_draws", owner, low=20, high=100_000)
-    dlt = check_float(delta_cert, "delta_cert", owner, low=0.001, high=0.5)
-    mc_order(M_draws, dlt, owner)  # refuses before any work when mc_draws is too small for delta_cert
-    lim = limits.current()
-    # Resource limits (dpsynth_core.limits), from public inputs only, before anything is allocated: the
-    # query vector (K k^s entries) and the Monte Carlo noise of the certificate (mc_draws K k^s entries).
-    limits.check_planned(M_draws * K, "max_cells", owner=owner, param="mc_draws", what="Monte Carlo entries",
-                         fix="pass fewer mc_draws or a smaller s",
-                         got=f"{M_draws} draws x C({d}, {ss}) = {K} blocks = {M_draws * K} entries at k = 1")
-    psize_req = check_int(public_size, "public_size", owner, low=1, high=200_000)
-    if k is None:
-        cells_cap = min(MAX_CELLS_TOTAL, lim.max_cells // M_draws) // K
-        k_cap = max(1, min(int(math.floor(4096 ** (1.0 / ss) + 1e-9)), int(math.floor(cells_cap ** (1.0 / ss) + 1e-9))))
-        while k_cap > 1 and (k_cap**ss > cells_cap or K * (min(psize_req, k_cap**d) + 7 * k_cap**ss)
-                             > lim.max_lp_nonzeros):
-            k_cap -= 1
-        kk = default_k(p.n, p.epsilon, d, ss, k_max=k_cap)
-        k_rule = "default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30), data-independent"
-        if k_cap < int(math.floor(4096 ** (1.0 / ss) + 1e-9)):
-            k_rule += f"; searched up to k = {k_cap} (dpsynth_core.limits max_cells)"
-    else:
-        kk = check_int(k, "k", owner, low=1, high=4096)
-        k_rule = "given"
-    m = kk**ss
-    if m > MAX_CELLS_PER_BLOCK:
-        raise param_error(owner, "k", f"an int with k^s <= {MAX_CELLS_PER_BLOCK} (s={ss})", k)
-    if K * m > MAX_CELLS_TOTAL:
-        raise param_error(owner, "k", f"an int with C(d, s) k^s <= {MAX_CELLS_TOTAL} (d={d}, s={ss}, "
-                          f"C(d, s)={K})", kk)
-    limits.check_planned(M_draws * K * m, "max_cells", owner=owner, param="k", what="Monte Carlo entries",
-                         fix="pass a smaller k or fewer mc_draws",
-                         got=f"{M_draws} draws x {K} blocks x {kk}^{ss} cells = {M_draws * K * m} entries")
-    psize = check_int(public_size, "public_size", owner, low=1, high=200_000)
-    snap = check_bool(snap_public, "snap_public", owner)
-    cert = check_choice(certificate, "certificate", owner, CERTIFICATES)
-    st3 = check_choice(step3, "step3", owner, CERTIFICATES)
-    noise_kind = check_choice(noise, "noise", owner, NOISES)
-    exact_total = noise_kind == "exact_total"
-    cons = check_choice(consistency, "consistency", owner, CONSISTENCY)
-    need_ut = cert == "U_T" or st3 == "U_T"
-    nut_quantiles = (1 + (cons != "none")) if need_ut else 0
-    # Monte Carlo draws of the certificate and the default grid's planning draws: fresh noise from child
-    # streams of rng, independent of the release's noise and of each other (no data involved).
+    cfg = p.config
+    # the certificate's Monte Carlo draws and the default grid's planning draws: fresh noise from child
+    # streams of rng, independent of the release's noise and of each other (no data involved)
     mc_gen, plan_gen = p.rng.spawn(2)
-    if k is None and nut_quantiles:
-        # the default grid must fit the exact-solve budget: the largest k <= the default whose estimated
-        # plan (from independent planning draws, so the certificate's draws stay unselected) is at most
-        # half the limit; the certificate's own plan is checked below and a default run never refuses on it
-        kk_default = kk
-        kk = default_k_within_budget(kk, ss, K, M_draws, dlt, nut_quantiles, exact_total, plan_gen,
-                                      limits.current().max_transport_solves // 2)
-        if kk < kk_default:
-            k_rule += (f"; lowered from k = {kk_default} so that the certificate's exact transport solves fit "
-                       f"dpsynth_core.limits max_transport_solves")
-        m = kk**ss
-    capped = None
-    if n_synthetic is None:  # n is public under replace: capping the output size is post-processing
-        m_syn, capped = limits.cap_rows(p.n, source="the public n (replace)", d=d)
-    else:
-        m_syn = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_rows(m_syn, d, owner=owner)
-    if isinstance(public, str):
-        check_choice(public, "public", owner, PUBLIC_GENERATORS)
-    gen = p.rng
-    subsets = marginal_subsets(d, ss)
-    order, rank = path_rank(kk, ss)
+    grid, k_rule = _grid(p, plan_gen)
+    # n is public under replace: capping the default output size at it is post-processing
+    m_syn, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
+                     else limits.cap_rows(p.n, source="the public n (replace)", d=grid.d))
+    true, eta, scale = _noisy_marginals(p, grid)
+    noisy = _consistent(true + eta, grid, cfg)
+    ledger = Ledger().add(f"noisy {grid.s}-marginals: Haar-transformed Laplace, scale {scale:.4g} (Lemma 2"
+                          + (", exact totals" if cfg.exact_total else "") + ")", p.epsilon)
+    draws = noise_draws(grid, scale, mc_gen, cfg.mc_draws, exact_total=cfg.exact_total, cmap=noisy.cmap,
+                        consistent=cfg.consistent)
+    budget = _solve_budget(p, grid, draws)
+    raw, described = public_points(cfg.public, cfg.public_size, p.domain, grid.k, p.rng, owner=p.owner)
+    support = discretise_support(raw, grid.k) if cfg.snap_public else raw
+    lp = _step3(p, grid, noisy, support)
+    U_syn, released = _round(lp["alpha"], support, m_syn, grid, p)
+    lp_fit = fit(support, lp["alpha"], grid, snap=cfg.snap_public)
+    certs = certify(grid, noisy, draws, budget, released, lp_fit, delta=cfg.delta_cert, snap=cfg.snap_public,
+                    use_ut=cfg.uses_ut)
+    key = f"{cfg.certificate}_consistent" if cfg.consistent else cfg.certificate
+    bound = certs.released[key].total
+    trace = _trace(cfg, grid, noisy, released, lp, lp_fit, certs, key, budget)
+    return p.finish(
+        p.domain.from_unit(U_syn), ledger=ledger, trace=trace, owner=_owner(p, grid, cfg, true, eta, noisy),
+        bound=bound,
+        params=_params(cfg, grid, k_rule, scale, p.n, key, noisy, described, raw, support, m_syn, budget),
+        bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-δ={1 - cfg.delta_cert:g}) upper "
+                   f"bound on the utility loss of Eq. (1) for the released points; private",
+        notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget), capped=capped)
 
-    # Step 1: query operator (owner-side values). The only read of the private rows: integer marginal
-    # counts summed over the rows (in memory once; with Dask per partition, merged exactly), then
-    # divided by the public n here, correctly rounded per cell, whatever the partitioning.
-    v_true = p.rows.sum(marginal_counts, ss, kk, "path") / p.n
-    # Step 2: Haar-transformed Laplace noise, per block (Eq. (7), Lemma 2)
-    b = noise_scale(p.n, p.epsilon, d, ss, kk, exact_total=exact_total)
-    eta = haar_block_noise(K, kk, ss, b, gen, exact_total=exact_total)
-    v_dp = v_true + eta
-    # Consistency projection (post-processing of v_DP): v_cons = c0 + Π (v_DP - c0), c0 the uniform tables
-    cmap = consistency_map(d, ss, kk, exact_total=exact_total) if cons != "none" else None
-    v_dp_row = v_dp[:, rank]
-    v_cons_row = v_dp_row.copy() if cmap is None else 1.0 / m + consistent_part(v_dp_row - 1.0 / m, cmap)
-    v_cons = v_cons_row[:, order]
-    ledger = Ledger().add(f"noisy {ss}-marginals: Haar-transformed Laplace, scale {b:.4g} (Lemma 2"
-                          + (", exact totals" if exact_total else "") + ")", p.epsilon)
 
-    # Certificate's Monte Carlo draws (fresh noise, no data) and its exact-solve plan, before the work
-    mc_eta = haar_block_noise(K, kk, ss, b, mc_gen, draws=M_draws, exact_total=exact_total)  # path order
-    mc_eta_row = mc_eta[..., rank]
-    mc_pi = consistent_part(mc_eta_row, cmap) if cons != "none" else None  # Π η for the fresh draws
-    plan = 0
-    if need_ut:
-        plan = ut_solve_plan(mc_eta_row, kk, ss, dlt)
-        if mc_pi is not None:
-            plan += ut_solve_plan(mc_pi, kk, ss, dlt)
-    budget = SolveBudget(owner, k=kk, s=ss, K=K, mc_draws=M_draws, soft=k is None)
-    if plan > budget.limit and not budget.soft:
-        budget.refuse(plan)  # an explicit choice: refused before Step 3 and before any exact solve
+# ------------------------------------------------------------------------------------ the steps
+def _grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> tuple[Grid, str]:
+    """The grid and the rule that chose k: the given k, or the default (:func:`default_k`, data-independent)
+    searched within the size limits and, with U_T, lowered until the certificate's exact-solve plan fits."""
+    cfg, d, s = p.config, p.domain.d, p.config.s
+    if cfg.k is not None:
+        return Grid(d, s, cfg.k), "given"
+    K, M = math.comb(d, s), cfg.mc_draws
+    lim = limits.current()
+    full = int(math.floor(_DEFAULT_MAX_CELLS ** (1.0 / s) + 1e-9))
+    cells_cap = min(MAX_CELLS_TOTAL, lim.max_cells // M) // K
+    k_cap = max(1, min(full, int(math.floor(cells_cap ** (1.0 / s) + 1e-9))))
+    while k_cap > 1 and (k_cap**s > cells_cap or K * (min(cfg.public_size, k_cap**d) + 7 * k_cap**s)
+                         > lim.max_lp_nonzeros):
+        k_cap -= 1
+    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap)
+    rule = "default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30), data-independent"
+    if k_cap < full:
+        rule += f"; searched up to k = {k_cap} (dpsynth_core.limits max_cells)"
+    n_quantiles = (1 + cfg.consistent) if cfg.uses_ut else 0
+    if n_quantiles:
+        # the largest k <= the default whose estimated plan (from independent planning draws, so the
+        # certificate's draws stay unselected) is at most half the limit; a default run never refuses on it
+        k0 = k
+        k = default_k_within_budget(k0, s, K, M, cfg.delta_cert, n_quantiles, cfg.exact_total, plan_gen,
+                                    limits.current().max_transport_solves // 2)
+        if k < k0:
+            rule += (f"; lowered from k = {k0} so that the certificate's exact transport solves fit "
+                     f"dpsynth_core.limits max_transport_solves")
+    return Grid(d, s, k), rule
 
-    # Public candidates (data-independent or given)
-    pub_raw, pub_desc = public_points(public, psize, domain, kk, gen)
-    support = discretise_support(pub_raw, kk) if snap else pub_raw
-    cells = np.empty((K, support.shape[0]), dtype=np.int64)
-    for bl, S in enumerate(subsets):
-        cells[bl] = cell_of(support[:, S], kk)
 
-    # Step 3: sparse LP over measures on the public support; its constraint matrix has about
-    # K (N + 7 k^s) non-zeros (public sizes: K, k, the public support), checked before it is built
-    nnz = K * (support.shape[0] + 7 * m)
-    limits.check_planned(nnz, "max_lp_nonzeros", owner=owner, param="public_size", what="Step 3 LP non-zeros",
+def _noisy_marginals(p: Prepared[SparseMarginalsConfig], grid: Grid) -> tuple[np.ndarray, np.ndarray, float]:
+    """Steps 1-2: the true query vector T μ_D (owner-side) and the Haar-transformed Laplace noise η added to
+    it (Eq. (7), Lemma 2), both in path order, and the noise's Laplace scale.
+
+    The one read of the private rows: integer marginal counts summed over the rows (in memory once; with
+    Dask per partition, merged exactly), divided by the public n here, correctly rounded per cell."""
+    cfg = p.config
+    true = p.rows.sum(marginal_counts, grid.s, grid.k, "path") / p.n
+    scale = noise_scale(p.n, p.epsilon, grid.d, grid.s, grid.k, exact_total=cfg.exact_total)
+    eta = haar_block_noise(grid.K, grid.k, grid.s, scale, p.rng, exact_total=cfg.exact_total)
+    return true, eta, scale
+
+
+def _consistent(v_dp: np.ndarray, grid: Grid, cfg: SparseMarginalsConfig) -> Noisy:
+    """v_DP and its consistency projection (post-processing): v_cons = c0 + Π(v_DP - c0), c0 the uniform
+    tables (v_cons = v_DP without the projection, or when Π is too large to build)."""
+    cmap = consistency_map(grid.d, grid.s, grid.k, exact_total=cfg.exact_total) if cfg.consistent else None
+    v_dp_row = grid.to_row(v_dp)
+    c0 = 1.0 / grid.m
+    v_cons_row = v_dp_row.copy() if cmap is None else c0 + consistent_part(v_dp_row - c0, cmap)
+    return Noisy(dp=v_dp, consistent_row=v_cons_row, cmap=cmap, consistent=cfg.consistent)
+
+
+def _solve_budget(p: Prepared[SparseMarginalsConfig], grid: Grid, draws: NoiseDraws) -> SolveBudget:
+    """The certificate's exact-solve budget: hard for an explicit k, whose plan for the U_T quantiles (from the
+    cheap bounds on the Monte Carlo draws) is refused before Step 3 and before any exact solve; soft for the
+    default grid (chosen to fit; declined solves fall back to proven upper bounds)."""
+    cfg = p.config
+    budget = SolveBudget(p.owner, k=grid.k, s=grid.s, K=grid.K, mc_draws=cfg.mc_draws, soft=cfg.k is None)
+    if cfg.uses_ut and not budget.soft:
+        budget.plan(plan_quantiles(draws, grid, cfg.delta_cert))
+    return budget
+
+
+def _step3(p: Prepared[SparseMarginalsConfig], grid: Grid, noisy: Noisy, support: np.ndarray) -> dict:
+    """Step 3: the measure on the public support minimising L_T (or U_T) to v_DP (or Π v_DP with
+    consistency="both"). Its constraint matrix has about K (N + 7 k^s) non-zeros (public sizes),
+    checked against ``limits`` before it is built."""
+    cfg, K, N, k, s = p.config, grid.K, support.shape[0], grid.k, grid.s
+    nnz = K * (N + 7 * grid.m)
+    limits.check_planned(nnz, "max_lp_nonzeros", owner=p.owner, param="public_size", what="Step 3 LP non-zeros",
                          fix="pass a smaller public_size or k",
-                         got=f"C({d}, {ss}) = {K} blocks x ({support.shape[0]} public points + 7 x {kk}^{ss} cells) "
-                             f"= {nnz}")
-    v_fit = v_cons if cons == "both" else v_dp
-    if st3 == "L_T":
-        lp = step3_lp(v_fit, rank[cells], kk)
-    else:
-        lp = step3_ut_lp(v_fit[:, rank], cells, kk, ss)
-    alpha = lp["alpha"]
+                         got=f"C({grid.d}, {s}) = {K} blocks x ({N} public points + 7 x {k}^{s} cells) = {nnz}")
+    cells = np.empty((K, N), dtype=np.int64)
+    for b, S in enumerate(grid.subsets):
+        cells[b] = cell_of(support[:, S], k)
+    v_fit = noisy.consistent_row[:, grid.order] if cfg.consistency == "both" else noisy.dp
+    if cfg.step3 == "L_T":
+        return step3_lp(v_fit, grid.rank[cells], k)
+    return step3_ut_lp(v_fit[:, grid.rank], cells, k, s)
 
-    # Rounding to points (largest remainder) and the released empirical measure
+
+def _round(alpha: np.ndarray, support: np.ndarray, m_syn: int, grid: Grid,
+           p: Prepared[SparseMarginalsConfig]) -> tuple[np.ndarray, Fit]:
+    """The released points: the LP's measure rounded to ``m_syn`` points (largest remainder), in random
+    order (unit cube), and their empirical measure."""
     counts = largest_remainder(alpha, m_syn)
     keep = counts > 0
-    syn_support, syn_w = support[keep], counts[keep] / m_syn
+    released = fit(support[keep], counts[keep] / m_syn, grid, snap=p.config.snap_public)
     U_syn = np.repeat(support, counts, axis=0)
-    U_syn = U_syn[gen.permutation(U_syn.shape[0])]
+    return U_syn[p.rng.permutation(U_syn.shape[0])], released
 
-    # Certificate (Eq. (4)): Monte Carlo quantile with fresh noise (no data)
-    mc_lt = proxy_lt(mc_eta, kk)
-    q_lt = quantile_high(mc_lt, dlt)
 
-    def to_row(w_path: np.ndarray) -> np.ndarray:  # row-major cell c sits at path position rank[c]
-        return w_path[..., rank]
+def _trace(cfg: SparseMarginalsConfig, grid: Grid, noisy: Noisy, released: Fit, lp: dict, lp_fit: Fit,
+           certs: Certificates, key: str, budget: SolveBudget) -> SparseMarginalsTrace:
+    """The typed trace: the marginals in row-major cell order, every certificate, the LP's measure."""
+    return SparseMarginalsTrace(
+        s=grid.s, k=grid.k, delta_cert=cfg.delta_cert, subsets=[list(S) for S in grid.subsets],
+        snake_order=np.asarray(grid.order), noisy_marginals=grid.to_row(noisy.dp),
+        consistent_marginals=noisy.consistent_row, projected_marginals=grid.to_row(released.t_mu),
+        lp_marginals=grid.to_row(lp_fit.t_mu), certificate=certs.released, certificate_key=key,
+        certificate_lp_measure=certs.lp_measure, mc_samples=certs.mc_samples,
+        lp={name: value for name, value in lp.items() if name != "alpha"}, support=lp_fit.points,
+        weights=lp_fit.weights, section_5_3=section_5_3(certs), transport_solves=budget.used)
 
-    def proj_terms(weights_pts: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, float]:
-        u_path = marginal_bins(pts, ss, kk, "path", weights_pts)  # T mu of the public measure
-        sup = 0.0 if snap else support_discretisation(pts, weights_pts, subsets, kk)
-        return u_path, sup
 
-    u_syn, sup_syn = proj_terms(syn_w, syn_support)
-    u_lp, sup_lp = proj_terms(alpha, support)
-    # the paper's Eq. (4) with G = L_T and G = U_T (always reported)
-    lt_syn = float(proxy_lt(v_dp - u_syn, kk))
-    lt_lp = float(proxy_lt(v_dp - u_lp, kk))
-    terms = {"L_T": certificate_terms("L_T", k=kk, quantile=q_lt, proj_proxy=lt_syn, proj_support=sup_syn)}
-    terms_lp = {"L_T": certificate_terms("L_T", k=kk, quantile=q_lt, proj_proxy=lt_lp, proj_support=sup_lp)}
-    mc = {"L_T": mc_lt}
-    owner_trace = {
-        "true_marginals": to_row(v_true),
-        "L_T(0,eta)": float(proxy_lt(eta, kk)),
-        "n": p.n,
-        "n_clamped": p.n_clamped,
+def _owner(p: Prepared[SparseMarginalsConfig], grid: Grid, cfg: SparseMarginalsConfig, true: np.ndarray,
+           eta: np.ndarray, noisy: Noisy) -> SparseMarginalsOwner:
+    """The owner view: the true marginals and the realised proxy losses of the noise actually added (no
+    solve budget: owner-side diagnostics are never refused)."""
+    eta_row = grid.to_row(eta)
+    pi_eta = consistent_part(eta_row, noisy.cmap) if cfg.consistent else None
+    return SparseMarginalsOwner(
+        n=p.n, n_clamped=p.n_clamped, true_marginals=grid.to_row(true), noise_lt=float(proxy_lt(eta, grid.k)),
+        noise_ut=ut_block_max(eta_row, grid.k, grid.s) if cfg.uses_ut else None,
+        noise_lt_consistent=None if pi_eta is None else float(proxy_lt(pi_eta[:, grid.order], grid.k)),
+        noise_ut_consistent=ut_block_max(pi_eta, grid.k, grid.s) if pi_eta is not None and cfg.uses_ut else None)
+
+
+def _params(cfg: SparseMarginalsConfig, grid: Grid, k_rule: str, scale: float, n: int, key: str, noisy: Noisy,
+            described: str, raw: np.ndarray, support: np.ndarray, m_syn: int, budget: SolveBudget) -> dict:
+    """The public record of the release (exported; the golden pins hash it)."""
+    params = {
+        "s": grid.s, "k": grid.k, "k_rule": k_rule, "K": grid.K, "cells_per_block": grid.m,
+        "haar_levels": levels_for(grid.m), "delta_cert": cfg.delta_cert, "mc_draws": cfg.mc_draws,
+        "noise_scale": scale, "sensitivity": 2.0 * grid.K / n, "certificate": cfg.certificate,
+        "certificate_key": key, "step3": cfg.step3, "noise": cfg.noise, "consistency": cfg.consistency,
+        "consistency_projection": ("none" if not cfg.consistent else "identity (too large)" if noisy.cmap is None
+                                   else noisy.cmap["kind"]), "public": described, "public_size": int(raw.shape[0]),
+        "support_size": int(support.shape[0]), "snap_public": cfg.snap_public, "n_synthetic": m_syn,
+        "subsets": [list(S) for S in grid.subsets], "path": "snake", "tie_break": TIE_BREAK,
     }
-    if need_ut and not budget.soft:
-        # the projection terms' plan (residual maxima over blocks; the direct KR terms of unsnapped points),
-        # from the cheap bounds: an explicit choice is refused here, before any exact solve
-        res_rows = [to_row(v_dp - u_syn), to_row(v_dp - u_lp)]
-        if cons != "none":
-            res_rows += [v_cons_row - to_row(u_syn), v_cons_row - to_row(u_lp)]
-        plan += sum(ut_solve_plan(r_row, kk, ss) for r_row in res_rows)
-        if cons != "none" and not snap:
-            plan += sum(K * (solve_cost(m) + solve_cost(m + 1 + n_pts)) for n_pts in (syn_support.shape[0],
-                                                                                    support.shape[0])
-                        if m + 1 + n_pts <= DIRECT_MAX_NODES)
-        if plan > budget.limit:
-            budget.refuse(plan)
-    if need_ut:
-        # exact quantile and maxima, solving only the blocks and draws that decide them (ut_quantile)
-        q_ut, mc_ut = ut_quantile(mc_eta_row, kk, ss, dlt, budget)
-        ut_syn = ut_block_max(to_row(v_dp - u_syn), kk, ss, budget)
-        ut_lp = ut_block_max(to_row(v_dp - u_lp), kk, ss, budget)
-        terms["U_T"] = certificate_terms("U_T", k=kk, quantile=q_ut, proj_proxy=ut_syn, proj_support=sup_syn)
-        terms_lp["U_T"] = certificate_terms("U_T", k=kk, quantile=q_ut, proj_proxy=ut_lp, proj_support=sup_lp)
-        mc["U_T"] = mc_ut
-        owner_trace["U_T(0,eta)"] = ut_block_max(to_row(eta), kk, ss)  # owner-side: never refused
-    # the consistent certificate: Eq. (4) with G∘Π (package docstring)
-    if cons != "none":
-        mc_lt_c = proxy_lt(mc_pi[..., order], kk)
-        q_lt_c = quantile_high(mc_lt_c, dlt)
-        r_syn, r_lp = v_cons_row - to_row(u_syn), v_cons_row - to_row(u_lp)
-        terms["L_T_consistent"] = certificate_terms(
-            "L_T∘Π", k=kk, quantile=q_lt_c, proj_proxy=float(proxy_lt(r_syn[:, order], kk)), proj_support=sup_syn)
-        terms_lp["L_T_consistent"] = certificate_terms(
-            "L_T∘Π", k=kk, quantile=q_lt_c, proj_proxy=float(proxy_lt(r_lp[:, order], kk)), proj_support=sup_lp)
-        mc["L_T_consistent"] = mc_lt_c
-        owner_trace["L_T(0,Pi eta)"] = float(proxy_lt(consistent_part(to_row(eta), cmap)[:, order], kk))
-        if need_ut:
-            q_ut_c, mc_ut_c = ut_quantile(mc_pi, kk, ss, dlt, budget)
-            mc["U_T_consistent"] = mc_ut_c
-            owner_trace["U_T(0,Pi eta)"] = ut_block_max(consistent_part(to_row(eta), cmap), kk, ss)
+    if budget.declined:  # the default grid's certificate met the solve limit: proven upper bounds took over
+        params["certificate_upper_bounds"] = budget.declined
+    return params
 
-            def ut_projection(r_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, sup: float) -> dict:
-                if snap or m + 1 + pts.shape[0] > DIRECT_MAX_NODES:
-                    # snapped: the exact KR term is U_T of the block (the measures live on the centres); only
-                    # the maximum over blocks enters the certificate
-                    top = ut_block_max(r_row, kk, ss, budget) + sup
-                    return {"per_block": np.array([top]), "exact": snap, "via_grid": float(top)}
-                via_grid = np.array([ut_exact(row, kk, ss, budget) for row in r_row]) + sup
-                if not all([budget.charge(m + 1 + pts.shape[0]) for _ in subsets]):  # a soft budget declined
-                    return {"per_block": via_grid, "exact": False, "via_grid": float(via_grid.max())}
-                direct = direct_projection(v_cons_row, pts, wts, subsets, kk, ss)
-                return {"per_block": np.minimum(direct, via_grid), "exact": True, "via_grid": float(via_grid.max())}
 
-            for store, (r_row, pts, wts, sup) in ((terms, (r_syn, syn_support, syn_w, sup_syn)),
-                                                  (terms_lp, (r_lp, support, alpha, sup_lp))):
-                pr = ut_projection(r_row, pts, wts, sup)
-                t = certificate_terms("U_T∘Π", k=kk, quantile=q_ut_c, proj_proxy=float(pr["per_block"].max()),
-                                       proj_support=0.0)
-                t["projection_kind"] = ("exact KR distance ||T^-1 Π v_DP - P^S mu||, max over blocks" if pr["exact"]
-                                        else "U_T(Π v_DP, T mu) + U(T^-1 T mu, mu) (too large for the exact term)")
-                t["projection_via_grid"] = pr["via_grid"]
-                store["U_T_consistent"] = t
-    cert_key = f"{cert}_consistent" if cons != "none" else cert
-    bound = terms[cert_key]["total"]
-
-    section_5_3 = {
-        "L_T(v_DP, T mu)": lt_syn,
-        "L_T(0, eta) MC mean": float(np.mean(mc_lt)),
-        "L_T(0, eta) MC q05": float(np.quantile(mc_lt, 0.05)),
-        "L_T(0, eta) MC q95": float(np.quantile(mc_lt, 0.95)),
-        "ratio to MC mean": lt_syn / float(np.mean(mc_lt)) if np.mean(mc_lt) > 0 else float("nan"),
-        "note": "Section 5.3: once L_T(v_DP, T mu) is about L_T(v_DP, T mu_D) = L_T(0, eta), further "
-                "optimisation of Step 3 (e.g. more public points) cannot be expected to help.",
-    }
-    if "U_T_consistent" in terms:
-        section_5_3["U_T(Pi v_DP, T mu)"] = terms["U_T_consistent"]["projection_proxy"]
-        section_5_3["U_T(0, Pi eta) MC mean"] = float(np.mean(mc["U_T_consistent"]))
+def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float, key: str, certs: Certificates,
+           noisy: Noisy, budget: SolveBudget) -> list[str]:
+    """The plain-language caveats of the release."""
+    cert = cfg.certificate
     notes = [
-        f"Public candidates: {pub_desc}" + ("; moved to their cell centres in T_k,d (Section 5.1)." if snap else "."),
-        f"bound = certificate (Eq. 4, proxy {cert}): with probability >= {1 - dlt:g} over the noise the utility "
-        f"loss (largest W1 over all {ss}-marginals, l_inf, unit cube) of the released points is at most "
-        f"{bound:.4g}. The (1-δ)-quantile is the ⌈(1-δ)(M+1)⌉-th smallest of M = {M_draws} fresh noise draws (exceeded with probability at most δ).",
-        ("Consistent certificate (trace key " + cert_key + "): Eq. (4) with the proxy composed with the "
-         f"consistency projection Π ({'identity: too many constraints' if cmap is None else cmap['kind']}); "
-         "the paper's Eq. (4) as printed is under key " + cert + f" ({terms[cert]['total']:.4g})."
-         + (" Step 3 fitted Π v_DP." if cons == "both" else "")) if cons != "none"
+        f"Public candidates: {described}" + ("; moved to their cell centres in T_k,d (Section 5.1)."
+                                             if cfg.snap_public else "."),
+        f"bound = certificate (Eq. 4, proxy {cert}): with probability >= {1 - cfg.delta_cert:g} over the noise the "
+        f"utility loss (largest W1 over all {grid.s}-marginals, l_inf, unit cube) of the released points is at most "
+        f"{bound:.4g}. The (1-δ)-quantile is the ⌈(1-δ)(M+1)⌉-th smallest of M = {cfg.mc_draws} fresh noise "
+        "draws (exceeded with probability at most δ).",
+        ("Consistent certificate (trace key " + key + "): Eq. (4) with the proxy composed with the consistency "
+         f"projection Π ({'identity: too many constraints' if noisy.cmap is None else noisy.cmap['kind']}); the "
+         f"paper's Eq. (4) as printed is under key {cert} ({certs.released[cert].total:.4g})."
+         + (" Step 3 fitted Π v_DP." if cfg.consistency == "both" else "")) if cfg.consistent
         else "Certificate: the paper's Eq. (4) as printed (consistency='none').",
         "Only replace neighbours: the marginal histograms are normalised by the public size n.",
     ]
-    params = {
-        "s": ss, "k": kk, "k_rule": k_rule, "K": K, "cells_per_block": m, "haar_levels": levels_for(m),
-        "delta_cert": dlt, "mc_draws": M_draws, "noise_scale": b, "sensitivity": 2.0 * K / p.n,
-        "certificate": cert, "certificate_key": cert_key, "step3": st3, "noise": noise_kind, "consistency": cons,
-        "consistency_projection": ("none" if cons == "none" else "identity (too large)" if cmap is None
-                                   else cmap["kind"]), "public": pub_desc, "public_size": int(pub_raw.shape[0]),
-        "support_size": int(support.shape[0]), "snap_public": snap, "n_synthetic": m_syn,
-        "subsets": [list(S) for S in subsets], "path": "snake", "tie_break": TIE_BREAK,
-    }
-    if capped is not None:
-        params["limits"] = capped
-        notes.append(limits.cap_note(capped, owner))
-    if budget.declined:  # the default grid's certificate met the solve limit: proven upper bounds took over
-        params["certificate_upper_bounds"] = budget.declined
+    if budget.declined:
         notes.append(f"The certificate reached dpsynth_core.limits max_transport_solves ({budget.limit}): "
                      f"{budget.declined} exact transport solve(s) were replaced by their proven upper bounds, so "
                      f"the bound is valid but looser than the exact computation.")
-    trace = {
-        "subsets": [list(S) for S in subsets],
-        "snake_order": np.asarray(order),
-        "noisy_marginals": to_row(v_dp),
-        "consistent_marginals": v_cons_row,
-        "projected_marginals": to_row(u_syn),
-        "lp_marginals": to_row(u_lp),
-        "certificate": terms,
-        "certificate_lp_measure": terms_lp,
-        "mc_samples": mc,
-        "lp": {k_: v_ for k_, v_ in lp.items() if k_ != "alpha"},
-        "support": support,
-        "weights": alpha,
-        "section_5_3": section_5_3,
-        "transport_solves": budget.used,
-        "owner": owner_trace,
-    }
-    return Release(
-        synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
-        mechanism=owner, domain=domain, ledger=ledger, params=params, bound=bound,
-        bound_kind=f"certificate (Eq. 4, {cert}): high-probability (1-δ={1 - dlt:g}) upper bound on the utility "
-                   f"loss of Eq. (1) for the released points; private",
-        trace=trace, notes=notes,
-    )
+    return notes

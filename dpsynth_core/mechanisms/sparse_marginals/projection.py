@@ -19,13 +19,11 @@ from scipy.optimize import linprog
 
 from ...domain import Domain
 from ...grid import cell_centres
-from ...validation import check_choice, check_points
 from .proxies import king_edges
 
 __all__ = ["PUBLIC_GENERATORS", "TIE_BREAK", "discretise_support", "public_points", "step3_lp", "step3_ut_lp",
            "step3_dense_lp"]
 
-_OWNER = "sparse_marginals"
 #: Data-independent generators of public candidate points (``public=...``).
 PUBLIC_GENERATORS: tuple[str, ...] = ("uniform", "grid")
 #: Weight of the tie-breaking term in Step 3 (see :func:`step3_lp`).
@@ -48,32 +46,35 @@ def discretise_support(P: np.ndarray, k: int) -> np.ndarray:
     return (uniq + 0.5) / k
 
 
-def public_points(public: Any, public_size: int, domain: Domain, k: int, rng: np.random.Generator):
-    """Public candidates in the unit cube and a description."""
+def public_points(public: Any, public_size: int, domain: Domain, k: int, rng: np.random.Generator, *,
+                  owner: str = "public_points") -> tuple[np.ndarray, str]:
+    """The public candidates in the unit cube and a sentence describing them (Section 5.1).
+
+    ``public`` is "uniform" (``public_size`` i.i.d. uniform points, drawn from ``rng``), "grid" (the
+    centres of :math:`T_{k,d}`: all of them when ``k^d <= public_size``, else ``public_size`` of them chosen
+    uniformly) or points in domain units (an array or a DataFrame with the domain's columns), already
+    checked against the domain by the caller; they are clamped into the unit cube like X. No data used.
+    """
     d = domain.d
-    if public is None:
-        public = "uniform"
-    if isinstance(public, str):
-        name = check_choice(public, "public", _OWNER, PUBLIC_GENERATORS)
-        if name == "uniform":
-            return rng.random((public_size, d)), f"{public_size} points drawn uniformly on the domain (data-independent)"
-        total = k**d
-        if total <= public_size:
-            return cell_centres(k, d), f"all {total} centres of the k^d grid (exact Step 3 over T_k,d)"
-        # uniform subset of the grid centres without materialising k^d of them
-        picks = set()
-        while len(picks) < public_size:
-            picks.update(int(x) for x in rng.integers(0, total, size=public_size - len(picks)))
-        flat = np.array(sorted(picks), dtype=np.int64)
-        coords = np.empty((flat.size, d))
-        rest = flat.copy()
-        for a in range(d - 1, -1, -1):
-            coords[:, a] = rest % k
-            rest //= k
-        return (coords + 0.5) / k, f"{public_size} of the {total} k^d grid centres, chosen uniformly (data-independent)"
-    arr = check_points(public, "public", _OWNER, d=d, columns=domain._cols(public))
-    U = domain.to_unit(arr, owner=_OWNER)
-    return U, f"{arr.shape[0]} public points given by the caller"
+    if not isinstance(public, str):
+        U = domain.to_unit(public, owner=owner)
+        return U, f"{U.shape[0]} public points given by the caller"
+    if public == "uniform":
+        return rng.random((public_size, d)), f"{public_size} points drawn uniformly on the domain (data-independent)"
+    total = k**d
+    if total <= public_size:
+        return cell_centres(k, d), f"all {total} centres of the k^d grid (exact Step 3 over T_k,d)"
+    # uniform subset of the grid centres without materialising k^d of them
+    picks: set[int] = set()
+    while len(picks) < public_size:
+        picks.update(int(x) for x in rng.integers(0, total, size=public_size - len(picks)))
+    flat = np.array(sorted(picks), dtype=np.int64)
+    coords = np.empty((flat.size, d))
+    rest = flat.copy()
+    for a in range(d - 1, -1, -1):
+        coords[:, a] = rest % k
+        rest //= k
+    return (coords + 0.5) / k, f"{public_size} of the {total} k^d grid centres, chosen uniformly (data-independent)"
 
 
 # ------------------------------------------------------------------------------------- the LPs

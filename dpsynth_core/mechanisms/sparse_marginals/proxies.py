@@ -211,6 +211,7 @@ class SolveBudget:
         self.limit = limits.current().max_transport_solves
         self.used = 0
         self.declined = 0
+        self.planned = 0
         self.soft = soft
         self.owner, self.k, self.s, self.K, self.mc_draws = owner, k, s, K, mc_draws
 
@@ -222,6 +223,13 @@ class SolveBudget:
             f"certificate='L_T' (no transport), or raise the limit with "
             f"dpsynth_core.limits.override(max_transport_solves=...). Got k={self.k} ({self.K} blocks of "
             f"{self.k}^{self.s} cells, {self.mc_draws} Monte Carlo draws), which needs {need}.")
+
+    def plan(self, solves: int) -> None:
+        """Add solves planned from the cheap bounds (before any exact solve); a hard budget refuses as
+        soon as the plan exceeds the limit, a soft one only records it."""
+        self.planned += int(solves)
+        if self.planned > self.limit and not self.soft:
+            self.refuse(self.planned)
 
     def charge(self, m: int) -> bool:
         """Count one exact solve on m cells; True if it may run. Over the limit a hard budget raises and a

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from ...validation import (
     param_error,
 )
 
-__all__ = ["NOISES", "MAX_CELLS_PER_BLOCK", "MAX_CELLS_TOTAL", "path_rank", "marginal_bins", "marginal_counts",
+__all__ = ["NOISES", "MAX_CELLS_PER_BLOCK", "MAX_CELLS_TOTAL", "Grid", "path_rank", "marginal_bins", "marginal_counts",
            "marginal_vector", "noise_scale", "haar_block_noise", "block_noise_factor", "default_k"]
 
 #: Noise laws (``noise=...``): the paper's Laplace on every Haar coefficient, or exact block totals.
@@ -52,6 +53,45 @@ def path_rank(k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
     order.setflags(write=False)
     rank.setflags(write=False)
     return order, rank
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The public layout of the query vector: K = C(d, s) blocks, one per subset S of s coordinates
+    (:func:`~dpsynth_core.transport.marginals.marginal_subsets` order), of k^s cells each, ordered
+    along the snake path (``order``, ``rank``: :func:`path_rank`)."""
+
+    d: int
+    s: int
+    k: int
+
+    @functools.cached_property
+    def subsets(self) -> list[tuple[int, ...]]:
+        return marginal_subsets(self.d, self.s)
+
+    @property
+    def K(self) -> int:
+        """Number of blocks, C(d, s)."""
+        return len(self.subsets)
+
+    @property
+    def m(self) -> int:
+        """Cells per block, k^s."""
+        return self.k**self.s
+
+    @property
+    def order(self) -> np.ndarray:
+        """``order[p]``: the row-major cell at path position p."""
+        return path_rank(self.k, self.s)[0]
+
+    @property
+    def rank(self) -> np.ndarray:
+        """``rank[c]``: the path position of row-major cell c."""
+        return path_rank(self.k, self.s)[1]
+
+    def to_row(self, w_path: np.ndarray) -> np.ndarray:
+        """Blocks in path order -> row-major cell order (row-major cell c sits at path position rank[c])."""
+        return w_path[..., self.rank]
 
 
 def marginal_bins(arr: np.ndarray, s: int, k: int, order: str, weights: np.ndarray | None) -> np.ndarray:
