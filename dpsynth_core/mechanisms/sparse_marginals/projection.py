@@ -91,9 +91,9 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
 
     with :math:`c_{S,l} = \\sum_{i\\le l} (v_{DP})^S_i` and cumulative-mass variables :math:`P_{S,l}`, so the
     constraint matrix has :math:`O(K(N + k^s))` non-zeros (the dense form, :func:`step3_dense_lp`, has
-    :math:`O(K N k^s)`). Solved with HiGHS' interior-point method and crossover. At the optimum :math:`t = \\mathcal L_T(v_{DP}, T\\mu)` up to the tie-break:
-    λ > 0 also lowers the non-maximal blocks (any minimiser of the max is allowed by Eq. (12)); it moves
-    t by at most a relative λ. Solved with HiGHS (``scipy.optimize.linprog``).
+    :math:`O(K N k^s)`). Solved with HiGHS' interior-point method and crossover (``scipy.optimize.linprog``).
+    At the optimum :math:`t = \\mathcal L_T(v_{DP}, T\\mu)` up to the tie-break: λ > 0 also lowers the
+    non-maximal blocks (any minimiser of the max is allowed by Eq. (12)); it moves t by at most a relative λ.
 
     Parameters
     ----------
@@ -120,30 +120,48 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     c = _cum_targets(v)
     t0 = time.perf_counter()
     nP = K * m
-    iP = N  # offset of P
-    iE = N + nP  # offset of e
+    iE = N + nP  # offset of e (alpha: 0..N-1, P: N..N+nP-1)
     it = N + 2 * nP  # t
     n_var = it + 1
+    A_eq, b_eq = _lt_equalities(pos, K, m, n_var)
+    A_ub, b_ub = _lt_inequalities(c, k, N, n_var)
+    obj = np.zeros(n_var)
+    obj[it] = 1.0
+    obj[iE:it] = tie_break / (K * k)
+    bounds = np.zeros((n_var, 2))
+    bounds[:, 1] = np.inf
+    bounds[N:iE] = (-np.inf, np.inf)
+    return _solve(obj, A_ub, b_ub, A_eq, b_eq, bounds, N=N, it=it, t0=t0, what="Step 3 LP")
+
+
+def _cum_columns(K: int, m: int, offset: int) -> np.ndarray:
+    """Columns (K, m) of a block of per-(block, path position) variables starting at ``offset``."""
+    return offset + np.arange(K)[:, None] * m + np.arange(m)[None, :]
+
+
+def _lt_equalities(pos: np.ndarray, K: int, m: int, n_var: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Row 0: the simplex (Σ α_j = 1); row 1 + b m + l: P_{b,l} - P_{b,l-1} - Σ_{j: pos_b(j) = l} α_j = 0."""
+    N = pos.shape[1]
+    nP = K * m
     blk = np.arange(K)[:, None]
-    lidx = np.arange(m)[None, :]
-    Pcol = iP + blk * m + lidx  # (K, m)
-    Ecol = iE + blk * m + lidx
-    # Equalities: row 0 = simplex; row 1 + b m + l: P_{b,l} - P_{b,l-1} - sum alpha_j(pos=l) = 0
-    r_eq = [np.zeros(N, dtype=np.int64)]
-    c_eq = [np.arange(N)]
-    d_eq = [np.ones(N)]
-    rows_bl = 1 + blk * m + lidx
-    r_eq += [rows_bl.ravel(), rows_bl[:, 1:].ravel()]
-    c_eq += [Pcol.ravel(), Pcol[:, :-1].ravel()]
-    d_eq += [np.ones(nP), -np.ones(K * (m - 1))]
-    r_eq.append((1 + blk * m + pos).ravel())
-    c_eq.append(np.broadcast_to(np.arange(N)[None, :], (K, N)).ravel())
-    d_eq.append(-np.ones(K * N))
+    Pcol = _cum_columns(K, m, N)
+    rows_bl = 1 + _cum_columns(K, m, 0)
+    r_eq = [np.zeros(N, dtype=np.int64), rows_bl.ravel(), rows_bl[:, 1:].ravel(), (1 + blk * m + pos).ravel()]
+    c_eq = [np.arange(N), Pcol.ravel(), Pcol[:, :-1].ravel(), np.broadcast_to(np.arange(N)[None, :], (K, N)).ravel()]
+    d_eq = [np.ones(N), np.ones(nP), -np.ones(K * (m - 1)), -np.ones(K * N)]
     A_eq = sparse.csr_matrix((np.concatenate(d_eq), (np.concatenate(r_eq), np.concatenate(c_eq))),
                              shape=(1 + nP, n_var))
     b_eq = np.zeros(1 + nP)
     b_eq[0] = 1.0
-    # Inequalities: -P - e <= -c ; P - e <= c ; (1/k) sum_l e_{b,l} - t <= 0
+    return A_eq, b_eq
+
+
+def _lt_inequalities(c: np.ndarray, k: int, N: int, n_var: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """-P - e <= -c; P - e <= c (so e >= |c - P|); (1/k) Σ_l e_{b,l} - t <= 0 for every block b."""
+    K, m = c.shape
+    nP = K * m
+    it = N + 2 * nP
+    Pcol, Ecol = _cum_columns(K, m, N), _cum_columns(K, m, N + nP)
     r1 = np.arange(nP)
     r2 = nP + np.arange(nP)
     r3 = 2 * nP + np.repeat(np.arange(K), m)
@@ -152,21 +170,20 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     data = np.concatenate([-np.ones(nP), -np.ones(nP), np.ones(nP), -np.ones(nP), np.full(nP, 1.0 / k),
                            -np.ones(K)])
     A_ub = sparse.csr_matrix((data, (rows, cols)), shape=(2 * nP + K, n_var))
-    b_ub = np.concatenate([-c.ravel(), c.ravel(), np.zeros(K)])
-    obj = np.zeros(n_var)
-    obj[it] = 1.0
-    obj[iE:it] = tie_break / (K * k)
-    bounds = np.zeros((n_var, 2))
-    bounds[:, 1] = np.inf
-    bounds[iP:iE] = (-np.inf, np.inf)
-    # HiGHS interior point (with crossover to a vertex): faster than the simplex default on these sparse LPs
+    return A_ub, np.concatenate([-c.ravel(), c.ravel(), np.zeros(K)])
+
+
+def _solve(obj: np.ndarray, A_ub: sparse.csr_matrix, b_ub: np.ndarray, A_eq: sparse.csr_matrix, b_eq: np.ndarray,
+           bounds: Any, *, N: int, it: int, t0: float, what: str) -> dict:
+    """One Step 3 LP with HiGHS' interior point method (with crossover to a vertex: faster than the simplex
+    default on these sparse LPs); α (the first N variables) renormalised onto the simplex, t at index ``it``."""
     res = linprog(obj, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ipm")
     if res.status != 0:
-        raise RuntimeError(f"Step 3 LP failed (HiGHS status {res.status}): {res.message}")
+        raise RuntimeError(f"{what} failed (HiGHS status {res.status}): {res.message}")
     alpha = np.clip(res.x[:N], 0.0, None)
     alpha /= alpha.sum()
     return {"alpha": alpha, "objective": float(res.x[it]), "lp_value": float(res.fun),
-            "seconds": time.perf_counter() - t0, "nnz": int(A_eq.nnz + A_ub.nnz), "n_variables": n_var,
+            "seconds": time.perf_counter() - t0, "nnz": int(A_eq.nnz + A_ub.nnz), "n_variables": obj.size,
             "n_constraints": int(A_eq.shape[0] + A_ub.shape[0])}
 
 
@@ -231,14 +248,7 @@ def step3_ut_lp(v_row: Any, cells: Any, k: int, s: int, *, tie_break: float = TI
     obj = np.zeros(n_var)
     obj[it] = 1.0
     obj[iF:it] = np.tile(cost, K) * (tie_break / K)
-    res = linprog(obj, A_ub=A_ub, b_ub=np.zeros(K), A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ipm")
-    if res.status != 0:
-        raise RuntimeError(f"Step 3 (U_T) LP failed (HiGHS status {res.status}): {res.message}")
-    alpha = np.clip(res.x[:N], 0.0, None)
-    alpha /= alpha.sum()
-    return {"alpha": alpha, "objective": float(res.x[it]), "lp_value": float(res.fun),
-            "seconds": time.perf_counter() - t0, "nnz": int(A_eq.nnz + A_ub.nnz), "n_variables": n_var,
-            "n_constraints": int(A_eq.shape[0] + A_ub.shape[0])}
+    return _solve(obj, A_ub, np.zeros(K), A_eq, b_eq, (0, None), N=N, it=it, t0=t0, what="Step 3 (U_T) LP")
 
 
 def step3_dense_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> dict:
