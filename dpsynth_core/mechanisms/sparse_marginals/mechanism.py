@@ -247,12 +247,10 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
               + \\mathcal G(v_{DP}, T\\mu) + \\mathcal U(T^{-1}T\\mu, \\mu) \\ \\ge\\ \\mathcal U(\\mu_D, \\mu)
               \\ \\text{w.p.} \\ge 1 - \\delta
 
-    Noisy marginals :math:`v_{DP} = T\\mu_D + [\\Phi\\tilde\\eta]`, :math:`\\tilde\\eta \\sim \\mathrm{Lap}(2K/(n\\varepsilon))`
-    (Eq. (7), Lemma 2); Step 3 as a sparse LP over measures on public points (Section 5.1); rounding to
-    ``n_synthetic`` points (largest remainder); the certificate of Eq. (4) evaluated *on the released
-    points* (Lemma 1 holds uniformly over μ; the LP measure's certificate is in the trace). The package
-    docstring has the steps and the consistent certificate; every parameter's range and rule is declared
-    once in :class:`SparseMarginalsConfig`.
+    Noisy marginals (Eq. (7), Lemma 2), Step 3 as a sparse LP over measures on public points (Section 5.1),
+    rounding to ``n_synthetic`` points, and the certificate of Eq. (4) evaluated *on the released points*
+    (Lemma 1 holds uniformly over μ). The steps are in the package docstring; the parameters' ranges and
+    rules in :class:`SparseMarginalsConfig`.
 
     Parameters
     ----------
@@ -267,8 +265,8 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
         Cells per axis of every marginal grid (``k^s <= 2^16``, ``K k^s <= 2^21``); None:
         :func:`~.query.default_k` (data-independent).
     public : "uniform" (default), "grid" or array (n_pub, d) in domain units
-        Public candidates: ``public_size`` uniform points of the domain (from ``rng``), the centres of
-        :math:`T_{k,d}` (all when ``k^d <= public_size``: then Step 3 is the exact Eq. (12)), or public data.
+        Public candidates: ``public_size`` uniform points of the domain (drawn from ``rng``), the centres of
+        :math:`T_{k,d}` (all when ``k^d <= public_size``: the exact Eq. (12)), or public data.
     public_size : int in [1, 200000], default 4000 (the paper's n_a)
     snap_public : bool, default True
         Move the public points to their cell centres in :math:`T_{k,d}` (Section 5.1), so that the support
@@ -288,11 +286,9 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
         (:func:`~.consistency.consistency_map`); "both": Step 3 also fits Π v_DP; "none": Eq. (4) as
         printed. The paper's certificates are always in the trace.
     mc_draws : int in [20, 100000], default 200
-        Monte Carlo draws of η; the ⌈(1-δ)(M+1)⌉-th smallest is the quantile (:func:`~.certificate.mc_order`),
-        so M >= (1-δ)/δ is required.
+        Monte Carlo draws of η; at least (1-δ)/δ (:func:`~.certificate.mc_order`).
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
-        None: the public n, capped at the output limits (post-processing; noted in ``notes`` and
-        ``params["limits"]``). An explicit value above the limit is refused.
+        None: the public n, capped at the output limits (post-processing, noted); a larger value is refused.
     neighbours : "replace" only (n is public; add/remove is refused)
     rng : numpy Generator, int or None
 
