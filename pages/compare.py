@@ -59,7 +59,7 @@ else:
         c1.warning(f"**{spec.title}** did not run: {row['reason']}", icon=":material/block:")
         if other is not None and s["neighbours"] not in spec.neighbours:
             c2.button(f"Switch to {other.replace('_', '/')}", key=f"cmp_switch_{row['mechanism']}",
-                      on_click=_ui._set_relation, args=(other,),
+                      on_click=_ui.switch_relation, args=(other,),
                       help="Changes the sidebar's neighbouring relation; then run the comparison again.")
     if len(ok):
         _ui.plot(viz.compare_bars(df, title="W1 and time per mechanism"),

@@ -68,7 +68,7 @@ if res is not None:
                  "coordinates are drawn." if d.d > 3 else ""), key="ld_3d")
 
     def _against_pmm():
-        full = _ui.run("pmm", {})
+        full = _ui.teaching_release("pmm", {})
         if full is None:
             return
         wf = _ui.w1_of(full.synthetic)
