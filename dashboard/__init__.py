@@ -16,7 +16,8 @@ Streamlit, by concern (the pages import them through the face :mod:`dashboard.ui
 * :mod:`dashboard.compute` -- cached calls into ``dpsynth_core`` and safe error display;
 * :mod:`dashboard.widgets` -- controls built from parameter schemas, charts with their explanation;
 * :mod:`dashboard.release_panel` -- a mechanism page's release: headline, bound, downloads;
-* :mod:`dashboard.navigation` -- a page's frame: ``require_app``, its lesson, the lesson path's links.
+* :mod:`dashboard.navigation` -- a page's frame: ``require_app``, its lesson, the lesson path's links;
+* :mod:`dashboard.sweep` -- a long computation behind a button: a progress bar, its result kept.
 
 The mathematics lives in ``dpsynth_core``; the figures in ``dpsynth_core.viz``.
 """

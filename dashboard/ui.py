@@ -2,8 +2,9 @@
 
 A page reads as a short story: its frame and controls (:mod:`~dashboard.navigation`,
 :mod:`~dashboard.widgets`), ONE cached call into :mod:`dpsynth_core` (:mod:`~dashboard.compute`, or
-:mod:`~dashboard.release_panel` for a mechanism page's release), figures from :mod:`dpsynth_core.viz`,
-and a sentence of explanation. Mechanism mathematics never lives in the dashboard. The modules behind this face:
+:mod:`~dashboard.release_panel` for a mechanism page's release, or :mod:`~dashboard.sweep` for a long
+computation behind a button), figures from :mod:`dpsynth_core.viz`, and a sentence of explanation.
+Mechanism mathematics never lives in the dashboard. The modules behind this face:
 
 * :mod:`dashboard.registry` -- the pages (one typed record each; plain Python);
 * :mod:`dashboard.state` -- session state: the dataset, the privacy settings, messages, the URL;
@@ -11,7 +12,8 @@ and a sentence of explanation. Mechanism mathematics never lives in the dashboar
 * :mod:`dashboard.compute` -- cached library calls and safe error display;
 * :mod:`dashboard.widgets` -- parameter controls, charts with their explanation, "Look closer";
 * :mod:`dashboard.release_panel` -- a mechanism page's release, headline, bound and downloads;
-* :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links.
+* :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
+* :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .compute import dom_key, domain_of, mechanism_spec, mechanisms, safe, teach
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import UNIT_DIAMETER, relation_supported, release_section, switch_relation
 from .state import data, flash, set_data, settings, show_flash
+from .sweep import kept_sweep
 from .widgets import OWNER, look_closer, owner_caption, plot, schema_controls, w1_text
 
 __all__ = [
@@ -33,4 +36,6 @@ __all__ = [
     "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER",
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER", "owner_caption",
+    # a computation behind a button
+    "kept_sweep",
 ]

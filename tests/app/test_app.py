@@ -466,7 +466,7 @@ def test_low_dim_demo_sweep_and_digits():
     at.multiselect(key="ld_svm_dims").set_value([2]).run()
     at.button(key="ld_svm_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    df = at.session_state["ld_svm"]
+    _, df = at.session_state["ld_svm"]
     assert set(df["method"]) == {"low_dim", "pmm_full", "real"}
     assert df["accuracy"].between(0, 1).all()
 
