@@ -1,7 +1,7 @@
 """What a user waits for in a real browser: the dashboard in headless Chromium (Playwright).
 
 AppTest times the script alone; a browser adds the websocket, React, Plotly drawing and the
-main thread's long tasks. This benchmark measures, per page (`url_path` of ``dashboard/ui.PAGES``):
+main thread's long tasks. This benchmark measures, per page (``url`` of ``dashboard.registry.PAGES``):
 
 * **cold first visit**: a fresh ``streamlit run serve.py`` process, as ``make run`` starts it, and a
   fresh browser context navigate to ``http://host:port/<page>``. Caches are empty; ``serve.py``
@@ -75,12 +75,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from common import write  # noqa: E402
 
-PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit", "glossary"]
+from dashboard.registry import PAGES  # noqa: E402  (plain Python: no Streamlit import)
+
 QUICK_PAGES = ["home", "pmm"]
 # The default page (st.Page(default=True)) is served at "/": a fresh session asking for "/home" gets
 # Streamlit's "Page not found" dialog and the main page, so Home is measured at "/".
@@ -565,30 +566,12 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
     return row
 
 
-def ui_pages() -> dict[str, str | None]:
-    """{url_path: mechanism} from ``PAGES`` in ``dashboard/ui.py`` (read, not imported: importing it
-    needs Streamlit); the static list when the file has changed shape."""
-    import ast
-
-    try:
-        tree = ast.parse((ROOT / "dashboard" / "ui.py").read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.AnnAssign | ast.Assign):
-                targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
-                if any(isinstance(t, ast.Name) and t.id == "PAGES" for t in targets):
-                    return {row[3]: row[4] for row in ast.literal_eval(node.value)}
-    except (OSError, SyntaxError, ValueError, IndexError, TypeError):
-        pass
-    return dict.fromkeys(PAGES)
-
-
 def mechanism_relation(mechanism: str | None) -> str:
     """``?rel=replace`` for a mechanism that supports only replace neighbours (otherwise its page
     only offers a switch and runs nothing), read from the registry when it can be imported."""
     if mechanism is None:
         return ""
     try:
-        sys.path.insert(0, str(ROOT))
         from dpsynth_core.mechanisms import load_all
 
         spec = load_all().get(mechanism)
@@ -638,7 +621,7 @@ def rounded(obj, digits: int = 4):
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: all of dashboard/ui.PAGES)")
+    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: every page of dashboard.registry.PAGES)")
     ap.add_argument("--notches", type=int, default=6, help="ε notches per page (K)")
     ap.add_argument("--quiet-ms", type=float, default=500.0, help="quiet window that ends a settle")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a page is recorded as timed out")
@@ -650,7 +633,7 @@ def main(argv: list[str] | None = None) -> dict:
                     help="the script `streamlit run` starts (serve.py is what `make run` uses)")
     ap.add_argument("--note", default="", help="free text stored in the JSON (e.g. what else ran meanwhile)")
     args = ap.parse_args(argv)
-    mechanisms = ui_pages()
+    mechanisms = {p.url: p.mechanism for p in PAGES}
     if args.quick:
         pages = QUICK_PAGES
     elif args.pages:
