@@ -77,8 +77,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # streamlit_wire: the websocket decoding the browser tests use
 
 from common import write  # noqa: E402
+from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs  # noqa: E402
 
 from dashboard.registry import PAGES  # noqa: E402  (plain Python: no Streamlit import)
 
@@ -91,11 +93,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 VIEWPORT = {"width": 1400, "height": 1000}
 EPS_LABEL = "ε (privacy budget, log scale)"
 EXCEPTION = '[data-testid="stException"]'
-FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus
 
 # Installed before any page script runs (page.add_init_script). Records into window.__dps.
-INSTRUMENT_JS = r"""
-(() => {
+INSTRUMENT_JS = with_forward_msgs(r"""
   if (window.__dps) return;
   const R = window.__dps = {state: [], ws: [], inputs: [], headline: [], longtasks: [], skeletons: [],
                             domLast: 0, domMutations: 0, domBatches: 0};
@@ -120,35 +120,8 @@ INSTRUMENT_JS = r"""
     new PerformanceObserver((list) => list.getEntries().forEach(
       (e) => R.longtasks.push([e.startTime, e.duration]))).observe({type: 'longtask', buffered: true});
   } catch (e) { /* no long-task timing in this browser */ }
-  // Top-level fields of a ForwardMsg (protobuf): 4 = new_session (a run starts), 6 = script_finished.
-  const varint = (b, i) => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; }
-                             while (c & 0x80 && i < b.length); return [v, i]; };
-  const fields = (buf) => {
-    const b = new Uint8Array(buf), out = {};
-    let i = 0, tag, v;
-    while (i < b.length) {
-      [tag, i] = varint(b, i);
-      const f = Math.floor(tag / 8), w = tag & 7;
-      if (w === 0) { [v, i] = varint(b, i); out[f] = v; }
-      else if (w === 2) { [v, i] = varint(b, i); i += v; out[f] = null; }
-      else if (w === 1) i += 8; else if (w === 5) i += 4; else break;
-    }
-    return out;
-  };
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        const f = fields(e.data);
-        const kind = 4 in f ? 'start' : 6 in f ? 'finish' : 5 in f ? 'delta' : 'other';
-        R.ws.push([now(), kind, kind === 'finish' ? f[6] : null, e.data.byteLength]);
-      });
-    }
-  };
-})();
-"""
+  onForwardMsg((t, kind, status, bytes) => R.ws.push([t, kind, status, bytes]));
+""")
 
 # True once the action that started at `since` has settled (see the module docstring).
 SETTLED_JS = """([since, quiet, domCapMs]) => {
