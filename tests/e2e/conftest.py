@@ -51,6 +51,8 @@ import pytest
 from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the tests read the page registry (dashboard/registry.py)
+    sys.path.insert(0, str(ROOT))
 SCREENS = Path(os.environ.get("DPSYNTH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "dpsynth-screens")
 if not SCREENS.is_absolute():
     SCREENS = ROOT / SCREENS
