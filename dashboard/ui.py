@@ -18,12 +18,12 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
 
 from __future__ import annotations
 
-from .compute import dom_key, domain_of, mechanism_spec, mechanisms, safe, teaching_release, w1_of
+from .compute import dom_key, domain_of, mechanisms, safe, teaching_release, w1_of
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import UNIT_DIAMETER, relation_supported, release_section, switch_relation
 from .state import data, flash, set_data, settings, show_flash
 from .sweep import kept_sweep
-from .widgets import OWNER, look_closer, owner_caption, plot, schema_controls, w1_text
+from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
 __all__ = [
     # the page's frame
@@ -31,11 +31,11 @@ __all__ = [
     # state
     "data", "settings", "set_data", "flash", "show_flash",
     # library calls
-    "safe", "teaching_release", "w1_of", "mechanisms", "mechanism_spec", "dom_key", "domain_of",
+    "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of",
     # a mechanism's release
     "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER",
     # widgets
-    "schema_controls", "plot", "look_closer", "w1_text", "OWNER", "owner_caption",
+    "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
     # a computation behind a button
     "kept_sweep",
 ]

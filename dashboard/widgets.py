@@ -1,5 +1,5 @@
 """Widgets: parameter controls built from a schema, a chart with its one-line explanation, the
-"Look closer" choice of detail views, and the owner-view caption."""
+"Look closer" choice of detail views, and the owner-view label."""
 
 from __future__ import annotations
 
@@ -12,14 +12,10 @@ import streamlit as st
 
 from .lessons import CONTROLS
 
-__all__ = ["OWNER", "owner_caption", "explain", "plot", "look_closer", "w1_text", "param_controls",
-           "schema_controls"]
+__all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
 
+#: Said of every number or picture computed from the real data without noise.
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
-
-
-def owner_caption(text: str = "") -> None:
-    st.caption(OWNER + (" " + text if text else ""))
 
 
 def explain(what: str, formula: str | None = None) -> None:
