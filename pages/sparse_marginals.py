@@ -15,7 +15,7 @@ _ui.require_app(__file__)
 @st.cache_data(show_spinner=False, max_entries=32)
 def _loss(X, Y, lower, upper, names, s):
     """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui._dom(lower, upper, names), budget="interactive",
+    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(lower, upper, names), budget="interactive",
                                      return_details=True)
     return value, det["lower"], det["upper"]
 

@@ -328,6 +328,7 @@ def test_every_registered_mechanism_is_in_the_audit_table(name):
     assert set(spec.neighbours) <= relations, (name, spec.neighbours, relations)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", sorted(MECHANISMS))
 def test_registered_mechanism_passes_its_audit(name):
@@ -436,6 +437,7 @@ BROKEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("variant", sorted(BROKEN))
 def test_broken_variant_is_caught(variant):
@@ -478,6 +480,7 @@ def _rr(epsilon):
     return mech
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_false_positive_rate_on_an_exact_mechanism():
     """60 audits of randomised response with loss exactly ε = 1: the audit is a level-0.05 test, so

@@ -428,6 +428,7 @@ def huge_epsilon_outcomes():
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("name", HANG_NAMES)
 def test_huge_epsilon_does_not_hang(name, huge_epsilon_outcomes):

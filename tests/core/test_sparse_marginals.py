@@ -430,6 +430,7 @@ def _loss_stat(y_path, a, a2, b):
     return ((np.abs(c - a2) - np.abs(c - a)) / b).sum(axis=(-1, -2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact_total", [False, True])
 def test_empirical_privacy_of_noisy_marginals(exact_total):
     # Neighbouring datasets (replace one record, moved across the cube) and the noisy marginal vector
