@@ -1,7 +1,7 @@
 """The lesson path: what each page teaches, what to try, what to see, what to ask (plain text, no Streamlit).
 
-A teacher walks the pages in :data:`ORDER`, from Home to the Audit. Each :class:`Lesson` gives a
-title for people, one sentence on what the page teaches, two or three things to try with the
+A teacher walks the pages in :data:`ORDER` (the navigation's order), from Home to the Audit. Each
+:class:`Lesson` gives a title for people, one sentence on what the page teaches, two or three things to try with the
 page's own controls, what a student should see, and questions to ask the class. The papers are cited
 by their entries in docs/references.md (authors, title, year, link).
 """
@@ -9,6 +9,8 @@ by their entries in docs/references.md (authors, title, year, link).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .registry import PAGES
 
 __all__ = ["Lesson", "Paper", "LESSONS", "ORDER", "PAPERS", "step_of", "neighbours_of"]
 
@@ -200,9 +202,8 @@ LESSONS: dict[str, Lesson] = {
     ),
 }
 
-#: The lesson path, in order.
-ORDER: tuple[str, ...] = ("home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution",
-                          "low_dim", "rates", "compare", "audit", "glossary")
+#: The lesson path, in order: the navigation's pages (:data:`dashboard.registry.PAGES`) from Home to the Glossary.
+ORDER: tuple[str, ...] = tuple(p.url for p in PAGES)
 
 
 def step_of(url: str) -> int:

@@ -11,7 +11,9 @@ Generators
     :func:`uniform_cube`, :func:`gaussian_mixture`, :func:`ring`, :func:`corner`,
     :func:`clustered_ball` ([GFR25, Section 6, Figure 4]), :func:`affine_plane` (the regime of
     [HSVZ23, Theorem 1.2]), :func:`mixture_1d`. :data:`GENERATORS` maps each name to
-    ``(function, parameter schema)`` for the dashboard and the CLI.
+    ``(function, parameter schema)`` for the dashboard and the CLI. :func:`shift_scenario` draws a
+    private sample and a shifted public one (the idea of [DLS+24, Figures 1–2]) for the certified
+    marginals' tests and benchmarks.
 Real data
     :func:`digits` ([HSVZ23, Section 5]), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
     :func:`default_dataset` is the dashboard's embedded default.
@@ -44,6 +46,7 @@ __all__ = [
     "clustered_ball",
     "affine_plane",
     "mixture_1d",
+    "shift_scenario",
     "GENERATORS",
     "digits",
     "iris",
@@ -531,6 +534,60 @@ def mixture_1d(
     return Dataset(X, Domain.unit(1, ("x0",)), "mixture_1d",
                    f"{n} points from a 1-D mixture of {k} Gaussians (sd {spread:g}) clipped into the public "
                    f"domain [0, 1].", labels.astype(np.int64))
+
+
+def shift_scenario(n: int, d: int = 4, shift: float = 0.5, rng: Any = None, *, n_public: int = 4000,
+                   names: tuple[str, ...] | None = None):
+    """Private and public data with a distribution shift (the idea of [DLS+24, Figures 1–2]), generated.
+
+    The private data is a mixture of three correlated Gaussian clusters (clipped to ``[0,1]^d``), in the
+    spirit of census covariates (age, schooling, hours, ...). The public data is drawn from the same
+    family with every cluster mean moved by ``shift · 0.35`` along a fixed direction, the mixture weights
+    tilted towards the last cluster and the spread widened by ``1 + shift``; ``shift = 0`` gives two
+    samples of one distribution. Public data of the first kind helps Step 3; strongly shifted public data
+    puts little mass where the private data is, which the certificate's projection term reports.
+
+    Parameters
+    ----------
+    n : int >= 1, private size; d : int in [2, 20], default 4
+    shift : float in [0, 1], default 0.5
+    rng : numpy Generator, int or None
+    n_public : int >= 1, default 4000
+    names : optional column names
+
+    Returns
+    -------
+    X : ndarray (n, d) private; P : ndarray (n_public, d) public; domain : Domain (the unit cube)
+    """
+    owner = "shift_scenario"
+    nn = check_int(n, "n", owner, low=1)
+    dd = check_int(d, "d", owner, low=2, high=20)
+    sh = check_float(shift, "shift", owner, low=0.0, high=1.0)
+    npub = check_int(n_public, "n_public", owner, low=1)
+    gen = check_rng(rng, owner)
+    # Fixed (seeded) geometry of the clusters, independent of rng so both draws share it.
+    geo = np.random.default_rng(20240202)
+    means = np.clip(geo.uniform(0.2, 0.8, size=(3, dd)), 0.0, 1.0)
+    covs = []
+    for _ in range(3):
+        A = geo.normal(size=(dd, dd)) * 0.06
+        covs.append(A @ A.T + np.eye(dd) * 0.004)
+    direction = np.ones(dd) / math.sqrt(dd)
+    weights = np.array([0.45, 0.35, 0.20])
+
+    def sample(size: int, mu: np.ndarray, w: np.ndarray, spread: float) -> np.ndarray:
+        lab = gen.choice(3, size=size, p=w)
+        out = np.empty((size, dd))
+        for c in range(3):
+            idx = np.flatnonzero(lab == c)
+            out[idx] = gen.multivariate_normal(mu[c], covs[c] * spread**2, size=idx.size)
+        return np.clip(out, 0.0, 1.0)
+
+    X = sample(nn, means, weights, 1.0)
+    w_pub = weights * np.array([1.0 - 0.6 * sh, 1.0, 1.0 + 2.0 * sh])
+    P = sample(npub, means + sh * 0.35 * direction, w_pub / w_pub.sum(), 1.0 + sh)
+    dom = Domain.unit(dd, names=names)
+    return X, P, dom
 
 
 #: name -> (function, parameter schema): a tuple of :class:`~dpsynth_core.schema.ParamSpec`, the same

@@ -26,6 +26,7 @@ from .domain import Domain
 from .mechanisms import MECHANISMS, Release, bind, load_all
 from .mechanisms.low_dim import low_dim
 from .mechanisms.pmm import pmm
+from .mechanisms.sparse_marginals import SparseMarginalsTrace
 from .transport import W1_METHODS, sparse_utility_loss, wasserstein1
 from .validation import (
     check_bool,
@@ -206,10 +207,11 @@ def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
     """A :func:`sweep` measure for the certified sparse-marginal release: the released certificate and
     its terms (private) against the realised utility loss (computed from the data: owner-side)."""
 
-    terms = rel.trace["certificate"][rel.params["certificate_key"]]
-    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, rel.params["s"], dom)),
-            "discretisation": terms["discretisation"], "privatisation": terms["privatisation_quantile"],
-            "projection": terms["projection"]}
+    trace = SparseMarginalsTrace.of(rel)
+    terms = trace.released
+    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, trace.s, dom)),
+            "discretisation": terms.discretisation, "privatisation": terms.privatisation_quantile,
+            "projection": terms.projection}
 
 
 def angle_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:

@@ -77,34 +77,34 @@ st.caption(f"Declared guarantee for this pair: ε = {declared:.3g}, δ = {dlt:.3
 
 key = (name, kind, stat, float(px), None if py is None else float(py), half, n_rows, trials, d.name, d.n,
        s["epsilon"], s["delta"], s["neighbours"], s["seed"])
-if st.button("Run the audit", type="primary", key="audit_run"):
-    bar = st.progress(0.0, text="running …")
-    pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s["seed"], what="building the pair")
-    if pair is not None:
-        D, D2 = pair
-        params = {"depth": 1, "n_public": len(D)} if stat == PATH_STAT else {}
-        mechanism = _ui.safe(bind, base, epsilon=run_eps, delta=dlt if spec.needs_delta else None,
-                             neighbours=s["neighbours"], params=params, what="preparing the mechanism")
-        if stat == PATH_STAT and mechanism is not None:
-            probe = bind("pmm", epsilon=s["epsilon"], neighbours=s["neighbours"], params=params)(D, d.domain, rng=0)
-            statistic = _ui.safe(audit.tree_path_statistic, D, D2, d.domain, probe, what="building the statistic")
-        else:
-            statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
-        if mechanism is not None and statistic is not None:
-            res = _ui.safe(audit.audit, lambda X, rng: mechanism(X, d.domain, rng=rng), D, D2, statistic=statistic,
-                           trials=trials, epsilon=declared, delta=dlt, rng=s["seed"],
-                           progress=lambda f, msg: bar.progress(min(1.0, f), text=msg), what="auditing")
-            if res is not None:
-                st.session_state["audit_result"] = (key, res)
-    bar.empty()
 
-out = st.session_state.get("audit_result")
-if out is None:
+
+def _audit(progress):
+    pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s["seed"], what="building the pair")
+    if pair is None:
+        return None
+    D, D2 = pair
+    params = {"depth": 1, "n_public": len(D)} if stat == PATH_STAT else {}
+    mechanism = _ui.safe(bind, base, epsilon=run_eps, delta=dlt if spec.needs_delta else None,
+                         neighbours=s["neighbours"], params=params, what="preparing the mechanism")
+    if mechanism is None:
+        return None
+    if stat == PATH_STAT:
+        probe = bind("pmm", epsilon=s["epsilon"], neighbours=s["neighbours"], params=params)(D, d.domain, rng=0)
+        statistic = _ui.safe(audit.tree_path_statistic, D, D2, d.domain, probe, what="building the statistic")
+    else:
+        statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
+    if statistic is None:
+        return None
+    return _ui.safe(audit.audit, lambda X, rng: mechanism(X, d.domain, rng=rng), D, D2, statistic=statistic,
+                    trials=trials, epsilon=declared, delta=dlt, rng=s["seed"], progress=progress, what="auditing")
+
+
+res = _ui.kept_sweep("Run the audit", _audit, key="audit_run", slot="audit_result", fingerprint=key,
+                     start="running …")
+if res is None:
     st.info("Choose a mechanism, a pair and a statistic, then press **Run the audit** (it shows its progress).")
 else:
-    rkey, res = out
-    if rkey != key:
-        st.caption("These results are from earlier settings; press **Run the audit** to refresh them.")
     m1, m2, m3 = st.columns(3)
     m1.metric("ε̂ (lower bound)", f"{res.epsilon_lower:.3g}", help=f"Valid with probability ≥ {res.confidence:.0%}.")
     m2.metric("declared ε", f"{res.epsilon_declared:.3g}")

@@ -18,22 +18,18 @@ s = _ui.settings()
 chosen = st.multiselect("Mechanisms", list(specs), default=list(specs), key="compare_mechs",
                         format_func=lambda m: specs[m].title, persist_state="session")
 key = (tuple(chosen), d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], s["seed"])
-if st.button("Run the comparison", type="primary", key="compare_run"):
-    bar = st.progress(0.0, text="starting …")
-    res = _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"],
-                   neighbours=s["neighbours"], rng=s["seed"],
-                   progress=lambda f, t: bar.progress(min(1.0, f), text=t), what="comparing mechanisms")
-    bar.empty()
-    if res is not None:
-        st.session_state["compare_result"] = (key, res)
 
-res = st.session_state.get("compare_result")
+
+def _compare(progress):
+    return _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"], neighbours=s["neighbours"],
+                    rng=s["seed"], progress=progress, what="comparing mechanisms")
+
+
+res = _ui.kept_sweep("Run the comparison", _compare, key="compare_run", slot="compare_result", fingerprint=key)
 if res is None:
     st.info("Press **Run the comparison** to run the mechanisms above on the current data (it shows its progress).")
 else:
-    rkey, (df, synth) = res
-    if rkey != key:
-        st.caption("These results are from earlier settings; press **Run the comparison** to refresh them.")
+    df, synth = res
 
     def fmt(v, spec="{:.3g}"):
         return "—" if v is None or (isinstance(v, float) and not np.isfinite(v)) else spec.format(v)
@@ -59,7 +55,7 @@ else:
         c1.warning(f"**{spec.title}** did not run: {row['reason']}", icon=":material/block:")
         if other is not None and s["neighbours"] not in spec.neighbours:
             c2.button(f"Switch to {other.replace('_', '/')}", key=f"cmp_switch_{row['mechanism']}",
-                      on_click=_ui._set_relation, args=(other,),
+                      on_click=_ui.switch_relation, args=(other,),
                       help="Changes the sidebar's neighbouring relation; then run the comparison again.")
     if len(ok):
         _ui.plot(viz.compare_bars(df, title="W1 and time per mechanism"),

@@ -81,7 +81,7 @@ if res is not None:
         seed = _ui.settings()["seed"]
         draws, w1s = [], []
         for i in range(k):
-            r = _ui.run("pmm", params, seed=seed + 1 + offset + i)
+            r = _ui.teaching_release("pmm", params, seed=seed + 1 + offset + i)
             if r is None:
                 break
             wi = _ui.w1_of(r.synthetic, fast=True)

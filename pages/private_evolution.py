@@ -63,7 +63,7 @@ if res is not None:
             st.caption(f"{kept} of {len(noisy)} variations keep a positive weight after the noise and the threshold.")
 
     def _w1_curve():
-        tracked = _ui.run("private_evolution", {**params, "track_w1": True})
+        tracked = _ui.teaching_release("private_evolution", {**params, "track_w1": True})
         w1s = None if tracked is None else tracked.trace.get("owner", {}).get("w1")
         if not w1s:
             return

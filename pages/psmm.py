@@ -44,7 +44,7 @@ if res is not None:
     def _against_clipping():
         projection = rel.params["projection"]
         other = "clip" if projection == "bl" else "bl"
-        rel2 = _ui.run("psmm", {**params, "projection": other})
+        rel2 = _ui.teaching_release("psmm", {**params, "projection": other})
         if rel2 is None:
             return
         w2 = _ui.w1_of(rel2.synthetic)

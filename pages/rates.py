@@ -40,30 +40,25 @@ st.caption(f"Points: n ∈ {ns}, ε ∈ {eps_list}, {reps} repeat(s) each, {len(
            f"{len(ns) * len(eps_list) * reps * len(names)} releases.")
 
 key = (tuple(names), tuple(ns), tuple(eps_list), reps, d.name, d.n, s["delta"], s["neighbours"], s["seed"])
-if st.button("Run sweep", type="primary", key="rates_run"):
-    bar = st.progress(0.0, text="starting …")
+
+
+def _sweep(progress):
     frames = []
     for i, name in enumerate(names):
-        def progress(frac, text, i=i):
-            bar.progress(min(1.0, (i + frac) / max(len(names), 1)), text=text)
-
         settings = {"neighbours": s["neighbours"], **({"delta": s["delta"]} if specs[name].needs_delta else {})}
-        df = _ui.safe(sweep, name, resampler(d.X, d.domain), ns, eps_list, reps, rng=s["seed"], progress=progress,
+        df = _ui.safe(sweep, name, resampler(d.X, d.domain), ns, eps_list, reps, rng=s["seed"],
+                      progress=lambda frac, text, i=i: progress((i + frac) / max(len(names), 1), text),
                       params=settings, w1_budget="interactive", what=f"sweeping {name}")
         if df is not None:
             df["eps_n"] = df["epsilon"] * df["n"]
             frames.append(df)
-    bar.empty()
-    if frames:
-        st.session_state["rates_result"] = (key, pd.concat(frames, ignore_index=True))
+    return pd.concat(frames, ignore_index=True) if frames else None
 
-res = st.session_state.get("rates_result")
-if res is None:
+
+df = _ui.kept_sweep("Run sweep", _sweep, key="rates_run", slot="rates_result", fingerprint=key)
+if df is None:
     st.info("Press **Run sweep** to measure W1 over the grid above (it shows its progress).")
 else:
-    rkey, df = res
-    if rkey != key:
-        st.caption("These results are from earlier settings; press **Run sweep** to refresh them.")
     bounds, fits, rows = {}, {}, []
     for name, part in df.groupby("mechanism"):
         b = part.groupby("eps_n")["bound"].mean().dropna()

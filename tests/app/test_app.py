@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import data as sources
+from dashboard import registry
 from dashboard import settings as dash_settings
 from dashboard.lessons import LESSONS
 from dpsynth_core import MECHANISMS, Domain, export
@@ -23,10 +24,8 @@ from dpsynth_core.transport import wasserstein1
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
-PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit"]
-PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_marginals": "sparse_marginals",
-             "private_evolution": "private_evolution", "low_dim": "low_dim"}
+PAGES = [p.url for p in registry.PAGES]
+PAGE_MECH = {p.url: p.mechanism for p in registry.PAGES if p.mechanism is not None}
 TIMEOUT = 120
 
 
@@ -47,7 +46,7 @@ def new_app(data: Dataset | None = None) -> AppTest:
 
 
 def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
+    at.switch_page(str(ROOT / registry.by_url(page).file)).run()
     return at
 
 
@@ -467,7 +466,7 @@ def test_low_dim_demo_sweep_and_digits():
     at.multiselect(key="ld_svm_dims").set_value([2]).run()
     at.button(key="ld_svm_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    df = at.session_state["ld_svm"]
+    _, df = at.session_state["ld_svm"]
     assert set(df["method"]) == {"low_dim", "pmm_full", "real"}
     assert df["accuracy"].between(0, 1).all()
 

@@ -93,6 +93,7 @@ def test_round_trip_in_process(data, tmp_path, capsys):
     assert res["metric"] == "l1" and res["lower"] <= res["w1"] <= res["upper"] and res["exact"]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_round_trip_with_the_installed_console_script(data, tmp_path):
     _, src = data

@@ -145,6 +145,7 @@ def test_csv_separator_follows_the_numpy_engines_rule(tmp_path, capsys):
     assert "could be split into columns" in _one_error_line(capsys)
 
 
+@pytest.mark.slow
 def test_local_cluster_end_to_end(tmp_path, monkeypatch, capsys):
     """The default: a distributed.LocalCluster of worker processes, started and closed by the CLI."""
     monkeypatch.delenv(cli.SCHEDULER_ENV, raising=False)

@@ -2,7 +2,7 @@
 
 Export paths: ``Release.public()``, ``export.public_report``, ``export.report_json``,
 ``export.synthetic_csv``, the command line's ``--report`` and CSV (``dpsynth_core.cli.main``), and the
-dashboard's downloads (``dashboard/ui.py``, ``private_downloads``: ``export.report_json`` and
+dashboard's downloads (``dashboard/release_panel.py``, ``private_downloads``: ``export.report_json`` and
 ``export.synthetic_csv`` of a fresh release made with ``rng=None``; tested here on such a release,
 without Streamlit).
 
@@ -358,6 +358,7 @@ def test_every_mechanism_and_relation_is_audited_through_the_export(name):
     assert set(MECHANISMS[name].neighbours) <= {relation_of(c.kind) for c in EXPORT_AUDITS[name]}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name,i", [(n, i) for n in sorted(EXPORT_AUDITS) for i in range(len(EXPORT_AUDITS[n]))])
 def test_export_passes_its_audit(name, i):
@@ -368,6 +369,7 @@ def test_export_passes_its_audit(name, i):
     assert res.epsilon_lower <= case.epsilon, (name, case.kind, res.summary())
 
 
+@pytest.mark.slow
 def test_the_export_audit_has_power():
     """A flat histogram that declares ε = 1 but draws noise for ε = 8 is caught through the exported CSV."""
     case = EXPORT_AUDITS["flat_histogram"][0]

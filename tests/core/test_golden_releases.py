@@ -122,6 +122,7 @@ print(g._digest(g.run(name, g._data(d), g.Domain.unit(d), rng=7, **kwargs)))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
 @pytest.mark.parametrize("case", ["psmm", "haar_walk_2d", "pmm_add_remove"])
@@ -138,6 +139,7 @@ def test_pin_does_not_depend_on_the_blas_kernel(case):
     assert got == {"Haswell": PINNED[case], "Sandybridge": PINNED[case]}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
 def test_low_dim_pin_under_each_kernel():

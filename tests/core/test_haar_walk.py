@@ -221,6 +221,7 @@ def test_accuracy_against_the_bound_and_the_clip_projection():
     assert np.mean(w_auto) < np.mean(w_iso)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True])
 def test_empirical_privacy_of_the_release(broken, monkeypatch):
     # D' = D plus one record in cell 5 of 8 (add/remove, n_public so all of ε = 1 goes to the counts).

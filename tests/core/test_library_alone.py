@@ -65,6 +65,7 @@ def test_core_requirements_leave_out_the_app():
     assert not closure & {"streamlit", "plotly", "scikit-learn"}, closure
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_library_imports_and_runs_without_the_extras(tmp_path):
     site = tmp_path / "site"

@@ -432,6 +432,7 @@ def _w1_exact(X, Y):
     return float(ot.emd2(np.full(len(X), 1 / len(X)), w / w.sum(), M, numItermax=10**7))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("n", [500, 2000])
 def test_mean_w1_below_theorem11(d, n):

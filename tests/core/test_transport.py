@@ -193,6 +193,7 @@ def _instances(d, rng):
     yield "lattice_ties", g, np.round(rng.random((250, d)) * 6) / 6, None, None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
 def test_sparse_adversarial_instances(d, metric):
@@ -207,6 +208,7 @@ def test_sparse_adversarial_instances(d, metric):
             assert rel_err(r.value, ref) < REL, (name, r.value, ref)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d,n,m", [(2, 2000, 1500), (3, 1500, 1200)])
 def test_sparse_matches_dense_pot_at_a_few_thousand_points(d, n, m):
     rng = np.random.default_rng(30 + d)
@@ -289,6 +291,7 @@ def test_sparse_assignment_case_equals_dense_pot(d, metric):
             assert rel_err(r.value, ref) < REL, (name, r.value, ref)
 
 
+@pytest.mark.slow
 def test_sparse_assignment_case_at_a_few_thousand_points():
     rng = np.random.default_rng(60)
     X = rng.random((2500, 2))

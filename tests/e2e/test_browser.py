@@ -16,33 +16,40 @@ import re
 
 import pytest
 
+from dashboard.registry import PAGES as REGISTRY
+
 pytestmark = pytest.mark.e2e
 
 EPSILON = "ε (privacy budget, log scale)"
 
-# (url path, steps). A step is ("click", button label) or ("view", a "Look closer" choice), done in
-# order; every view of every page is opened once. The home page lives at "/" (its url path is empty).
-PAGES = [
-    ("", [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")]),
-    ("data", [("click", "Generate")]),
-    ("pmm", [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
-             ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")]),
-    ("psmm", [("view", "True, noisy, projected"), ("view", "Projection against clipping")]),
-    ("random_walk", [("view", "Running sums of the noise"), ("view", "Distributions on the line")]),
-    ("sparse_marginals", [("view", "The tables"), ("view", "Certificate sweep"),
-                          ("click", "Run the certificate sweep"), ("view", "The certificate")]),
-    ("private_evolution", [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")]),
-    ("low_dim", [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
-                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
-                 ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
-                 ("click", "Run the digits experiment"), ("view", "The two planes")]),
-    ("rates", [("click", "Run sweep")]),
-    ("compare", [("click", "Run the comparison")]),
-    ("audit", [("click", "Run the audit")]),
-    ("glossary", []),
-]
+# url -> steps. A step is ("click", button label) or ("view", a "Look closer" choice), done in order;
+# every view of every page is opened once.
+STEPS = {
+    "home": [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")],
+    "data": [("click", "Generate")],
+    "pmm": [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
+            ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")],
+    "psmm": [("view", "True, noisy, projected"), ("view", "Projection against clipping")],
+    "random_walk": [("view", "Running sums of the noise"), ("view", "Distributions on the line")],
+    "sparse_marginals": [("view", "The tables"), ("view", "Certificate sweep"), ("click", "Run the certificate sweep"),
+                         ("view", "The certificate")],
+    "private_evolution": [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")],
+    "low_dim": [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
+                ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
+                ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
+                ("click", "Run the digits experiment"), ("view", "The two planes")],
+    "rates": [("click", "Run sweep")],
+    "compare": [("click", "Run the comparison")],
+    "audit": [("click", "Run the audit")],
+}
+# (url path, steps) for every page of the registry; the home page (the navigation's default) lives at "/"
+PAGES = [("" if p.url == "home" else p.url, STEPS.get(p.url, [])) for p in REGISTRY]
 # what a student must never see: internal names from the papers and the code
 INTERNAL = ["seed 00", "params[", "U_T", "L_T", "step3", "exact_total", "theorem_4_1", "Traceback"]
+
+
+def test_steps_are_for_registered_pages():
+    assert set(STEPS) <= {p.url for p in REGISTRY}, set(STEPS) - {p.url for p in REGISTRY}
 
 
 def assert_plain(ui, page, where: str) -> None:

@@ -1,0 +1,188 @@
+"""A mechanism page's release: run it (switching the relation it needs), the headline metrics with the
+theory's bound shown honestly, the notes, real against synthetic, and the private downloads.
+
+Randomness: the release on screen uses the sidebar's teaching seed, so that a class sees the same
+pictures; anything downloaded is a NEW release drawn with fresh operating-system entropy
+(:func:`private_downloads`), because whoever knows a seed can re-draw the noise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import streamlit as st
+
+from dpsynth_core import export
+
+from .compute import cached_release, dom_key, mechanisms, safe, teaching_release, w1_of
+from .state import bounds_from_data, data, record_release, settings
+from .widgets import plot
+
+__all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
+           "private_downloads", "relation_supported", "switch_relation"]
+
+#: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
+UNIT_DIAMETER = 1.0
+RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
+
+
+def release_section(name: str, params: dict, *, title: str):
+    """Run the mechanism (cached), show the headline and real against synthetic. Returns (rel, w1) or None."""
+    spec = mechanisms()[name]
+    if not relation_supported(spec):
+        return None
+    rel = teaching_release(name, params)
+    if rel is None:
+        return None
+    w = w1_of(rel.synthetic)
+    release_panel(rel, w, params, title=title)
+    d = data()
+    plot(_scatter(d, rel.synthetic),
+         "Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
+         "dotted box is the public domain.", key=f"{title}_scatter")
+    return rel, w
+
+
+def _scatter(d, Y):
+    from dpsynth_core import viz
+
+    return viz.scatter_compare(d.X, Y, d.domain.names, lower=d.domain.lower, upper=d.domain.upper)
+
+
+def release_panel(rel, w1v, params: dict, *, title: str) -> None:
+    """The headline of a release: W1 to the data, the theory's bound shown honestly, the synthetic size
+    and the guarantee; the release's notes; the private downloads (in an expander)."""
+    spec = mechanisms().get(rel.mechanism)
+    record_release(rel, spec.title if spec is not None else rel.mechanism)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
+              help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
+                   "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
+                   ":material/lock: Computed from the real data (owner view)."
+                   + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
+                      "at this size would take longer than a page should)."))
+    label, value, note = bound_view(rel)
+    c2.metric(label, value, help=note)
+    c3.metric("Synthetic points", f"{rel.synthetic.shape[0]:,}")
+    c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
+    if w1v is not None and not w1v.exact:
+        st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
+                   f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
+    if not rel.is_dp:
+        st.warning("This run is NOT differentially private (a teaching start that reads the private data). "
+                   "Never publish its output.")
+    if bounds_from_data():
+        st.warning("NOT private: the bounds of this dataset were read off the data (Data page), so no release of it "
+                   "is differentially private. Type public bounds to make it private.")
+    if rel.notes:
+        with st.expander("Technical notes on this release", icon=":material/info:"):
+            for note in rel.notes:
+                st.caption(str(note))
+    with st.expander("Download a private release", icon=":material/download:"):
+        if bounds_from_data():
+            st.caption("Downloads are disabled: the bounds were read off the data.")
+        else:
+            private_downloads(rel.mechanism, params, key=title)
+
+
+def privacy_short(rel) -> str:
+    """"ε = 1, δ = 0" for the headline (the relation is in the sidebar)."""
+    if not rel.is_dp:
+        return "not private"
+    return f"ε = {rel.epsilon:.3g}" + (f", δ = {rel.delta:.0e}" if rel.delta else "")
+
+
+def bound_view(rel) -> tuple[str, str, str]:
+    """(label, value, help) of the theory's bound for the headline, honestly.
+
+    A number is shown as a bound only when it is proven for this run and below the cube's diameter.
+    A rate without constants, a bound above the diameter, or one that does not cover the chosen
+    setting is shown as "—" with the reason in the help text.
+    """
+    kind = (rel.bound_kind or "").lower()
+    b = rel.bound
+    if b is None or not math.isfinite(float(b)):
+        why = "This mechanism has no bound from its paper." if "baseline" in kind or not kind else rel.bound_kind
+        return "Theory's bound", "—", why
+    b = float(b)
+    if "certificate" in kind:
+        return ("Certified bound", f"{b:.3g}",
+                "A private, high-probability upper bound on the largest W1 over the released marginals, published "
+                "with the data (see the certificate below).")
+    if "constant-free" in kind or "unspecified" in kind or re.search(r"\brate\b", kind):
+        return ("Theory's rate", "—",
+                f"The paper gives a rate whose constants it does not specify; evaluated with constant 1 it is "
+                f"{b:.3g} here, which is not a bound.")
+    if b >= UNIT_DIAMETER:
+        return ("Theory's bound", "—",
+                f"The paper's bound at this n and ε is {b:.3g}, above the largest possible W1 (1): it says nothing "
+                "yet. It becomes informative with more data or a larger ε.")
+    if "estimated" in kind:
+        return ("Theory's estimate", f"{b:.3g}",
+                f"{rel.bound_kind}: part of it is estimated rather than proven, so read it as an estimate.")
+    reference = "reference" in " ".join(map(str, rel.notes)).lower() and "not proved" in " ".join(map(str, rel.notes))
+    label = "Theory's bound (reference)" if reference else "Theory's bound"
+    return label, f"{b:.3g}", (rel.bound_kind or "") + (" For these settings the proof does not apply; the value "
+                                                        "is shown for reference." if reference else "")
+
+
+def private_downloads(name: str, params: dict, *, key: str) -> None:
+    """Downloads of a NEW release drawn with fresh randomness (never the teaching seed's release).
+
+    A button makes the release (same mechanism, data, ε, δ, relation and parameters as on screen);
+    then its synthetic CSV (rows in random order) and its public report (allow-listed fields only:
+    no W1 to the data, no true counts) can be downloaded.
+    """
+    d = data()
+    s = settings()
+    slot = f"fresh_{key}"
+    fingerprint = (name, d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], tuple(sorted(params.items())))
+    if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
+                 help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
+                      "is a new release drawn with fresh randomness: it differs from the one on screen."):
+        rel = safe(cached_release, name, d.X, *dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
+                   tuple(sorted(params.items())), what=f"running {name}")
+        if rel is not None:
+            st.session_state[slot] = (fingerprint, rel)
+    stored = st.session_state.get(slot)
+    if stored is None or stored[0] != fingerprint:
+        return
+    fresh = stored[1]
+    st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic points, {fresh.privacy}.")
+    d1, d2 = st.columns(2)
+    d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
+                       help="The synthetic data of the fresh release, rows in random order.")
+    d2.download_button("Report (JSON)", data=export.report_json(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_report.json", mime="application/json", key=f"dl_json_{key}",
+                       help="The fresh release's public report: ε, δ, relation, ledger, parameters, bound. Nothing "
+                            "computed from the real data without noise.")
+
+
+def switch_relation(value: str) -> None:
+    """Set the sidebar's neighbouring relation (a button's ``on_click``: runs before the widget exists)."""
+    st.session_state["neighbours"] = value
+
+
+def relation_supported(spec) -> bool:
+    """True if the sidebar's relation is one the mechanism supports.
+
+    Otherwise the relation is switched to the one the mechanism needs (a mechanism page should show its
+    mechanism, not an error) and the page reruns; the page then says what was switched and why.
+    """
+    rel = settings()["neighbours"]
+    note = st.session_state.pop("_relation_note", None)
+    if rel in spec.neighbours:
+        if note:
+            st.info(note, icon=":material/swap_horiz:")
+        return True
+    other = spec.neighbours[0]
+    why = ("it needs the dataset size n to be public" if other == "replace" else
+           "its analysis covers adding or removing a record")
+    st.session_state["_pending_neighbours"] = other
+    st.session_state["_relation_note"] = (
+        f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
+        "neighbouring relation was switched for you.")
+    st.rerun()
+    return False  # pragma: no cover - st.rerun does not return
