@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .mechanisms.base import Release, to_jsonable
 from .tabular import csv_bytes
@@ -58,5 +59,8 @@ def synthetic_csv(rel: Release, *, rng: Any = None) -> bytes:
     when the user gave one, so that a reproducible run writes the same file.
     """
     gen = check_rng(rng, "synthetic_csv")
+    if isinstance(rel.synthetic, pd.DataFrame):  # categorical columns: written as their declared text
+        frame = rel.synthetic.iloc[gen.permutation(len(rel.synthetic))]
+        return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
     Y = np.asarray(rel.synthetic, dtype=np.float64)
     return csv_bytes(Y[gen.permutation(Y.shape[0])], list(rel.domain.names))

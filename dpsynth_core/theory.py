@@ -57,6 +57,8 @@ __all__ = [
     "default_depth",
     "bound_depth",
     "resolve_depth",
+    "mixed_depth",
+    "mixed_theorem11",
     "pmm_deltas",
     "pmm_resolution",
     "pmm_S",
@@ -137,6 +139,54 @@ def pmm_theorem11(n: float, epsilon: float, d: int, depth: int, *, neighbours: s
     S = pmm_S(r, dd, neighbours=rel)
     factor = 2.0 if proven else 1.0
     return float(factor * math.sqrt(2.0) * s * S * S / (eps * nn) + pmm_resolution(r, dd))
+
+
+def mixed_theorem11(n: float, epsilon: float, schedule: Any, *, neighbours: str = "add_remove") -> float:
+    """Theorem 11 on a mixed partition (:class:`~dpsynth_core.partition.MixedSchedule`).
+
+    .. math:: \\mathbb{E} W_1 \\le \\frac{\\sqrt2\\, s}{\\varepsilon n} S^2 + \\mathrm{diam}_r, \\qquad
+              S = \\sum_{j\\in J}\\sqrt{\\Delta_{j-1}}
+
+    Theorem 11 of [HVZ23] holds on any bounded metric space with a binary hierarchical partition,
+    with :math:`\\Delta_j = 2^j \\mathrm{diam}_j` the level's diameters; here the diameters are those of
+    the mixed metric (docs/mixed-data.md). Same constant convention as :func:`pmm_theorem11`.
+    """
+    owner = "mixed_theorem11"
+    nn = check_float(n, "n", owner, low=0.0, low_open=True)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    rel = check_choice(neighbours, "neighbours", owner, ("add_remove", "replace"))
+    s = 1.0 if rel == "add_remove" else 2.0
+    first = 0 if rel == "add_remove" else 1
+    S = float(np.sqrt(schedule.deltas()[first:]).sum())
+    return float(math.sqrt(2.0) * s * S * S / (eps * nn) + schedule.diameters()[-1])
+
+
+def mixed_depth(rule: str, n: float, epsilon: float, k: int, sizes: tuple[int, ...], weights: tuple[float, ...],
+                neighbours: str = "add_remove", consistency: str = "least_squares") -> int:
+    """PMM's depth on a mixed domain (k numeric columns, categorical columns of ``sizes``).
+
+    The partition resolves the categories (their :math:`B = \\sum_j \\lceil\\log_2 c_j\\rceil` bits) and
+    splits the numeric axes (:class:`~dpsynth_core.partition.MixedSchedule`). ``"auto"``: B plus the
+    numeric rule :func:`default_depth` at the mean size of a category combination,
+    :math:`n / \\prod_j c_j` (public quantities: the declared categories and the public or noisy n);
+    ``"paper"``: B plus Corollary 12's depth at that size; ``"bound"``: the depth minimising
+    :func:`mixed_theorem11`. Without numeric columns the depth is B (a leaf is a combination).
+    """
+    B = sum(int(c - 1).bit_length() for c in sizes)
+    if k == 0:
+        return B
+    if rule == "bound":
+        best, best_r = math.inf, B
+        for r in range(0, min(MAX_PMM_DEPTH, B + MAX_PMM_DEPTH) + 1):
+            sched = partition.MixedSchedule(k, tuple(sizes), tuple(weights), r)
+            b = mixed_theorem11(n, epsilon, sched, neighbours=neighbours)
+            if b < best - 1e-15:
+                best, best_r = b, r
+        return best_r
+    per_combo = max(float(n) / float(np.prod(np.asarray(sizes, dtype=float))), 1.0)
+    inner = paper_depth(per_combo, epsilon, k) if rule == "paper" else default_depth(per_combo, epsilon, k,
+                                                                                      consistency, neighbours)
+    return int(min(B + inner, MAX_PMM_DEPTH))
 
 
 def corollary12_depth(n: float, epsilon: float, d: int) -> float:

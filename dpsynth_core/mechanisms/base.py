@@ -229,6 +229,10 @@ def prepare(
     eps = check_epsilon(epsilon, owner)
     rel = check_neighbours(neighbours, owner, supported)
     gen = check_rng(rng, owner)
+    if domain.is_mixed:
+        takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
+        raise param_error(owner, "domain", f"a domain of numeric columns only: {owner} does not take categorical "
+                          f"columns (these mechanisms do: {takers})", f"the categorical columns {list(domain.categories)}")
     if max_dim is not None and domain.d > max_dim:
         raise param_error(owner, "domain", f"of dimension at most {max_dim}", f"d={domain.d}")
     rows = Rows(X, domain, owner=owner, min_rows=min_rows)

@@ -218,7 +218,9 @@ class MechanismSpec:
 
     ``neighbours`` are the relations it supports (``default_neighbours`` first used), ``needs_delta``
     whether it is approximate (ε, δ)-DP, ``max_dim`` the largest dimension it accepts (with the reason
-    in ``max_dim_reason``), ``min_rows`` the fewest private rows. ``params`` come from ``config``.
+    in ``max_dim_reason``; it counts numeric columns), ``min_rows`` the fewest private rows,
+    ``categorical`` whether it takes categorical columns (docs/mixed-data.md). ``params`` come from
+    ``config``.
     ``theory`` describes its W1 bound (:class:`dpsynth_core.theory.Theory`).
     """
 
@@ -238,6 +240,7 @@ class MechanismSpec:
     min_rows: int = 1
     config: type[Config] = NoParams
     theory: Any = None
+    categorical: bool = False
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:
@@ -286,9 +289,14 @@ class Mechanism(Generic[C]):
         relation = check_neighbours(spec.default_neighbours if neighbours is None else neighbours, owner,
                                     spec.neighbours)
         gen = check_rng(rng, owner)
-        if spec.max_dim is not None and domain.d > spec.max_dim:
+        if domain.is_mixed and not spec.categorical:
+            takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
+            raise param_error(owner, "domain", f"a domain of numeric columns only: {spec.title} does not take "
+                              f"categorical columns (these mechanisms do: {takers})",
+                              f"the categorical columns {list(domain.categories)}")
+        if spec.max_dim is not None and domain.k > spec.max_dim:
             raise param_error(owner, "domain", f"of dimension at most {spec.max_dim}" +
-                              (f" ({spec.max_dim_reason})" if spec.max_dim_reason else ""), f"d = {domain.d}")
+                              (f" ({spec.max_dim_reason})" if spec.max_dim_reason else ""), f"d = {domain.k}")
         config = spec.config.from_values(params, owner=owner)
         config.check_domain(domain, owner)
         rows = Rows(X, domain, owner=owner, min_rows=spec.min_rows)
@@ -319,7 +327,7 @@ def _signature(spec: MechanismSpec) -> inspect.Signature:
 def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, neighbours: tuple[str, ...],
               summary: str, config: type[Config] = NoParams, default_neighbours: str | None = None,
               needs_delta: bool = False, max_dim: int | None = None, max_dim_reason: str = "", min_rows: int = 1,
-              theory: Any = None) -> Callable[[Callable[[Prepared[C]], Release]], Mechanism[C]]:
+              theory: Any = None, categorical: bool = False) -> Callable[[Callable[[Prepared[C]], Release]], Mechanism[C]]:
     """Register a mechanism: ``@mechanism(name=..., config=XConfig, ...)`` above its implementation
     ``def x(p: Prepared[XConfig]) -> Release``. Returns the public :class:`Mechanism`."""
 
@@ -328,7 +336,7 @@ def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, nei
                              neighbours=tuple(neighbours), params=config.specs(), summary=summary,
                              default_neighbours=default_neighbours or neighbours[0], needs_delta=needs_delta,
                              max_dim=max_dim, max_dim_reason=max_dim_reason, min_rows=min_rows, config=config,
-                             theory=theory)
+                             theory=theory, categorical=categorical)
         mech = Mechanism(spec, impl)
         spec = dataclasses.replace(spec, func=mech)
         mech.spec = spec

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .. import limits, partition
+from ..domain import Domain
 from ..grid import largest_remainder
 from ..noise import discrete_laplace
 from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
@@ -48,6 +49,8 @@ from ..theory import (
     DEPTH_RULES,
     MAX_PMM_DEPTH,
     Theory,
+    mixed_depth,
+    mixed_theorem11,
     pmm_resolution,
     pmm_theorem10,
     pmm_theorem11,
@@ -79,7 +82,7 @@ CONSISTENCY = ("proportional", "uniform", "least_squares")
 PLACEMENTS = ("uniform", "center")
 # ------------------------------------------------------------------------------------------ noise
 def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
-                 neighbours: str = "add_remove") -> np.ndarray:
+                 neighbours: str = "add_remove", deltas: np.ndarray | None = None) -> np.ndarray:
     """Noise scales :math:`\\sigma_0..\\sigma_r` spending exactly ``epsilon`` (Theorem 9).
 
     .. math:: \\sigma_j = \\frac{s\\,S}{\\varepsilon\\sqrt{w_j}}, \\quad S = \\sum_{j \\in J}\\sqrt{w_j}
@@ -97,6 +100,9 @@ def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
         a sequence: the *shape* of the scales, :math:`\\sigma_j \\propto` ``split[j]``, rescaled to spend
         exactly ``epsilon`` (so that :math:`\\sigma_j = c\\,\\mathrm{split}_j`).
     neighbours : "add_remove" (s = 1, levels J = 0..r) or "replace" (s = 2, J = 1..r, root exact).
+    deltas : array (depth+1,), optional
+        :math:`\\Delta_{j-1}` of another partition (a mixed one, :class:`~dpsynth_core.partition.MixedSchedule`);
+        default the numeric partition's.
 
     Returns
     -------
@@ -114,7 +120,7 @@ def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
         return sig  # replace at depth 0: only the (public) root, nothing is noised
     if isinstance(split, str):
         if split == "optimal":
-            w = partition.deltas(depth, d)[first:]
+            w = (partition.deltas(depth, d) if deltas is None else np.asarray(deltas, dtype=float))[first:]
             root_w = np.sqrt(w)
             sig[first:] = s * root_w.sum() / (epsilon * root_w)
         else:  # uniform
@@ -198,14 +204,20 @@ def _interleave(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str) -> list[np.ndarray]:
-    """Algorithm 3: ``m_root = root``; at every node split ``m_θ`` comparably with the children's inputs."""
+def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str,
+              empty: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Algorithm 3: ``m_root = root``; at every node split ``m_θ`` comparably with the children's inputs.
+
+    ``empty`` (mixed partitions): structurally empty cells per level; a node with one empty child
+    gives all its count to the other (an empty cell holds no point of any dataset)."""
     out = [np.asarray(root, dtype=np.int64)]
     for j in range(len(inputs) - 1):
         child = inputs[j + 1]
         a, b = child[..., 0::2], child[..., 1::2]
         m = out[j]
         x = comparable_split(m, a, b, method)
+        if empty is not None:
+            x = np.where(empty[j + 1][1::2], m, np.where(empty[j + 1][0::2], 0, x))
         out.append(_interleave(x, m - x))
     return out
 
@@ -258,7 +270,47 @@ def least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray) -> li
     return x
 
 
-def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: str = "proportional"):
+def masked_least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray,
+                              empty: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """:func:`least_squares_tree` with cells known to be exactly 0 (the structurally empty cells of a
+    mixed partition: variance 0 per cell).
+
+    The same two passes with per-cell variances: bottom-up
+    :math:`z_\\theta = (y_\\theta V_c + z_c v_\\theta)/(v_\\theta + V_c)`, :math:`V_c = V_{\\theta0} + V_{\\theta1}`,
+    :math:`V_\\theta = v_\\theta V_c/(v_\\theta + V_c)`; top-down the parent's surplus is shared in proportion
+    to the children's variances :math:`V_{\\theta0}, V_{\\theta1}` (equal halves when they are equal; an
+    exact child gets none), which is the generalised least-squares solution for independent cells.
+    """
+    r = len(noisy) - 1
+    v = [np.where(empty[j], 0.0, float(variances[j])) for j in range(r + 1)]
+    z: list = [None] * (r + 1)
+    V: list = [None] * (r + 1)
+    z[r] = np.where(empty[r], 0.0, np.asarray(noisy[r], dtype=float))
+    V[r] = v[r]
+    for j in range(r - 1, -1, -1):
+        zc = z[j + 1][0::2] + z[j + 1][1::2]
+        Vc = V[j + 1][0::2] + V[j + 1][1::2]
+        y = np.where(empty[j], 0.0, np.asarray(noisy[j], dtype=float))
+        tot = v[j] + Vc
+        safe = np.where(tot > 0, tot, 1.0)
+        z[j] = np.where(v[j] == 0.0, y, np.where(Vc == 0.0, zc, (y * Vc + zc * v[j]) / safe))
+        V[j] = np.where(tot > 0, v[j] * Vc / safe, 0.0)
+    x = [z[0]]
+    for j in range(r):
+        zl, zr = z[j + 1][0::2], z[j + 1][1::2]
+        Vl, Vr = V[j + 1][0::2], V[j + 1][1::2]
+        Vs = Vl + Vr
+        share = np.where(Vs > 0, Vl / np.where(Vs > 0, Vs, 1.0), 0.5)
+        surplus = x[j] - zl - zr
+        out = np.empty_like(z[j + 1])
+        out[0::2] = zl + share * surplus
+        out[1::2] = zr + (1.0 - share) * surplus
+        x.append(np.where(empty[j + 1], 0.0, out))
+    return x
+
+
+def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: str = "proportional",
+                      empty: Sequence[np.ndarray] | None = None):
     """Clip the raw noisy counts and make them consistent (Algorithm 3 or least squares + Algorithm 3).
 
     Parameters
@@ -274,13 +326,20 @@ def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: s
     inputs : list of int arrays the comparable map was applied to (``clipped`` for the paper's
         maps; the rounded non-negative least-squares counts for ``"least_squares"``)
     ls : list of float arrays (least-squares estimates) or None
+
+    ``empty`` (mixed partitions): structurally empty cells per level, whose counts are 0 for every
+    dataset: their noisy values are replaced by 0 (public knowledge, post-processing) and they keep 0.
     """
+    if empty is not None:
+        noisy = [np.where(e, 0, c) for c, e in zip(noisy, empty, strict=True)]
     clipped = [np.maximum(c, 0) for c in noisy]
     if method == "least_squares":
-        ls = least_squares_tree(noisy, dlaplace_variance(sigmas))
+        variances = dlaplace_variance(sigmas)
+        ls = (least_squares_tree(noisy, variances) if empty is None
+              else masked_least_squares_tree(noisy, variances, empty))
         inputs = [np.maximum(np.rint(t), 0).astype(np.int64) for t in ls]
-        return clipped, _top_down(inputs, inputs[0], "proportional"), inputs, ls
-    return clipped, _top_down(clipped, clipped[0], method), clipped, None
+        return clipped, _top_down(inputs, inputs[0], "proportional", empty), inputs, ls
+    return clipped, _top_down(clipped, clipped[0], method, empty), clipped, None
 
 
 # ------------------------------------------------------------------------------------------ output
@@ -492,6 +551,7 @@ class PMMOwner(OwnerView):
     algorithm="[HVZ23] Algorithms 3-4; Theorems 9-11, Corollary 12",
     dp="pure",
     neighbours=("add_remove", "replace"),
+    categorical=True,
     config=PMMConfig,
     theory=Theory(proven=True, bound_label="PMM: Theorem 11 of [HVZ23] (for reference: proved for its own "
                                            "consistency maps)"),
@@ -560,31 +620,32 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
     cfg = p.config
     ledger = Ledger()
     size, depth, rule_used = _plan_depth(p, ledger)
+    geo = _Mixed(p.domain, depth) if p.domain.is_mixed else _Numeric(p.domain, depth)
     eps_tree = p.epsilon - ledger.epsilon
     sigmas = level_sigmas(depth, p.domain.d, eps_tree, split=cfg.shape if cfg.shape is not None else cfg.split,
-                          neighbours=p.neighbours)
+                          neighbours=p.neighbours, deltas=geo.deltas)
     level_eps = _spend_levels(p, ledger, depth, sigmas)
 
     # the one pass over the private rows: leaf counts, summed over blocks (exact integers), O(n d + 2^r)
-    leaves, n_clamped = p.rows.sum(_coded_leaf_counts, p.domain, depth, unit=False)
+    leaves, n_clamped = geo.leaf_counts(p.rows)
     true_levels = _levels_from_leaves(leaves, depth)
     if p.neighbours == "replace":
         true_levels[0] = np.array([p.n], dtype=np.int64)
     noisy = add_level_noise(true_levels, sigmas, p.rng)
-    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, cfg.consistency)
+    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, cfg.consistency, geo.empty)
     leaf, m = cons[-1], int(cons[0][0])
     # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
     m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=p.domain.d)
     if capped is not None:
         leaf = largest_remainder(leaf, m_out)
-    synthetic, leaf_codes = _sample_leaves(leaf, depth, p.domain, cfg.placement, p.rng)
+    synthetic, leaf_codes = geo.sample(leaf, cfg.placement, p.rng)
 
     n_bound, n_source = (size.n, size.source) if size is not None else (max(m, 1), "released size (DP)")
-    bound, bound_kind, notes = _bound_and_notes(p, n_bound, n_source, eps_tree, depth, sigmas, m)
+    bound, bound_kind, notes = _bound_and_notes(p, geo, n_bound, n_source, eps_tree, sigmas, m)
     trace = PMMTrace(
         depth=depth, d=p.domain.d, consistency=cfg.consistency, sigmas=sigmas, level_epsilons=level_eps,
-        diameters=partition.diameters(depth, p.domain.d), deltas=partition.deltas(depth, p.domain.d),
-        split_axes=np.arange(depth) % p.domain.d, noisy_counts=_compact(noisy), clipped_counts=_compact(clipped),
+        diameters=geo.diameters, deltas=geo.deltas, split_axes=geo.split_axes,
+        noisy_counts=_compact(noisy), clipped_counts=_compact(clipped),
         consistent_counts=_compact(cons), leaf_codes=leaf_codes,
         ls_estimates=None if ls is None else [t.astype(np.float32) for t in ls],  # float32: pictures only
         ls_rounded=None if ls is None else _compact(inputs))
@@ -593,12 +654,86 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
         "sigmas": sigmas.tolist(), "level_epsilons": level_eps.tolist(), "epsilon_tree": eps_tree,
         "sensitivity": count_sensitivity(p.neighbours), "consistency": cfg.consistency,
         "placement": cfg.placement, "n_synthetic": m_out, "n_for_parameters": n_bound, "n_source": n_source,
-        "resolution": pmm_resolution(depth, p.domain.d),
+        "resolution": geo.resolution,
         "size": size.to_dict() if size is not None else None,
     }
     owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
                     bound_kind=bound_kind, notes=notes, capped=capped)
+
+
+class _Numeric:
+    """The numeric partition of [0,1]^d (cyclic splits; :mod:`dpsynth_core.partition`)."""
+
+    empty = None
+
+    def __init__(self, domain: Domain, depth: int) -> None:
+        self.domain, self.depth, d = domain, depth, domain.d
+        self.deltas = partition.deltas(depth, d)
+        self.diameters = partition.diameters(depth, d)
+        self.split_axes = np.arange(depth) % d
+        self.resolution = pmm_resolution(depth, d)
+
+    def leaf_counts(self, rows: Any) -> tuple[np.ndarray, int]:
+        return rows.sum(_coded_leaf_counts, self.domain, self.depth, unit=False)
+
+    def sample(self, leaf: np.ndarray, placement: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return _sample_leaves(leaf, self.depth, self.domain, placement, rng)
+
+    def theorem11(self, n: int, epsilon: float, neighbours: str) -> float:
+        return pmm_theorem11(n, epsilon, self.domain.d, self.depth, neighbours=neighbours)
+
+    def theorem10(self, n: int, sigmas: np.ndarray) -> float:
+        return pmm_theorem10(n, sigmas, self.domain.d)
+
+
+class _Mixed:
+    """The mixed partition of [0,1]^k x C_1 x ... x C_m (:class:`~dpsynth_core.partition.MixedSchedule`):
+    the categories split as well as the intervals, in the order of the cell diameters; structurally
+    empty cells (category indices beyond a column's list) hold 0 for every dataset."""
+
+    def __init__(self, domain: Domain, depth: int) -> None:
+        self.domain, self.depth = domain, depth
+        self.schedule = partition.MixedSchedule(domain.k, domain.category_sizes, domain.weights, depth)
+        self.deltas = self.schedule.deltas()
+        self.diameters = self.schedule.diameters()
+        self.split_axes = np.array(self.schedule.axes, dtype=np.int64)
+        self.resolution = float(self.diameters[-1])
+        self.empty = self.schedule.empty()
+
+    def leaf_counts(self, rows: Any) -> tuple[np.ndarray, int]:
+        num, cat = self.domain.numeric_index, self.domain.categorical_index
+        return rows.sum(_mixed_leaf_counts, self.schedule, num, cat), rows.n_clamped
+
+    def sample(self, leaf: np.ndarray, placement: str, rng: np.random.Generator) -> tuple[Any, np.ndarray]:
+        """``leaf[c]`` rows in leaf c: numeric coordinates uniform in the leaf's box (or at its centre),
+        each categorical value uniform among the leaf's declared categories."""
+        occ = np.flatnonzero(leaf)
+        cnt = leaf[occ]
+        m = int(cnt.sum())
+        lower, widths, first, count = self.schedule.leaf_parts(occ)
+        E = np.empty((m, self.domain.d))
+        num, cat = self.domain.numeric_index, self.domain.categorical_index
+        if num.size:
+            u = rng.random((m, num.size)) if placement == "uniform" else np.full((m, num.size), 0.5)
+            E[:, num] = np.repeat(lower, cnt, axis=0) + u * widths
+        if cat.size:
+            pick = np.floor(rng.random((m, cat.size)) * np.repeat(count, cnt, axis=0)).astype(np.int64)
+            E[:, cat] = np.repeat(first, cnt, axis=0) + np.minimum(pick, np.repeat(count, cnt, axis=0) - 1)
+        np.clip(E[:, num], 0.0, 1.0, out=E[:, num]) if num.size else None
+        return self.domain.from_unit(E), np.repeat(occ.astype(np.int32), cnt)
+
+    def theorem11(self, n: int, epsilon: float, neighbours: str) -> float:
+        return mixed_theorem11(n, epsilon, self.schedule, neighbours=neighbours)
+
+    def theorem10(self, n: int, sigmas: np.ndarray) -> float:
+        return float(2.0 * np.sqrt(2.0) / n * math.fsum(np.asarray(sigmas) * self.deltas) + self.resolution)
+
+
+def _mixed_leaf_counts(E: np.ndarray, schedule: partition.MixedSchedule, num: np.ndarray,
+                       cat: np.ndarray) -> np.ndarray:
+    """Leaf counts (code order) of encoded unit rows: the per-record statistic of PMM on mixed data."""
+    return schedule.leaf_counts(E, num, cat)
 
 
 def _plan_depth(p: Prepared[PMMConfig], ledger: Ledger) -> tuple[SizeEstimate | None, int, str]:
@@ -617,8 +752,12 @@ def _plan_depth(p: Prepared[PMMConfig], ledger: Ledger) -> tuple[SizeEstimate | 
             ledger.add("noisy size for the depth rule (discrete Laplace)", size.epsilon_spent)
     rule_used = "given"
     if depth is None:
-        depth = resolve_depth(cfg.depth_rule, size.n, p.epsilon - ledger.epsilon, p.domain.d, p.neighbours,
-                              cfg.consistency)
+        eps = p.epsilon - ledger.epsilon
+        if p.domain.is_mixed:
+            depth = mixed_depth(cfg.depth_rule, size.n, eps, p.domain.k, p.domain.category_sizes, p.domain.weights,
+                                p.neighbours, cfg.consistency)
+        else:
+            depth = resolve_depth(cfg.depth_rule, size.n, eps, p.domain.d, p.neighbours, cfg.consistency)
         rule_used = cfg.depth_rule
     limits.check_planned(1 << depth, "max_cells", owner=p.owner, param="depth", what="leaves",
                          fix="pass a smaller depth", got=f"depth {depth} ({1 << depth} leaves)")
@@ -650,17 +789,18 @@ def _levels_from_leaves(leaves: np.ndarray, depth: int) -> list[np.ndarray]:
     return levels[::-1]
 
 
-def _bound_and_notes(p: Prepared[PMMConfig], n_bound: int, n_source: str, eps_tree: float, depth: int,
+def _bound_and_notes(p: Prepared[PMMConfig], geo: Any, n_bound: int, n_source: str, eps_tree: float,
                      sigmas: np.ndarray, m: int) -> tuple[float, str, list[str]]:
     """Theorem 11 (A.4 split) or Theorem 10 (other splits) at a public or DP n, and the release's notes."""
-    cfg, d = p.config, p.domain.d
+    cfg = p.config
     if cfg.split == "optimal":
-        bound = pmm_theorem11(n_bound, eps_tree, d, depth, neighbours=p.neighbours)
+        bound = geo.theorem11(n_bound, eps_tree, p.neighbours)
         bound_kind = "Theorem 11 (expected W1, A.4 noise)"
     else:
-        bound = pmm_theorem10(n_bound, sigmas, d)
+        bound = geo.theorem10(n_bound, sigmas)
         bound_kind = "Theorem 10 (expected W1, given σ_j)"
-    notes = [f"Bound evaluated at n = {n_bound} ({n_source}); unit cube, l_inf metric."]
+    metric = "unit cube, l_inf metric" + (" combined with the category weights by max" if p.domain.is_mixed else "")
+    notes = [f"Bound evaluated at n = {n_bound} ({n_source}); {metric}."]
     if cfg.consistency == "least_squares":
         bound_kind += "; proof covers the paper's maps only"
         notes.append("Theorem 10's proof (Lemma 17) covers the paper's consistency maps only (proportional, "

@@ -122,8 +122,10 @@ class Release(Generic[TraceT, OwnerT]):
 
     Attributes
     ----------
-    synthetic : ndarray (m, d)
-        Synthetic data in the domain's units (differentially private).
+    synthetic : ndarray (m, d) or DataFrame
+        Synthetic data in the domain's units (differentially private): an array for a numeric domain;
+        for a domain with categorical columns a DataFrame in the domain's column order, categorical
+        columns holding the declared categories.
     epsilon, delta : float
         What the release actually guarantees, under ``neighbours``. Equal to the ledger's totals.
     neighbours : str
@@ -145,7 +147,8 @@ class Release(Generic[TraceT, OwnerT]):
     owner : OwnerView
         Computed from the private data without noise: NOT differentially private, never exported.
     is_dp : bool
-        False only for teaching runs that read the private data (e.g. a non-private start).
+        False for teaching runs that read the private data (a non-private start, or a domain whose
+        ``provenance`` is "data": bounds or categories read off the data). Set from the domain here.
     notes : list of str
         Plain-language caveats shown with the release.
     seconds : float
@@ -156,7 +159,7 @@ class Release(Generic[TraceT, OwnerT]):
         re-draw the noise) or a caller's generator.
     """
 
-    synthetic: np.ndarray
+    synthetic: np.ndarray | pd.DataFrame
     epsilon: float
     delta: float
     neighbours: str
@@ -182,6 +185,8 @@ class Release(Generic[TraceT, OwnerT]):
                 f"{self.mechanism}: the ledger sums to (ε={led_e}, δ={led_d}) but the release states "
                 f"(ε={self.epsilon}, δ={self.delta})"
             )
+        if not self.domain.declared:
+            self.is_dp = False
         if isinstance(self.trace, dict):  # untyped mechanisms (being migrated)
             self.trace.setdefault("owner", {})
         elif not isinstance(self.trace, Trace) or not isinstance(self.owner, OwnerView):
@@ -194,10 +199,16 @@ class Release(Generic[TraceT, OwnerT]):
         return self.randomness.get("source") == "seed"
 
     @property
+    def _not_dp_reason(self) -> str:
+        if not self.domain.declared:
+            return "NOT differentially private (the domain's bounds or categories were read off the private data)"
+        return "NOT differentially private (teaching run that reads the private data)"
+
+    @property
     def label(self) -> str:
         """What an export of this release may be called: private, or why not."""
         if not self.is_dp:
-            return "NOT differentially private (teaching run that reads the private data)"
+            return self._not_dp_reason
         if self.pinned:
             return "reproducible, not private (pinned seed: whoever knows it can re-draw the noise)"
         return "differentially private"
@@ -206,11 +217,14 @@ class Release(Generic[TraceT, OwnerT]):
     def privacy(self) -> str:
         """One line: what the release guarantees."""
         if not self.is_dp:
-            return "NOT differentially private (teaching run that reads the private data)"
+            return self._not_dp_reason
         kind = "pure" if self.delta == 0 else "approximate"
         return f"({self.epsilon:.4g}, {self.delta:.3g})-DP ({kind}), {self.neighbours.replace('_', '/')} neighbours"
 
     def synthetic_frame(self) -> pd.DataFrame:
+        """The synthetic data as a DataFrame in the domain's column order."""
+        if isinstance(self.synthetic, pd.DataFrame):
+            return self.synthetic
         return pd.DataFrame(self.synthetic, columns=list(self.domain.names))
 
     def with_trace(self, trace: Trace) -> Release:
@@ -240,7 +254,8 @@ class Release(Generic[TraceT, OwnerT]):
             "label": self.label,
         }
         if include_synthetic:
-            out["synthetic"] = self.synthetic.tolist()
+            out["synthetic"] = (self.synthetic.astype(object).to_numpy().tolist()
+                                if isinstance(self.synthetic, pd.DataFrame) else self.synthetic.tolist())
         return out
 
     def public_json(self, *, include_synthetic: bool = False) -> str:
