@@ -294,6 +294,45 @@ class Domain:
             lows, highs = lows * len(names), highs * len(names)
         return cls(lower=lows, upper=highs, names=tuple(names) if names else ())
 
+    @staticmethod
+    def parse_categories(text: str) -> dict[str, list[str]]:
+        """Parse ``"sex=F|M;region=north|south|east"`` (the CLI's ``--categories``) into a mapping for
+        ``Domain(categories=...)``. Names and categories are stripped of surrounding spaces; ``|``
+        separates the categories of a column, ``;`` the columns."""
+        owner, what = "Domain.parse_categories", "a string 'column=a|b|c;column=x|y'"
+        if not isinstance(text, str) or not text.strip():
+            raise param_error(owner, "categories", what, text, kind=TypeError if not isinstance(text, str) else ValueError)
+        out: dict[str, list[str]] = {}
+        for part in text.split(";"):
+            if not part.strip():
+                continue
+            name, eq, rest = part.partition("=")
+            if not eq or not name.strip():
+                raise param_error(owner, "categories", what, part.strip())
+            if name.strip() in out:
+                raise param_error(owner, "categories", what + " naming each column once", name.strip())
+            out[name.strip()] = [c.strip() for c in rest.split("|")]
+        if not out:
+            raise param_error(owner, "categories", what, text)
+        return out
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> Domain:
+        """The domain of :meth:`to_dict` (a JSON domain file: ``lower``, ``upper``, ``names`` and, for
+        categorical columns, ``categories``, optionally ``weights``, ``other`` and ``provenance``)."""
+        if not isinstance(spec, Mapping):
+            raise param_error("Domain.from_dict", "spec", "a mapping (a JSON object)", spec, kind=TypeError)
+        known = {"lower", "upper", "names", "categories", "weights", "other", "provenance"}
+        unknown = sorted(set(spec) - known)
+        if unknown:
+            raise param_error("Domain.from_dict", "spec", f"keys among {sorted(known)}", repr(unknown[0]))
+        for key in ("lower", "upper"):
+            if key not in spec:
+                raise param_error("Domain.from_dict", "spec", f"a {key!r} list of bounds", "none")
+        return cls(lower=spec["lower"], upper=spec["upper"], names=tuple(spec.get("names") or ()),
+                   categories=spec.get("categories") or {}, weights=spec.get("weights") or {},
+                   other=spec.get("other") or {}, provenance=spec.get("provenance", "declared"))
+
     # ------------------------------------------------------------------ columns
     @property
     def d(self) -> int:

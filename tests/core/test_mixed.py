@@ -268,3 +268,16 @@ def test_audit_changing_one_records_category_stays_within_epsilon():
     res = audit(mech, E, E2, statistic=stat, trials=1500, epsilon=eps, rng=3)
     assert np.unique(np.r_[res.samples_D, res.samples_D_prime]).size > 1
     assert res.epsilon_lower <= eps, res.summary()
+
+
+def test_domain_file_and_categories_text():
+    dom = _dom(weights={"region": 0.5}, other={"region": "elsewhere"})
+    again = Domain.from_dict(json.loads(json.dumps(dom.to_dict())))
+    assert again == dom and again.weights == (1.0, 0.5) and again.other == dom.other
+    assert Domain.parse_categories(" sex = F|M ; region=north| south |east;") == {
+        "sex": ["F", "M"], "region": ["north", "south", "east"]}
+    for bad in ("sex", "=F|M", "sex=F;sex=M", " ; "):
+        with pytest.raises(ValueError, match="'categories' parameter of Domain.parse_categories"):
+            Domain.parse_categories(bad)
+    with pytest.raises(ValueError, match="keys among"):
+        Domain.from_dict({"lower": [0], "upper": [1], "bounds": []})
