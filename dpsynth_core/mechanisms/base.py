@@ -115,11 +115,7 @@ class BoundMechanism:
         return {k: v for k, v in self.kwargs.items() if k not in ("epsilon", "delta", "neighbours")}
 
     def __call__(self, X: Any, domain: Domain, *, rng: Any = None) -> Release:
-        spec = self.spec
-        if isinstance(domain, Domain) and spec.max_dim is not None and domain.d > spec.max_dim:
-            raise param_error(spec.name, "domain", f"of dimension at most {spec.max_dim} ({spec.title} "
-                              f"allocates a grid exponential in d)", f"d = {domain.d}")
-        return spec.func(X, domain, rng=rng, **self.kwargs)
+        return self.spec.func(X, domain, rng=rng, **self.kwargs)
 
 
 def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None = None, n_public: Any = None,
