@@ -34,6 +34,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -330,7 +331,7 @@ class Report:
     marginal_errors: MarginalErrors
     guarantees: tuple[Guarantee, ...]
     downstream: Downstream | None
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     notes: tuple[str, ...] = ()
 
     @property
@@ -520,6 +521,9 @@ def report(real: Any, synthetic: Any, domain: Domain, *, target: str | None = No
        Recurrent Conditional GANs. arXiv:1706.02633, 2017. See docs/references.md.
     """
     settings, pair_list = _settings(domain, target, bins, pair_bins, quantiles, pairs, test_size, seed)
+    if holdout is not None and target is None:
+        raise param_error(_OWNER, "holdout", "given with a target (it holds the real rows the downstream models "
+                          "are tested on)", "holdout rows without a target")
     R = domain.read(real, name="real", owner=_OWNER)
     S = domain.read(synthetic, name="synthetic", owner=_OWNER)
     for name, arr in (("real", R), ("synthetic", S)):
@@ -553,7 +557,7 @@ def report(real: Any, synthetic: Any, domain: Domain, *, target: str | None = No
         domain=domain, n_real=int(R.shape[0]), n_synthetic=int(S.shape[0]), n_real_clamped=int(n_real_clamped),
         n_synthetic_clamped=int(n_syn_clamped), w1=w1_value, w1_source=w1_source, columns=columns,
         pairs=pair_records, marginal_errors=_marginal_errors(columns, pair_records), guarantees=guarantees,
-        downstream=downstream, settings=settings, notes=tuple(notes))
+        downstream=downstream, settings=MappingProxyType(settings), notes=tuple(notes))
 
 
 # ------------------------------------------------------------------------------ validation
@@ -749,7 +753,7 @@ class _Axes:
             res = [_correlation_ratio(self.values(U, num), self.codes(U, cat, 0), len(labels))
                    for U in (self.Ru, self.Su)]
             vals = [r[0] for r in res]
-            group_means = {lab: (res[0][1][k], res[1][1][k]) for k, lab in enumerate(labels)}
+            group_means = MappingProxyType({lab: (res[0][1][k], res[1][1][k]) for k, lab in enumerate(labels)})
         for who, v in zip(("real", "synthetic"), vals, strict=True):
             if v is None:
                 notes.append(f"{assoc} of ({a!r}, {b!r}) is undefined in the {who} data ("

@@ -3,10 +3,10 @@
 Every export of the command line and the dashboard goes through this module. A report is
 :meth:`Release.public` and nothing else: its keys are checked against :data:`PUBLIC_FIELDS`, so a
 value computed from the private data without noise (a true count, an exact W1 to the data) cannot
-slip into a download; anything but a :class:`Release` (an owner view such as the comparison of
-:func:`dpsynth_core.evaluate.report`) is refused. The synthetic CSV lists the rows in a uniformly random order (post-processing:
-a permutation of a DP output is DP) so that no one reads structure into the order in which a
-mechanism happens to emit them (cells, leaves, iterations).
+slip into a download, and anything but a :class:`Release` (an owner view such as the comparison of
+:func:`dpsynth_core.evaluate.report`) is refused. The synthetic CSV lists the rows in a uniformly
+random order (post-processing: a permutation of a DP output is DP) so that no one reads structure
+into the order in which a mechanism happens to emit them (cells, leaves, iterations).
 
 Randomness: a release made with a pinned seed is reproducible and *not* private (whoever knows the
 seed re-draws the noise); its report says so in ``label`` and ``randomness``. See

@@ -274,6 +274,7 @@ def test_undeclared_values_and_wrong_tables_are_refused():
     ({"pairs": [("age", "sex"), ("sex", "age")]}, "each once"),
     ({"pairs": [("age", "height")]}, "Got 'height'"),
     ({"test_size": 1.0}, "'test_size' parameter"),
+    ({"holdout": _mixed_table(5, 0)}, "'holdout' parameter of evaluate.report must be given with a target"),
 ])
 def test_bad_settings_are_refused(kwargs, match):
     df = _mixed_table(20, 12)
