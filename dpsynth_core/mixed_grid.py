@@ -153,8 +153,8 @@ class MixedGrid:
             E[:, j] = combo % s
             combo //= s
         frame = dom.from_unit(E)
-        names = list(dom.numeric_names)
-        frame[names] = frame[names].clip(lower=dom.lower_array, upper=dom.upper_array, axis=1)
+        for name, lo, hi in zip(dom.numeric_names, dom.lower, dom.upper, strict=True):  # lower + u·width may round
+            frame[name] = np.clip(frame[name].to_numpy(), lo, hi)                     # one ulp past upper
         return frame
 
     def describe(self) -> str:
