@@ -91,7 +91,7 @@ def check_combinations(domain: Domain, cap: int, *, owner: str, why: str) -> Non
     raise ValueError(
         f"The 'domain' parameter of {owner} must have at most {cap} combinations of categories ({why}; every "
         f"combination is at least one cell): declare fewer categories, merge rare ones into an 'other' "
-        f"category, or use pmm, whose partition does not grow with the combinations. Got {sizes} = {C} "
+        f"category, or use pmm (its depth, not the combinations, sets its number of cells). Got {sizes} = {C} "
         f"combinations of the categorical columns {list(domain.categories)}.")
 
 

@@ -105,10 +105,13 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
 
     Parameters
     ----------
-    X : array (n, d); domain : Domain; epsilon : float in (0, inf)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain; epsilon : float in (0, inf)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, ``C k^d`` cells with C the number of combinations (docs/mixed-data.md); the synthetic
+        data is then a DataFrame whose categories are those of each point's cell.
     bins : int in [1, 4096] or None
-        Cells per axis (``k^d`` cells, at most 2^22 and at most ``dpsynth_core.limits`` ``max_cells``).
-        ``None``: ``k^d ≈ ε n``.
+        Cells per numeric axis (``k^d`` cells, ``C k^d`` on a mixed domain, at most 2^22 and at most
+        ``dpsynth_core.limits`` ``max_cells``). ``None``: ``k^d ≈ ε n`` (``ε n / C`` per combination).
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
         ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and

@@ -465,7 +465,10 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame; domain : Domain (public bounds, d <= 32)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain (public bounds, d <= 32 numeric columns)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, visited along one path (the combinations in Gray-code order, the
+        numeric path inside each; docs/mixed-data.md, "The Haar walk"); ``grid`` is then per combination.
     epsilon : float in (0, inf)
         Total ε. Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its
         default, a share ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.

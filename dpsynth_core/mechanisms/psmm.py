@@ -175,15 +175,20 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame
+    X : array (n, d), DataFrame or Dask collection
+        Private rows (a mixed domain: a DataFrame with its categorical columns, or encoded rows).
     domain : Domain
-        Public bounds; the mechanism works in the unit cube, l_inf metric.
+        Public bounds (and declared categories); the mechanism works in the unit cube, l_inf metric. On a
+        mixed domain the cells are every combination of the declared categories times the numeric grid
+        (C k^d cells, C the number of combinations) and the metric is the mixed metric
+        (docs/mixed-data.md, "PSMM: the projection in the mixed metric").
     epsilon : float in (0, inf)
         Total budget; ε' = ε minus the noisy size's 5% when one is bought (Proposition 5: the
         noisy cell counts are ε'-DP with sensitivity Δ = 1 (add/remove) or 2 (replace)).
     cells : int in [1, 4096] or None
-        Cells per axis k; at most 2^16 cells with ``projection="bl"``, 2^22 with "clip".
-        ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most 2^15 cells).
+        Cells per numeric axis k; at most 2^16 cells (C k^d on a mixed domain) with ``projection="bl"``,
+        2^22 with "clip". ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most
+        2^15 cells; on a mixed domain k^d ≈ ε'n̂/C per combination, at most 2^15 cells in all).
     projection : {"bl", "clip"}
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: n̂ (public n, n under replace, or the noisy size), capped at
@@ -199,7 +204,8 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     Returns
     -------
     Release[PSMMTrace, PSMMOwner]
-        ``synthetic``: ``n_synthetic`` points, uniform in their cells (largest-remainder counts of τ).
+        ``synthetic``: ``n_synthetic`` points, uniform in their cells (largest-remainder counts of τ); on a
+        mixed domain a DataFrame whose categories are those of each point's cell (declared values only).
         ``params``: cells (k), grid cells (k^d), noise scale, n̂ and its source, projection.
         ``bound``: Theorem 7 with Corollary 4's Laplacian complexity and its unspecified absolute
         constant set to C = 1 (``params["complexity_constant"]``), so a constant-free evaluation.
