@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import limits
 from .domain import Domain
 from .grid import cell_of
 
@@ -82,17 +83,20 @@ def gray_combinations(sizes: Sequence[int], weights: Sequence[float]) -> tuple[n
 
 
 def check_combinations(domain: Domain, cap: int, *, owner: str, why: str) -> None:
-    """Refuse a domain whose combinations of categories alone exceed ``cap`` cells (each combination
-    is at least one cell), with the project's message naming what to change."""
+    """Refuse a domain whose combinations of categories alone exceed the mechanism's ``cap`` on its cells
+    or ``dpsynth_core.limits`` ``max_cells`` (each combination is at least one cell), before anything is
+    allocated, with the project's message naming what to change."""
     C = combinations(domain.category_sizes)
-    if C <= cap:
-        return
     sizes = " × ".join(str(s) for s in domain.category_sizes)
-    raise ValueError(
-        f"The 'domain' parameter of {owner} must have at most {cap} combinations of categories ({why}; every "
-        f"combination is at least one cell): declare fewer categories, merge rare ones into an 'other' "
-        f"category, or use pmm (its depth, not the combinations, sets its number of cells). Got {sizes} = {C} "
-        f"combinations of the categorical columns {list(domain.categories)}.")
+    fix = ("declare fewer categories, merge rare ones into an 'other' category, or use pmm (its depth, not the "
+           "combinations, sets its number of cells)")
+    got = f"{sizes} = {C} combinations of the categorical columns {list(domain.categories)}"
+    if C > cap:
+        raise ValueError(
+            f"The 'domain' parameter of {owner} must have at most {cap} combinations of categories ({why}; every "
+            f"combination is at least one cell): {fix}. Got {got}.")
+    limits.check_planned(C, "max_cells", owner=owner, param="domain", what="cells (every combination of categories "
+                         "is at least one)", fix=fix, got=got)
 
 
 @dataclass(frozen=True)

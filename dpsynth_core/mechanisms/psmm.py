@@ -111,9 +111,7 @@ class PSMMConfig(Config):
         cap = MAX_BL_CELLS if self.projection == "bl" else MAX_CELLS
         C = combinations(domain.category_sizes)
         if domain.is_mixed:
-            check_combinations(domain, min(cap, limits.current().max_cells), owner=owner,
-                               why=f"at most {cap} cells with projection={self.projection!r} and dpsynth_core.limits "
-                                   f"max_cells = {limits.current().max_cells}")
+            check_combinations(domain, cap, owner=owner, why=f"at most {cap} cells with projection={self.projection!r}")
         if self.cells is not None:
             k, d = self.cells, domain.k
             grid = f"{k}^{d}" if C == 1 else f"{C} combinations × {k}^{d}"

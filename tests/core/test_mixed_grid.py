@@ -430,7 +430,10 @@ def test_grid_params_and_limits_count_the_combinations():
         with pytest.raises(ValueError, match=r"'bins' parameter of flat_histogram must give at most 100 grid cells "
                                              r"\(dpsynth_core.limits max_cells\).*Got 6 combinations × 5\^2 = 150"):
             run("flat_histogram", df, dom, epsilon=1.0, bins=5)
-        with pytest.raises(ValueError, match=r"at most 100 combinations of categories"):
+        with pytest.raises(ValueError, match=r"^The 'domain' parameter of psmm must give at most 100 cells \(every "
+                                             r"combination of categories is at least one\) \(dpsynth_core.limits "
+                                             r"max_cells\); declare fewer categories.*or raise the limit.*Got 101 = "
+                                             r"101 combinations"):
             run("psmm", df, Domain(lower=[0], upper=[1], names=["x"], categories={"a": [str(i) for i in range(101)]}),
                 epsilon=1.0)
 
