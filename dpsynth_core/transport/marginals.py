@@ -19,6 +19,7 @@ from ..domain import Domain
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
 from ._common import METRICS, W1Result, check_weights, emd_checked
 from .dense import POT_MAX_PAIRS
+from .w1 import wasserstein1
 
 __all__ = ["marginal_subsets", "unique_weighted", "mixed_cost", "sparse_utility_loss"]
 
@@ -125,8 +126,6 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     ``upper`` (the maximum over subsets of each marginal's proven bounds: equal to the value for exact
     methods, the grid interval otherwise), ``exact`` and the ``W1Result`` of every marginal.
     """
-    from .w1 import wasserstein1
-
     owner = "sparse_utility_loss"
     return_details = check_bool(return_details, "return_details", owner)
     if domain is not None and not isinstance(domain, Domain):
