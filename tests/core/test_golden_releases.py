@@ -170,9 +170,11 @@ def _mixed_data(n: int = 400) -> tuple[object, Domain]:
 #: hashed as their indices in the declared lists.
 MIXED_CASES = {
     "pmm_mixed": ("pmm", dict(epsilon=1.0)),
+    "sparse_marginals_mixed": ("sparse_marginals", dict(epsilon=1.0, public_size=300, mc_draws=50)),
 }
 MIXED_PINNED = {
     "pmm_mixed": "42b8fbcf17bd7834c10b51d8ef60d882e17856c56129a3ba0cc2e63a65c216c5",
+    "sparse_marginals_mixed": "a7a26054a44210ec88d554983dc18c2ddbbf86b13c05d623e4225151659c18ec",
 }
 
 
