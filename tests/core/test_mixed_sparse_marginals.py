@@ -364,6 +364,13 @@ def test_refusals_name_what_to_change():
         run("sparse_marginals", df, dom, epsilon=1.0, public=pub)
 
 
+def test_a_vacuous_certificate_says_so():
+    small = run("sparse_marginals", _table(60), _dom(), epsilon=0.05, rng=0)
+    assert small.bound > 1 and any("says nothing here" in note for note in small.notes)
+    big = run("sparse_marginals", _table(2000), _dom(), epsilon=1.0, rng=0)
+    assert big.bound < 1 and not any("says nothing here" in note for note in big.notes)
+
+
 # ------------------------------------------------------------------------------- the certificate
 def test_certificate_holds_on_seeded_runs():
     """Lemma 1 under the mixed metric: with probability >= 1 - δ over the noise the largest W1 over the
