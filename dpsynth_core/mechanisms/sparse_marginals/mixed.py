@@ -118,8 +118,8 @@ def _geometry(shape: tuple[int, ...], weights: tuple[float, ...], k: int) -> _Ge
     base = mixed_cost(coords, np.zeros((1, s)), w)[:, 0]
     path = coords[order]
     steps = np.empty(m)
-    steps[:-1] = np.array([mixed_cost(path[i:i + 1], path[i + 1:i + 2], w)[0, 0] for i in range(m - 1)]) \
-        if m > 1 else steps[:-1]
+    diff = np.abs(np.diff(path, axis=0))  # consecutive path cells: one axis moves by one index
+    steps[:-1] = np.where(w > 0, w * (diff != 0), diff).max(axis=1) if m > 1 else steps[:-1]
     steps[-1] = 1.0 / k  # the weight of the total imbalance: free (Definition 2 needs only im T), the paper's 1/k
     for arr in (order, rank, steps, coords, base):
         arr.setflags(write=False)
