@@ -356,8 +356,11 @@ def test_refusals_name_what_to_change():
     frame = pd.DataFrame({"x": [0.5] * 10, "a": ["a1"] * 10, "b": ["b2"] * 10})
     with pytest.raises(ValueError, match=r"'s' parameter of sparse_marginals .*\(a \(300\) x b \(300\)\) has 90000 cells"):
         run("sparse_marginals", frame, big, epsilon=1.0)
-    with pytest.raises(ValueError, match=r"'k' parameter of sparse_marginals"):
-        run("sparse_marginals", frame, big, epsilon=1.0, s=1, k=300)
+    with pytest.raises(ValueError, match=r"'s' parameter of sparse_marginals .* has 90000 cells at k = 1"):
+        run("sparse_marginals", frame, big, epsilon=1.0, k=2)  # a given k does not help: the categories alone
+    wide = Domain(lower=[0, 0], upper=[1, 1], names=["x", "y"], categories={"a": [f"a{i}" for i in range(300)]})
+    with pytest.raises(ValueError, match=r"'k' parameter of sparse_marginals .* has 90000 cells at k = 300"):
+        run("sparse_marginals", frame.assign(y=0.5), wide, epsilon=1.0, k=300)
     pub = _table(20, seed=1)
     pub.loc[4, "region"] = "west"
     with pytest.raises(ValueError, match=r"'public' parameter of sparse_marginals .* column 'region'.*'west' at row 4"):

@@ -159,14 +159,14 @@ class SparseMarginalsConfig(Config):
             raise param_error(owner, "step3", "'L_T' on a domain with categorical columns (the U_T Step 3 is a "
                               "flow on the numeric grid's king-move graph, which does not carry the mixed metric; "
                               "the released certificate may still use U_T)", "U_T")
-        k = 1 if self.k is None else self.k
-        m, shape = _largest_block(domain, self.s, k)
-        what = (f"the largest {self.s}-marginal ({shape}) has {m} cells at k = {k}"
-                + ("; categorical columns have one cell per declared category" if self.k is None else ""))
-        if m > MAX_CELLS_PER_BLOCK or K * m > MAX_CELLS_TOTAL:
-            param, fix = ("s", "a smaller s or fewer categories") if self.k is None else ("k", "a smaller k or s")
-            raise param_error(owner, param, f"a value whose marginal tables fit {MAX_CELLS_PER_BLOCK} cells each and "
-                              f"{MAX_CELLS_TOTAL} in all (pass {fix})", f"{getattr(self, param)}: {what}")
+        for k in (1,) if self.k is None else (1, self.k):  # the categorical axes alone, then the given k
+            m, shape = _largest_block(domain, self.s, k)
+            what = (f"the largest {self.s}-marginal ({shape}) has {m} cells at k = {k}"
+                    + ("; categorical columns have one cell per declared category" if k == 1 else ""))
+            if m > MAX_CELLS_PER_BLOCK or K * m > MAX_CELLS_TOTAL:
+                param, fix = ("s", "a smaller s or fewer categories") if k == 1 else ("k", "a smaller k or s")
+                raise param_error(owner, param, f"a value whose marginal tables fit {MAX_CELLS_PER_BLOCK} cells each "
+                                  f"and {MAX_CELLS_TOTAL} in all (pass {fix})", f"{getattr(self, param)}: {what}")
         limits.check_planned(M * K * m, "max_cells", owner=owner, param="k" if self.k is not None else "mc_draws",
                              what="Monte Carlo entries", fix="pass a smaller k, s or fewer mc_draws",
                              got=f"{M} draws x {K} blocks x {m} cells = {M * K * m} entries ({what})")
