@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
-from dpsynth_core import viz
+from dpsynth_core import Domain, viz
 from dpsynth_core.experiments import certificate_measure, sweep
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
 from dpsynth_core.transport import sparse_utility_loss
@@ -13,15 +13,17 @@ _ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _loss(X, Y, lower, upper, names, s):
-    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(lower, upper, names), budget="interactive",
-                                     return_details=True)
+def _loss(X, Y, lower, upper, names, s, categories=(), weights=()):
+    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper). With
+    categorical columns (``categories``: (name, labels) pairs) under the mixed metric."""
+    dom = (Domain(list(lower), list(upper), names=tuple(names), categories=dict(categories), weights=dict(weights))
+           if categories else _ui.domain_of(lower, upper, names))
+    value, det = sparse_utility_loss(X, Y, int(s), dom, budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
 
 
 def _block(v, k, s):
-    v = np.asarray(v, dtype=float)
+    v = np.asarray(v, dtype=float)[:k**s]  # a mixed release pads its blocks to the largest one's cells
     return v.reshape(k, k) if s == 2 else v.reshape(1, -1)
 
 
@@ -49,7 +51,10 @@ if res is not None:
 
     def _certificate():
         terms = tr.released
-        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
+        cats = tuple(rel.domain.categories.items())
+        weights = tuple(zip(rel.domain.categories, rel.domain.weights, strict=True))
+        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, cats, weights,
+                        what="computing the loss")
         _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
                                       "noise (high-probability level)": terms.privatisation_quantile,
                                       "fit of the synthetic points": terms.projection},
@@ -63,8 +68,15 @@ if res is not None:
 
     def _marginals():
         labels = [" × ".join(names[i] for i in S) for S in subsets]
-        which = st.selectbox("Table", list(range(len(subsets))), format_func=lambda i: labels[i], key="sm_block",
-                             persist_state="session") if len(subsets) > 1 else 0
+        # tables over a categorical column have one cell per category (not k): only the numeric ones are drawn
+        shown = [i for i, S in enumerate(subsets) if not any(names[j] in rel.domain.categories for j in S)]
+        if len(shown) < len(subsets):
+            st.caption("Tables over a categorical column (one cell per category) are part of the release but not "
+                       "drawn here.")
+        if not shown:
+            return
+        which = st.selectbox("Table", shown, format_func=lambda i: labels[i], key="sm_block",
+                             persist_state="session") if len(shown) > 1 else shown[0]
         panels = {"true (owner view)": _block(rel.owner.true_marginals[which], k, s_ord),
                   "noisy (private)": _block(tr.noisy_marginals[which], k, s_ord),
                   "synthetic points (private)": _block(tr.projected_marginals[which], k, s_ord)}
