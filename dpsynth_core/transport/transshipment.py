@@ -157,13 +157,22 @@ def _repair_cost(Z: np.ndarray, resid: np.ndarray, order: np.ndarray, metric: Gr
 
 def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric, *, k: int = 8,
               rtol: float = DEFAULT_RTOL, max_rounds: int = 60, add_per_row: int = 4,
-              add_per_col: int = 4, pool_k: int = 8, warm_starts: bool = False,
+              add_per_col: int = 4, pool_k: int = 4, warm_starts: bool = False,
               warm_share: float = 0.9) -> Iterator[Round]:
     """Successive certified brackets of W1 between sum_i a_i delta_{x_i} and sum_j b_j delta_{y_j}.
 
     Yields one :class:`Round` per solve; the last one is certified (``certified=True``, bracket width
     at most rtol W1 + 1e-12 diam) unless ``max_rounds`` ran out or the integer costs cannot resolve the
-    remaining gap (both reported in the last round's details). a and b are probability vectors.
+    remaining gap (both reported in the last round's details). a and b are probability vectors;
+    ``metric`` a name or a :class:`.metrics.GroundMetric`.
+
+    ``k``: neighbours per point of the initial graph. ``add_per_row`` / ``add_per_col``: at most this
+    many violated pairs of every row (point of X) / column (point of Y) become arcs per round
+    (``add_per_col=0`` skips the column c-transform). ``warm_starts``: build the next graph with spare
+    arcs (the ``pool_k`` smallest slacks of every row and column of the last check, switched off by a
+    prohibitive cost); when at least ``warm_share`` of the next violated pairs are spare arcs, switch
+    them on by a cost change and let LEMON re-solve from its previous basis instead of rebuilding
+    (measured in benchmarks/bench_transport.py; off by default, see docs/transport.md).
     """
     import pylmcf
 
@@ -238,13 +247,17 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
         kr = max(add_per_row, pool_k if warm_starts else 0)
         kc = max(add_per_col, pool_k if warm_starts else 0)
         rv, rj = pair.rows(v, kr)
-        cu, ci = pair.cols(u, kc)
-        psi, phi = rv[:, 0], cu[:, 0]
-        lb1 = math.fsum(a * psi) + math.fsum(b * v)
-        lb2 = math.fsum(a * u) + math.fsum(b * phi)
-        mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()),
-                         float(np.abs(phi).max()))
-        lower = max(lb1, lb2) - (margin_rel * diam + 8 * 2.0**-52 * mag)
+        psi = rv[:, 0]
+        lb = math.fsum(a * psi) + math.fsum(b * v)
+        mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()))
+        if kc > 0:
+            cu, ci = pair.cols(u, kc)
+            phi = cu[:, 0]
+            lb = max(lb, math.fsum(a * u) + math.fsum(b * phi))
+            mag = max(mag, diam + float(np.abs(phi).max()))
+        else:
+            cu, ci = np.zeros((m, 0)), np.zeros((m, 0), dtype=np.int64)
+        lower = lb - (margin_rel * diam + 8 * 2.0**-52 * mag)
         lower = max(0.0, lower)
         t_check = time.perf_counter() - t1
         tol = rtol * upper + 1e-12 * diam
@@ -282,11 +295,11 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
             key, ckey = _merge(allkey[on], c_all[on], np.concatenate([pending, new]), arc_cost)
             pending = np.zeros(0, dtype=np.int64)
             if warm_starts:
-                # rebuild; the other listed pairs of this check (violated or nearly tight) become the next
-                # graph's spare arcs
-                pool = np.setdiff1d(np.unique(np.concatenate([np.repeat(np.arange(n), rj.shape[1]) * N + n + rj.ravel(),
-                                                               ci.ravel() * N + n + np.tile(np.arange(m), ci.shape[1])
-                                                               ])), key)
+                # rebuild; the other listed pairs of this check (the pool_k smallest slacks of every row
+                # and column, violated or nearly tight) become the next graph's spare arcs
+                pool = np.setdiff1d(np.unique(np.concatenate([
+                    np.repeat(np.arange(n), rj.shape[1]) * N + n + rj.ravel(),
+                    ci.ravel() * N + n + np.repeat(np.arange(m), ci.shape[1])])), key)
             G = None
         if rec.added == 0:
             rec.details["stopped"] = ("no violated pair left above the threshold: the integer costs (2^-40 diam) "

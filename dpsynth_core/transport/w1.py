@@ -26,7 +26,7 @@ W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 #: "preview" (about a tenth of that: many small pictures at once).
 BUDGETS = (None, "interactive", "preview")
 #: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
-#: faster (measured crossover, benchmarks/results/transport.json).
+#: faster (measured crossover, benchmarks/results/exact_w1.json).
 AUTO_POT_PAIRS = 2_250_000
 #: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about 3 minutes at the top).
 AUTO_SPARSE_MAX_POINTS = 100_000
