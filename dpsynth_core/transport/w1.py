@@ -27,9 +27,10 @@ W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 BUDGETS = (None, "interactive", "preview")
 #: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
 #: faster (measured crossover, benchmarks/results/exact_w1.json).
-AUTO_POT_PAIRS = 2_250_000
-#: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about 3 minutes at the top).
-AUTO_SPARSE_MAX_POINTS = 100_000
+AUTO_POT_PAIRS = 4_000_000
+#: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about a minute at the top on a
+#: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json).
+AUTO_SPARSE_MAX_POINTS = 40_000
 #: Dimensions in which the sparse method was measured against dense POT (elsewhere "auto" is unchanged).
 _SPARSE_DIMS = (2, 3)
 #: Cells per axis of the grid "auto" uses above the exact methods' limits (l_inf, l1; about a second each).
