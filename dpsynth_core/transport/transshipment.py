@@ -83,6 +83,15 @@ def _morton_order(U: np.ndarray, bits: int = 10) -> np.ndarray:
     return np.argsort(code, kind="stable")
 
 
+def _merge_duplicates(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Identical rows merged into one with their summed weight (exact: W1 does not change). A cloud of
+    copies would otherwise fill every point's k nearest neighbours with copies at distance 0."""
+    U, inv = np.unique(P, axis=0, return_inverse=True)
+    if U.shape[0] == P.shape[0]:
+        return P, w
+    return U, np.bincount(inv.ravel(), weights=w, minlength=U.shape[0])
+
+
 def _counts(w: np.ndarray, max_mult: int = 12) -> np.ndarray | None:
     """Integer counts c with w = c / sum(c) to 1e-12 relative (uniform or count-like weights), or None."""
     q = w / w.min()
@@ -179,7 +188,8 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
     t_start = time.perf_counter()
     metric = ground_metric(metric)
     ia, jb = np.flatnonzero(a > 0), np.flatnonzero(b > 0)
-    X, Y, a, b = X[ia], Y[jb], a[ia], b[jb]
+    X, a = _merge_duplicates(X[ia], a[ia])
+    Y, b = _merge_duplicates(Y[jb], b[jb])
     n, m = X.shape[0], Y.shape[0]
     N = n + m
     d = X.shape[1]
