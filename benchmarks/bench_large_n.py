@@ -2,7 +2,7 @@
 
 PMM, PSMM, the superregular random walk (haar_walk) and the flat Laplace histogram, each with its
 defaults (the flat histogram at its default grid, k^d ~ eps n), on the two-cluster mixture of
-benchmarks/depth_study.py, d = 2, eps = 1, n = 10^3 .. 5*10^4, a few seeds per n. W1 (l_inf, unit
+benchmarks/depth_study.py, d = 2, eps = 1, n = 10^3 .. 2*10^4 (5*10^4 on request), three seeds per n. W1 (l_inf, unit
 cube) between the data and each release is computed **exactly** by
 ``wasserstein1(method="sparse")`` (certified to 1e-10; docs/transport.md), where the grid interval of
 bench_pmm_psmm.py could not separate the mechanisms. Also reported: the ratio PMM / flat per n and the
@@ -10,12 +10,14 @@ log-log slope of mean W1 against n for every mechanism (Theorem 11 of [HVZ23] pr
 (eps n)^(-1/d) up to logs).
 
 Writes benchmarks/results/large_n.json. Run from the repo root under ``nice``:
-``nice -n 10 .venv/bin/python benchmarks/bench_large_n.py [--quick]`` (full run: about half an hour
-on two shared cores).
+``nice -n 10 .venv/bin/python benchmarks/bench_large_n.py [--quick] [--50k]`` (n up to 2*10^4 with
+three seeds: about 45 minutes on two shared cores; ``--50k`` adds n = 5*10^4 with one seed, over an
+hour more). The file is rewritten after every n.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -32,12 +34,29 @@ from dpsynth_core.transport import wasserstein1  # noqa: E402
 MECHANISMS = ("pmm", "psmm", "haar_walk", "flat_histogram")
 
 
-def main(quick: bool = False) -> dict:
-    ns = (1000, 3000) if quick else (1000, 2000, 5000, 10_000, 20_000, 50_000)
-    seeds = {n: (2 if quick else (2 if n >= 50_000 else 3)) for n in ns}
+def summarise(rows: list[dict], ns: list[int]) -> dict:
+    summary: dict = {}
+    for n in ns:
+        for mech in MECHANISMS:
+            w = np.array([r["w1"] for r in rows if r["mechanism"] == mech and r["n"] == n])
+            summary.setdefault(str(n), {})[mech] = {"mean": float(w.mean()),
+                                                    "sd": float(w.std(ddof=1)) if w.size > 1 else None,
+                                                    "reps": int(w.size)}
+        s = summary[str(n)]
+        s["ratio_pmm_over_flat"] = s["pmm"]["mean"] / s["flat_histogram"]["mean"]
+        s["ratio_psmm_over_flat"] = s["psmm"]["mean"] / s["flat_histogram"]["mean"]
+    if len(ns) >= 2:
+        summary["slope_loglog"] = {mech: float(np.polyfit(np.log(ns), np.log([summary[str(n)][mech]["mean"] for n in ns]),
+                                                          1)[0]) for mech in MECHANISMS}
+    return summary
+
+
+def main(ns, seeds) -> dict:
     d, eps = 2, 1.0
     dom = Domain.unit(d)
-    rows = []
+    rows: list[dict] = []
+    done: list[int] = []
+    out: dict = {}
     for n in ns:
         X = make_data("two_clusters", n, d, seed=n)
         for mech in MECHANISMS:
@@ -48,38 +67,31 @@ def main(quick: bool = False) -> dict:
                 r = wasserstein1(X, rel.synthetic, domain=dom, method="sparse", return_result=True)
                 rows.append({"mechanism": mech, "n": n, "seed": s, "w1": r.value, "lower": r.lower,
                              "upper": r.upper, "exact": bool(r.exact), "w1_seconds": r.seconds,
-                             "release_seconds": t_rel, "n_synthetic": int(rel.synthetic.shape[0]),
+                             "w1_rounds": r.iterations, "release_seconds": t_rel,
+                             "n_synthetic": int(rel.synthetic.shape[0]),
                              "params": {k: v for k, v in rel.params.items()
                                         if isinstance(v, (int, float, str, bool)) and k in
                                         ("depth", "bins", "grid", "grid_rule", "n_synthetic")}})
-                print(f"n={n} {mech} seed={s}: W1 {r.value:.6f} exact={r.exact} ({r.seconds:.1f}s)", flush=True)
-    summary = {}
-    for mech in MECHANISMS:
-        means = []
-        for n in ns:
-            w = np.array([r["w1"] for r in rows if r["mechanism"] == mech and r["n"] == n])
-            means.append(float(w.mean()))
-            summary.setdefault(str(n), {})[mech] = {"mean": float(w.mean()),
-                                                    "sd": float(w.std(ddof=1)) if w.size > 1 else None,
-                                                    "reps": int(w.size)}
-        slope = float(np.polyfit(np.log(ns), np.log(means), 1)[0])
-        summary.setdefault("slope_loglog", {})[mech] = slope
-    for n in ns:
-        s = summary[str(n)]
-        s["ratio_pmm_over_flat"] = s["pmm"]["mean"] / s["flat_histogram"]["mean"]
-        s["ratio_psmm_over_flat"] = s["psmm"]["mean"] / s["flat_histogram"]["mean"]
-    out = {"setup": {"data": "two_clusters (benchmarks/depth_study.make_data)", "d": d, "epsilon": eps,
-                     "metric": "linf, unit cube", "w1": "wasserstein1(method='sparse'), exact and certified",
-                     "mechanisms": "defaults of each (flat_histogram: its default grid k^d ~ eps n)"},
-           "rows": rows, "summary": summary,
-           "all_exact": all(r["exact"] for r in rows)}
-    write("large_n", out)
-    for n in ns:
-        s = summary[str(n)]
+                print(f"n={n} {mech} seed={s}: W1 {r.value:.6f} exact={r.exact} ({r.seconds:.1f}s, load "
+                      f"{os.getloadavg()[0]:.1f})", flush=True)
+        done.append(n)
+        # written after every n, so that a run stopped part way keeps what it measured
+        out = {"setup": {"data": "two_clusters (benchmarks/depth_study.make_data, seed = n)", "d": d, "epsilon": eps,
+                         "metric": "linf, unit cube", "w1": "wasserstein1(method='sparse'), exact and certified",
+                         "mechanisms": "defaults of each (flat_histogram: its default grid k^d ~ eps n)",
+                         "seeds": {str(k): v for k, v in seeds.items() if k in done}},
+               "rows": rows, "summary": summarise(rows, done), "all_exact": all(r["exact"] for r in rows)}
+        write("large_n", out)
+    for n in done:
+        s = out["summary"][str(n)]
         print(n, " ".join(f"{m}={s[m]['mean']:.5f}" for m in MECHANISMS), f"pmm/flat={s['ratio_pmm_over_flat']:.3f}")
-    print("slopes", summary["slope_loglog"])
+    print("slopes", out["summary"].get("slope_loglog"))
     return out
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--quick" in sys.argv:
+        sizes = [1000, 3000]
+    else:
+        sizes = [1000, 2000, 5000, 10_000, 20_000] + ([50_000] if "--50k" in sys.argv else [])
+    main(sizes, {n: (1 if n >= 50_000 else 2 if "--quick" in sys.argv else 3) for n in sizes})
