@@ -7,7 +7,9 @@ Writes benchmarks/results/exact_w1.json. Run from the repo root, under ``nice`` 
 Default: the crossover (n = m = 300..5000, d = 2, 3), n = m = 5000 in detail (dense POT, exact
 sparse, time to a 1% bracket, the interactive budget, l_inf / l1 / l2), 10^4 and 2*10^4.
 ``--full`` adds dense POT at 10^4 (about 4 GB) and 5*10^4 sparse; ``--huge`` runs only the sparse
-method at n = m = 10^5 (both instances) and writes benchmarks/results/exact_w1_1e5.json.
+method at n = m = 10^5 (both instances) and writes benchmarks/results/exact_w1_1e5.json; ``--sample``
+runs only two independent samples of a two-cluster mixture at 5000 and 10^4 (against dense POT) and
+writes benchmarks/results/exact_w1_sample.json.
 Timings are wall-clock on a shared 2-core machine: the load average is recorded with each section
 and the ratios to dense POT (same run, same instances) are what to read.
 """
@@ -27,7 +29,7 @@ from scipy.spatial.distance import cdist  # noqa: E402
 
 from benchmarks.common import write  # noqa: E402
 from dpsynth_core.grid import cell_centres, cell_of  # noqa: E402
-from dpsynth_core.transport import bl_projection, wasserstein1  # noqa: E402
+from dpsynth_core.transport import bl_projection, wasserstein1, wasserstein1_rounds  # noqa: E402
 from dpsynth_core.transport.transshipment import transshipment_w1  # noqa: E402
 
 CDIST = {"linf": "chebyshev", "l1": "cityblock", "l2": "euclidean"}
@@ -45,8 +47,15 @@ def load() -> float:
 
 def instance(kind: str, n: int, d: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """"skew": uniform X against Y half a tight Gaussian blob, half uniform (mass travels far: the hard
-    case); "near": Y = X moved by Laplace noise of scale 0.01 (what a good synthetic data set looks
-    like: W1 small, the kNN graph nearly enough)."""
+    case); "near": Y = X moved by Laplace noise of scale 0.01 (W1 small, the kNN graph nearly
+    enough); "sample": two independent samples of the two-cluster mixture of
+    benchmarks/depth_study.py (what a mechanism's synthetic data against its data looks like: W1 small
+    but the optimal plan made of moves of every length)."""
+    if kind == "sample":
+        from benchmarks.depth_study import make_data
+
+        s = int(rng.integers(2**31))
+        return make_data("two_clusters", n, d, seed=s), make_data("two_clusters", n, d, seed=s + 1)
     X = rng.random((n, d))
     if kind == "skew":
         Y = np.concatenate([rng.normal(0.3, 0.1, (n // 2, d)), rng.random((n - n // 2, d))])
@@ -229,6 +238,37 @@ def main(quick: bool = False, full: bool = False) -> dict:
     return {"exact_w1": out}
 
 
+def sample_section() -> dict:
+    """Two independent samples (the "sample" instance) at n = m = 5000 and 10^4, dense POT in the same
+    run: exact, 1% bracket, the interactive budget. Writes benchmarks/results/exact_w1_sample.json."""
+    warm_up()
+    out: dict = {}
+    rng = np.random.default_rng(13)
+    for n in (5000, 10_000):
+        X, Y = instance("sample", n, 2, rng)
+        lo = load()
+        tp, ref = timed(lambda X=X, Y=Y: dense_pot(X, Y))
+        s = sparse_run(X, Y)
+        ti, ri = timed(lambda X=X, Y=Y: wasserstein1(X, Y, budget="interactive", return_result=True))
+        tr, rounds = timed(lambda X=X, Y=Y: [(r.lower, r.upper, r.seconds) for r in wasserstein1_rounds(X, Y)])
+        out[f"sample_n{n}"] = {
+            "n": n, "dense_pot_s": tp, "sparse": s, "ratio_exact": s["seconds"] / tp,
+            "ratio_1pct": (s["seconds_to_1pct"] / tp) if s["seconds_to_1pct"] else None,
+            "rel_diff": abs(s["value"] - ref) / ref,
+            "interactive": {"seconds": ti, "method": ri.method, "exact": ri.exact,
+                            "rel_width": (ri.upper - ri.lower) / ri.upper, "bracket": [ri.lower, ri.upper],
+                            "contains_dense": bool(ri.lower <= ref * (1 + 1e-12) and ref <= ri.upper * (1 + 1e-12))},
+            "rounds_double_transform": [{"lower": lo_, "upper": up_, "seconds": sec,
+                                         "rel_width": (up_ - lo_) / up_} for lo_, up_, sec in rounds],
+            "load_before": lo, "load_after": load()}
+        print(f"sample n={n}: pot {tp:.1f}s sparse {s['seconds']:.1f}s (x{s['seconds'] / tp:.2f}) 1% at "
+              f"{s['seconds_to_1pct']}; interactive {ti:.2f}s width {out[f'sample_n{n}']['interactive']['rel_width']:.2e}; "
+              f"brackets with the double transform {[round((u - lo_) / u, 4) for lo_, u, _ in rounds]} load {lo:.1f}",
+              flush=True)
+        write("exact_w1_sample", out)
+    return out
+
+
 def huge() -> dict:
     """n = m = 10^5, the synthetic-like instance first; the file is rewritten after each instance."""
     warm_up()
@@ -248,5 +288,7 @@ def huge() -> dict:
 if __name__ == "__main__":
     if "--huge" in sys.argv:
         huge()
+    elif "--sample" in sys.argv:
+        sample_section()
     else:
         main(quick="--quick" in sys.argv, full="--full" in sys.argv)
