@@ -12,7 +12,8 @@ log-log slope of mean W1 against n for every mechanism (Theorem 11 of [HVZ23] pr
 Writes benchmarks/results/large_n.json. Run from the repo root under ``nice``:
 ``nice -n 10 .venv/bin/python benchmarks/bench_large_n.py [--quick] [--50k]`` (three seeds up to
 10^4, two at 2*10^4: about 45 minutes on two quiet cores; ``--50k`` adds n = 5*10^4 with one seed,
-over an hour more). The file is rewritten after every release; ``complete_n`` lists the sizes whose
+over an hour more; ``--n=20000 --seeds=1 --mechanisms=pmm,flat_histogram --out=large_n_20k`` runs one
+size for the named mechanisms into its own file). The file is rewritten after every release; ``complete_n`` lists the sizes whose
 seeds all ran, and the summary covers those.
 """
 
@@ -52,24 +53,25 @@ def summarise(rows: list[dict], ns: list[int]) -> dict:
     return summary
 
 
-def _payload(rows: list[dict], ns, seeds, d: int, eps: float) -> dict:
-    done = [n for n in ns if sum(r["n"] == n for r in rows) == seeds[n] * len(MECHANISMS)]
+def _payload(rows: list[dict], ns, seeds, d: int, eps: float, mechanisms=MECHANISMS) -> dict:
+    done = [n for n in ns if sum(r["n"] == n for r in rows) == seeds[n] * len(mechanisms)]
     return {"setup": {"data": "two_clusters (benchmarks/depth_study.make_data, seed = n)", "d": d, "epsilon": eps,
                       "metric": "linf, unit cube", "w1": "wasserstein1(method='sparse'), exact and certified",
                       "mechanisms": "defaults of each (flat_histogram: its default grid k^d ~ eps n)",
                       "seeds": {str(k): v for k, v in seeds.items()}},
-            "complete_n": done, "rows": rows, "summary": summarise(rows, done) if done else {},
+            "complete_n": done, "rows": rows,
+            "summary": summarise(rows, done) if done and tuple(mechanisms) == MECHANISMS else {},
             "all_exact": all(r["exact"] for r in rows)}
 
 
-def main(ns, seeds) -> dict:
+def main(ns, seeds, mechanisms=MECHANISMS, name: str = "large_n") -> dict:
     d, eps = 2, 1.0
     dom = Domain.unit(d)
     rows: list[dict] = []
     out: dict = {}
     for n in ns:
         X = make_data("two_clusters", n, d, seed=n)
-        for mech in MECHANISMS:
+        for mech in mechanisms:
             for s in range(seeds[n]):
                 t0 = time.perf_counter()
                 rel = run(mech, X, dom, epsilon=eps, rng=1000 * s + 1)
@@ -85,9 +87,9 @@ def main(ns, seeds) -> dict:
                 print(f"n={n} {mech} seed={s}: W1 {r.value:.6f} exact={r.exact} ({r.seconds:.1f}s, load "
                       f"{os.getloadavg()[0]:.1f})", flush=True)
                 # written after every release, so that a run stopped part way keeps what it measured
-                out = _payload(rows, ns, seeds, d, eps)
-                write("large_n", out)
-    for n in out["complete_n"]:
+                out = _payload(rows, ns, seeds, d, eps, mechanisms)
+                write(name, out)
+    for n in out["complete_n"] if out["summary"] else []:
         s = out["summary"][str(n)]
         print(n, " ".join(f"{m}={s[m]['mean']:.5f}" for m in MECHANISMS), f"pmm/flat={s['ratio_pmm_over_flat']:.3f}")
     print("slopes", out["summary"].get("slope_loglog"))
@@ -95,6 +97,13 @@ def main(ns, seeds) -> dict:
 
 
 if __name__ == "__main__":
+    opts = dict(a.split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    if "--n" in opts:
+        # one size, e.g. --n=20000 --seeds=1 --mechanisms=pmm,flat_histogram --out=large_n_20k
+        n0 = int(opts["--n"])
+        main([n0], {n0: int(opts.get("--seeds", 1))},
+             tuple(opts.get("--mechanisms", ",".join(MECHANISMS)).split(",")), opts.get("--out", f"large_n_{n0}"))
+        sys.exit(0)
     if "--quick" in sys.argv:
         sizes = [1000, 3000]
     else:
