@@ -88,12 +88,14 @@ from .read import (
     load_csv,
     read_table,
 )
+from .parquet import PARQUET_SUFFIXES, read_parquet
 from .write import csv_bytes
 
 __all__ = [
     "CSVError",
     "Table",
     "read_table",
+    "read_parquet",
     "load_csv",
     "detect_delimiter",
     "csv_bytes",
@@ -102,4 +104,5 @@ __all__ = [
     "MAX_COLS",
     "MAX_FILE_COLS",
     "MISSING_TOKENS",
+    "PARQUET_SUFFIXES",
 ]

@@ -268,18 +268,18 @@ def load_csv(
                        what=None, owner="load_csv").frame
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def _names(names: Sequence[str], limit: int = 10) -> str:
+def names_text(names: Sequence[str], limit: int = 10) -> str:
     shown = ", ".join(repr(n) for n in names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     if n < 10 * 1024:
-        return _plural(n, "byte")
+        return plural(n, "byte")
     if n < 2**20:
         return f"{n / 1024:.3g} KB"
     return f"{n / 2**20:.3g} MB"
@@ -299,22 +299,22 @@ def _position(j: int) -> str:
     return f"column {j + 1} ({_letter(j)})"
 
 
-def _default_what(source: Any) -> str:
+def default_what(source: Any, kind: str = "CSV") -> str:
     if isinstance(source, (str, os.PathLike)):
         return f"the file {os.fsdecode(os.fspath(source))!r}"
     name = getattr(source, "name", None)
     if isinstance(name, str) and name:
         return f"the file {os.path.basename(name) or name!r}"
-    return "the CSV data"
+    return f"the {kind} data"
 
 
-def _read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
+def read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
     """The raw bytes of ``source``, refusing more than ``max_bytes`` before holding them when it can."""
     What = what[0].upper() + what[1:]
 
     def too_big(size: int | None) -> CSVError:
-        got = f"is {_size(size)}" if size is not None else f"is larger than {_size(max_bytes)}"
-        return CSVError(f"{What} {got}; at most {_size(max_bytes)} can be read: use a sample of the rows "
+        got = f"is {size_text(size)}" if size is not None else f"is larger than {size_text(max_bytes)}"
+        return CSVError(f"{What} {got}; at most {size_text(max_bytes)} can be read: use a sample of the rows "
                         f"or fewer columns.", "size")
 
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -492,7 +492,7 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
                 if delimiter == "," and len(rec) > width:
                     hint = (" (a comma inside a number or a text? Put text containing commas in quotes, and "
                             "write numbers with a dot as decimal mark)")
-                raise CSVError(f"{What} is not a regular table: row {row} has {_plural(len(rec), 'cell')} but "
+                raise CSVError(f"{What} is not a regular table: row {row} has {plural(len(rec), 'cell')} but "
                                f"the header has {width} (cells are separated by {_DELIMITER_WORDS[delimiter]}); "
                                f"check that row for a missing or extra separator{hint}.", "structure", row=row)
         while pending:
@@ -517,7 +517,7 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
         yield cells, rows
 
 
-def _check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+def check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
     max_rows = check_int(max_rows, "max_rows", owner, low=1)
     max_cols = check_int(max_cols, "max_cols", owner, low=1)
     max_bytes = check_int(max_bytes, "max_bytes", owner, low=1)
@@ -580,14 +580,14 @@ class _Scan:
 def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
                 max_file_cols, what, owner):
     """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
-    columns, missing, max_rows, max_cols, max_bytes, max_file_cols = _check_args(
+    columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
     if what is None:
-        what = _default_what(source)
+        what = default_what(source)
     What = what[0].upper() + what[1:]
-    text, encoding = _decode(_read_bytes(source, max_bytes, owner, what), What)
+    text, encoding = _decode(read_bytes(source, max_bytes, owner, what), What)
     if not text or text.isspace():
         raise CSVError(_EMPTY.format(What=What), "empty")
     notes: list[str] = []
@@ -605,7 +605,7 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
                                             lambda r: r + 2, "row")
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
-    notes += _read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers)
+    notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers)
     dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols),
                  empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
@@ -662,7 +662,7 @@ def check_columns_exist(names: Sequence[str], wanted: Sequence[str], decl: Decla
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             role = ("declared categorical " if c in decl.categories else "") + \
                 ("column of the domain " if decl.domain is not None else "column ")
-            raise CSVError(f"{What} has no {role}{c!r}{hint}; its columns are {_names(list(names))}.",
+            raise CSVError(f"{What} has no {role}{c!r}{hint}; its columns are {names_text(list(names))}.",
                            "no_such_column", column=c)
 
 
@@ -689,7 +689,7 @@ def _choose_columns(scan: _Scan, columns, decl: Declared, max_cols: int,
             if width == 1:
                 hint += " (it has a single column: are its cells separated by something other than commas, " \
                         "semicolons, tabs or |?)"
-            raise CSVError(f"{What} has no numeric column: its {_plural(width, 'column')} hold text or are "
+            raise CSVError(f"{What} has no numeric column: its {plural(width, 'column')} hold text or are "
                            f"empty; {hint}.", "no_numeric_column")
     else:
         for c in columns:
@@ -803,8 +803,8 @@ def build_frame(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, matchers: 
 
 
 def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorical: Sequence[str],
-                 chosen: Sequence[str], missing: str, What: str, row_number,
-                 row_word: str) -> tuple[np.ndarray | None, int, tuple[int, ...]]:
+                 chosen: Sequence[str], missing: str, What: str, row_number, row_word: str,
+                 missing_words: str = "an empty cell, NA or NaN") -> tuple[np.ndarray | None, int, tuple[int, ...]]:
     """(the rows kept, None for all; the number of rows with a missing value; the first of their row
     numbers): an infinite value is refused; a missing one (NaN, or a categorical code MISSING_CODE)
     refuses the file (``missing="error"``) or drops its row. ``row_number(i)`` numbers the 0-based row
@@ -829,12 +829,12 @@ def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorica
     col = chosen[int(np.argmax(holes[i]))]
     r = row_number(i)
     if missing == "error":
-        rows_word = _plural(n_missing, "row")
-        raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
+        rows_word = plural(n_missing, "row")
+        raise CSVError(f"{What} has missing values ({missing_words}) in {rows_word}, the first at "
                        f"{row_word} {r}, column {col!r}: fill them in, or choose to drop the {rows_word} "
                        f"with missing values.", "missing", row=r, column=col, count=n_missing)
     if n_missing == X.shape[0]:
-        raise CSVError(f"{What} has a missing value in every row ({_plural(X.shape[0], 'row')}, the first at "
+        raise CSVError(f"{What} has a missing value in every row ({plural(X.shape[0], 'row')}, the first at "
                        f"{row_word} {r}, column {col!r}): no row is left once they are dropped.",
                        "missing", row=r, column=col, count=n_missing)
     dropped = tuple(int(row_number(int(v))) for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
@@ -842,26 +842,26 @@ def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorica
 
 
 
-def _read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
-                dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = ()) -> list[str]:
+def read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
+                dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = (), row_word: str = "row") -> list[str]:
     """The sentences of :attr:`Table.notes` on what was read, left out and dropped."""
     cats = [m.column for m in matchers]
     if not cats:
-        notes = [f"Read {_plural(n_rows, 'row')} and {_plural(len(chosen), 'numeric column')}: {_names(chosen)}."]
+        notes = [f"Read {plural(n_rows, 'row')} and {plural(len(chosen), 'numeric column')}: {names_text(chosen)}."]
     else:
-        num = f"{_plural(len(chosen), 'numeric column')}{': ' + _names(chosen) if chosen else ''}"
-        notes = [f"Read {_plural(n_rows, 'row')}, {num}, and {_plural(len(cats), 'categorical column')}: "
-                 f"{_names(cats)}."]
+        num = f"{plural(len(chosen), 'numeric column')}{': ' + names_text(chosen) if chosen else ''}"
+        notes = [f"Read {plural(n_rows, 'row')}, {num}, and {plural(len(cats), 'categorical column')}: "
+                 f"{names_text(cats)}."]
     for m in matchers:
         if m.n_other:
-            notes.append(f"Mapped {_plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
+            notes.append(f"Mapped {plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
                          f"categories to its 'other' category {m.other_label!r}.")
     if text_cols:
-        notes.append(f"Left out {_plural(len(text_cols), 'column')} holding text: {_names(text_cols)}.")
+        notes.append(f"Left out {plural(len(text_cols), 'column')} holding text: {names_text(text_cols)}.")
     if empty_cols:
-        notes.append(f"Left out {_plural(len(empty_cols), 'empty column')}: {_names(empty_cols)}.")
+        notes.append(f"Left out {plural(len(empty_cols), 'empty column')}: {names_text(empty_cols)}.")
     if n_missing:
         more = ", ..." if n_missing > len(dropped) else ""
-        notes.append(f"Dropped {_plural(n_missing, 'row')} with missing values "
-                     f"({'row' if n_missing == 1 else 'rows'} {', '.join(map(str, dropped))}{more}).")
+        notes.append(f"Dropped {plural(n_missing, 'row')} with missing values "
+                     f"({row_word if n_missing == 1 else row_word + 's'} {', '.join(map(str, dropped))}{more}).")
     return notes
