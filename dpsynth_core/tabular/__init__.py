@@ -76,7 +76,9 @@ conversion), :mod:`.write` (the writer).
 
 from __future__ import annotations
 
+from ._categories import category_dtype, normalise_partition
 from ._cells import MISSING_TOKENS
+from .parquet import PARQUET_MISSING_TOKENS, PARQUET_SUFFIXES, read_parquet
 from .read import (
     MAX_BYTES,
     MAX_COLS,
@@ -88,7 +90,6 @@ from .read import (
     load_csv,
     read_table,
 )
-from .parquet import PARQUET_SUFFIXES, read_parquet
 from .write import csv_bytes
 
 __all__ = [
@@ -98,6 +99,8 @@ __all__ = [
     "read_parquet",
     "load_csv",
     "detect_delimiter",
+    "normalise_partition",
+    "category_dtype",
     "csv_bytes",
     "MAX_BYTES",
     "MAX_ROWS",
@@ -105,4 +108,5 @@ __all__ = [
     "MAX_FILE_COLS",
     "MISSING_TOKENS",
     "PARQUET_SUFFIXES",
+    "PARQUET_MISSING_TOKENS",
 ]

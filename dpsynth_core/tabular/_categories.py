@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from ..validation import param_error
 from ._cells import NUMBER_LIKE, SPACE, cell_state
 
 __all__ = ["MISSING_CODE", "Declared", "declared", "ColumnMatcher", "undeclared_message", "few_labels",
-           "category_text", "normalise_partition"]
+           "category_text", "normalise_partition", "category_dtype"]
 
 #: The code of a missing value in a categorical column (before rows are dropped or the file refused).
 MISSING_CODE = -1
@@ -173,6 +173,11 @@ class ColumnMatcher:
         return codes
 
 
+def category_dtype(labels: Sequence[str]) -> pd.CategoricalDtype:
+    """The dtype of a categorical column read with these declared labels."""
+    return pd.CategoricalDtype(categories=list(labels))
+
+
 def category_text(values: pd.Series) -> pd.Series:
     """A column's values as stripped text (pandas' string dtype, ``<NA>`` for a null): text as it is,
     integers in decimal. (A float column is refused before: its text, ``1.0``, is not ``1``.)"""
@@ -182,15 +187,25 @@ def category_text(values: pd.Series) -> pd.Series:
     return values.astype("string").str.strip(SPACE)
 
 
-def normalise_partition(frame: pd.DataFrame, categories: Mapping[str, Sequence[str]], tokens: Sequence[str],
-                        ) -> pd.DataFrame:
-    """One partition of a Dask DataFrame with its categorical columns as stripped text, missing values
-    (nulls, and the format's tokens unless a declared label) as ``<NA>``. Run on the workers before
-    :meth:`Domain.read` matches the labels, so that the Dask engine matches a cell as the readers do."""
+def normalise_partition(frame: pd.DataFrame, categories: CategoryMap, other: CategoryMap, tokens: Sequence[str],
+                        What: str, refuse_missing: bool) -> pd.DataFrame:
+    """One partition of a Dask DataFrame with its categorical columns matched as the readers match them:
+    pandas categoricals of the declared labels (``NaN`` for a missing value, or a :class:`CSVError` when
+    ``refuse_missing``); an undeclared value goes to the column's ``other`` category or is a
+    :class:`CSVError` naming the column and the value (a partition has no file row numbers to give).
+    Run on the workers before :meth:`Domain.read` encodes the rows."""
+    from .read import CSVError  # the reader imports this module
+
     out = frame.copy()
     for col, labels in categories.items():
-        text = category_text(frame[col])
-        declared_label = text.isin(list(labels)).fillna(False)
-        token = text.str.lower().isin(list(tokens)).fillna(False)
-        out[col] = text.mask(token & ~declared_label)
+        m = ColumnMatcher(col, labels, other[col][0] if col in other else None, tokens)
+        codes = m.codes(category_text(frame[col]), 0)
+        if m.first_bad is not None:
+            raise CSVError(undeclared_message(What, "a row (the dask engine reads the files in parallel and does "
+                                              "not number their rows)", col, m.first_bad[1], labels, None),
+                           "category", column=col)
+        if refuse_missing and (codes == MISSING_CODE).any():
+            raise CSVError(f"{What} has a missing value (an empty cell or a null) in the categorical column "
+                           f"{col!r}: fill it in, or drop the rows with missing values.", "missing", column=col)
+        out[col] = pd.Categorical.from_codes(codes, categories=list(labels))
     return out

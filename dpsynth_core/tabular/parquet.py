@@ -46,12 +46,12 @@ from .read import (
     size_text,
 )
 
-__all__ = ["read_parquet", "PARQUET_SUFFIXES"]
+__all__ = ["read_parquet", "PARQUET_SUFFIXES", "PARQUET_MISSING_TOKENS"]
 
 #: File names read as Parquet.
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 #: In a categorical column of a Parquet file, only an empty text (and a null) is a missing value.
-_TOKENS = ("",)
+PARQUET_MISSING_TOKENS = ("",)
 
 
 def _kind(t) -> str:
@@ -189,7 +189,7 @@ def _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols,
     X = np.empty((n_rows, len(numeric)))
     for i, c in enumerate(numeric):
         X[:, i] = pc.cast(data.column(c), pa.float64(), safe=False).to_numpy(zero_copy_only=False)  # rounded, as CSV
-    matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, _TOKENS)
+    matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, PARQUET_MISSING_TOKENS)
                 for c, labels in cats.items()]
     C = np.empty((n_rows, len(matchers)), dtype=np.int64)
     for t, m in enumerate(matchers):
