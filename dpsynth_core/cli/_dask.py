@@ -27,6 +27,7 @@ from ..rows import WorkerError
 from ..tabular import (
     MISSING_TOKENS,
     PARQUET_MISSING_TOKENS,
+    CSVError,
     category_dtype,
     detect_delimiter,
     normalise_partition,

@@ -152,6 +152,7 @@ class ColumnMatcher:
     def codes(self, text: pd.Series, row0: int) -> np.ndarray:
         """Codes (int64) of a chunk of stripped text (``pd.NA`` for a null): the label's index,
         :data:`MISSING_CODE` for a missing value; undeclared values get the 'other' code or are recorded."""
+        text = text.astype("string").str.strip()  # every Unicode space, as the domain strips its labels
         values = text.to_numpy(dtype=object, na_value="")
         codes = self._index.get_indexer(values).astype(np.int64)
         unmatched = np.flatnonzero(codes < 0)
