@@ -816,17 +816,15 @@ def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorica
         raise CSVError(f"{What} has an infinite value at {row_word} {r}, column {numeric[k]!r} (inf, or a number "
                        f"too large for a float): replace it with a finite number.", "infinite", row=r,
                        column=numeric[k])
-    pos = {c: i for i, c in enumerate(chosen)}
-    holes = np.zeros((X.shape[0], len(chosen)), dtype=bool)
-    holes[:, [pos[c] for c in numeric]] = np.isnan(X)
+    nan_rows = np.isnan(X).any(axis=1)
     if len(categorical):
-        holes[:, [pos[c] for c in categorical]] = C == MISSING_CODE
-    nan_rows = holes.any(axis=1)
+        nan_rows |= (C == MISSING_CODE).any(axis=1)
     n_missing = int(nan_rows.sum())
     if not n_missing:
         return None, 0, ()
     i = int(np.argmax(nan_rows))
-    col = chosen[int(np.argmax(holes[i]))]
+    holes = dict(zip(numeric, np.isnan(X[i]), strict=True)) | dict(zip(categorical, C[i] == MISSING_CODE, strict=True))
+    col = next(c for c in chosen if holes[c])
     r = row_number(i)
     if missing == "error":
         rows_word = plural(n_missing, "row")

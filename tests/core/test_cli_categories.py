@@ -309,3 +309,37 @@ def test_domain_file_size_is_checked_before_reading(tmp_path, capsys, monkeypatc
     assert main(["synth", str(src), "-m", "pmm", "-e", "1", "--domain", str(tmp_path / "none.json"),
                  "-o", str(tmp_path / "o.csv")]) == 1
     assert "No such file or directory: " in _one_error_line(capsys)
+
+
+def test_domain_file_other_category_weights_and_provenance(tmp_path, capsys):
+    """An 'other' category receives the undeclared values in both engines (the numpy engine warns with
+    the count, owner view); a domain read off the data makes the release say it is NOT DP."""
+    df = _table(300, seed=6)
+    src = _write(tmp_path / "p.csv", df)
+    spec = {**DOMAIN, "categories": {"sex": ["F", "M"], "region": ["north", "south"]},
+            "other": {"region": "elsewhere"}, "weights": {"region": 0.5}}
+    (tmp_path / "dom.json").write_text(json.dumps(spec))
+    outs = []
+    for engine in ("numpy", "dask"):
+        out, rep = tmp_path / f"{engine}.csv", tmp_path / f"{engine}.json"
+        assert main(["synth", str(src), "--engine", engine, "--domain", str(tmp_path / "dom.json"), "-m", "pmm",
+                     "-e", "1", "--seed", "2", "-o", str(out), "--report", str(rep), "-q"]) == 0
+        outs.append((out.read_bytes(), rep.read_bytes()))
+        err = capsys.readouterr().err
+        if engine == "numpy":
+            n_east = int((df["region"] == "east").sum())
+            assert f"Mapped {n_east} values of column 'region' outside its declared categories to its 'other' " \
+                   f"category 'elsewhere'. (owner view: not in any output)" in err
+    assert outs[0] == outs[1]
+    report = json.loads(outs[0][1])
+    assert report["domain"]["categories"]["region"] == ["north", "south", "elsewhere"]
+    assert report["domain"]["weights"]["region"] == 0.5
+    assert set(read_table(tmp_path / "numpy.csv", domain=Domain.from_dict(spec)).frame["region"].astype(str)) \
+        <= {"north", "south", "elsewhere"}
+    (tmp_path / "data.json").write_text(json.dumps({**DOMAIN, "provenance": "data"}))
+    out, rep = tmp_path / "nd.csv", tmp_path / "nd.json"
+    assert main(["synth", str(src), "--domain", str(tmp_path / "data.json"), "-m", "pmm", "-e", "1", "-o", str(out),
+                 "--report", str(rep), "-q"]) == 0
+    assert "read off the data (provenance 'data'): no release on it is differentially private" in capsys.readouterr().err
+    report = json.loads(rep.read_text())
+    assert report["is_dp"] is False and "NOT differentially private" in report["label"]
