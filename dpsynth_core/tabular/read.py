@@ -360,6 +360,9 @@ def read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
 def _decode(data: bytes, What: str) -> tuple[str, str]:
     """(text, encoding name) of UTF-8 ``data``; refuses binary, UTF-16 and other encodings."""
     save = "save it as 'CSV UTF-8' (in Excel: File > Save As > CSV UTF-8)"
+    if data.startswith(b"PAR1"):
+        raise CSVError(f"{What} is a Parquet file, not a CSV file: read it with read_parquet (the command line "
+                       f"reads a file named *.parquet as Parquet).", "binary")
     if data.startswith(b"PK\x03\x04"):
         raise CSVError(f"{What} is a ZIP archive (an Excel .xlsx workbook?), not a CSV file: {save}.", "binary")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):

@@ -217,6 +217,9 @@ def test_parquet_hostile_inputs():
         read_parquet(HEALTH)
     with pytest.raises(CSVError, match="has no declared categorical column 'Sex'"):
         read_parquet(data, categories={"Sex": ["F"]})
+    with pytest.raises(CSVError, match="is a Parquet file, not a CSV file: read it with read_parquet") as e:
+        read_table(data)
+    assert e.value.kind == "binary"
 
 
 # ------------------------------------------------------------------------------------------ writing
