@@ -29,7 +29,7 @@ from typing import Any
 
 from ..domain import Domain, check_categories
 from ..export import report_json, synthetic_csv
-from ..mechanisms import bind
+from ..mechanisms import MECHANISMS, bind
 from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
 
 __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
@@ -423,8 +423,6 @@ def domain_options(args: argparse.Namespace, owner: str) -> DomainOptions:
 def check_takes_categories(spec, options: DomainOptions) -> None:
     """Refuse, before reading the data, a mechanism that does not take categorical columns."""
     if options.categorical and not spec.categorical:
-        from ..mechanisms import MECHANISMS
-
         takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
         raise ValueError(f"The 'mechanism' parameter of {PROG} synth must take categorical columns: {spec.name} "
                          f"reads numeric columns only (these mechanisms take categorical ones: {takers}). Got "

@@ -30,6 +30,7 @@ import pandas as pd
 from ..domain import CategoryMap, Domain, check_categories
 from ..validation import param_error
 from ._cells import NUMBER_LIKE, SPACE, cell_state
+from ._errors import CSVError
 
 __all__ = ["MISSING_CODE", "Declared", "declared", "ColumnMatcher", "undeclared_message", "few_labels",
            "category_text", "normalise_partition", "category_dtype"]
@@ -195,8 +196,6 @@ def normalise_partition(frame: pd.DataFrame, categories: CategoryMap, other: Cat
     ``refuse_missing``); an undeclared value goes to the column's ``other`` category or is a
     :class:`CSVError` naming the column and the value (a partition has no file row numbers to give).
     Run on the workers before :meth:`Domain.read` encodes the rows."""
-    from .read import CSVError  # the reader imports this module
-
     out = frame.copy()
     for col, labels in categories.items():
         m = ColumnMatcher(col, labels, other[col][0] if col in other else None, tokens)
