@@ -343,3 +343,25 @@ def test_domain_file_other_category_weights_and_provenance(tmp_path, capsys):
     assert "read off the data (provenance 'data'): no release on it is differentially private" in capsys.readouterr().err
     report = json.loads(rep.read_text())
     assert report["is_dp"] is False and "NOT differentially private" in report["label"]
+
+
+def test_report_reads_categorical_columns_with_the_same_options(tmp_path, capsys):
+    """`dpsynth report` takes --categories / --domain through the shared helpers: the categorical columns
+    are compared (shares of the declared categories), and an undeclared value is refused as in synth."""
+    df = _table(300, seed=7)
+    real = _write(tmp_path / "real.csv", df)
+    syn = tmp_path / "syn.csv"
+    assert _synth([str(real), "-m", "pmm", "-e", "2", "-b", BOUNDS, "--categories", CATS, "--seed", "1"], syn) == 0
+    (tmp_path / "dom.json").write_text(json.dumps(DOMAIN))
+    outs = []
+    for extra in (["-b", BOUNDS, "--categories", CATS], ["--domain", str(tmp_path / "dom.json")]):
+        out = tmp_path / f"rep{len(outs)}.json"
+        assert main(["report", str(real), str(syn), *extra, "--w1", "none", "-o", str(out), "-q"]) == 0
+        capsys.readouterr()
+        outs.append(json.loads(out.read_text()))
+    assert outs[0] == outs[1]
+    kinds = {c["name"]: c["kind"] for c in outs[0]["columns"]}
+    assert kinds == {"age": "numeric", "sex": "categorical", "bmi": "numeric", "region": "categorical"}
+    assert main(["report", str(real), str(syn), "-b", BOUNDS, "--categories", "sex=F|M;region=north|south",
+                 "--w1", "none", "-q"]) == 1
+    assert "outside the declared categories of column 'region'" in _one_error_line(capsys)
