@@ -10,7 +10,8 @@ one line, naming the file as the caller describes it, the spreadsheet row and th
 saying what to change. Messages never echo a cell's value (it may be private), only positions,
 header names and the general shape of the problem.
 
-Rules (each one has a test in ``tests/core/test_csv_table.py``)
+Rules (each one has a test in ``tests/core/test_csv_table.py``, the categorical ones in
+``tests/core/test_tabular_categories.py``)
 ----------------------------------------------------------------
 Bytes
     UTF-8, with or without a byte-order mark. UTF-16, other encodings, NUL bytes and ZIP archives
