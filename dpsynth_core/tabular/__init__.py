@@ -8,7 +8,8 @@ pandas categoricals of their declared labels, plus what was detected and what wa
 sentences (:attr:`Table.notes`). Whatever it cannot read unambiguously it refuses with a :class:`CSVError`:
 one line, naming the file as the caller describes it, the spreadsheet row and the column, and
 saying what to change. Messages never echo a cell's value (it may be private), only positions,
-header names and the general shape of the problem.
+header names and the general shape of the problem — with one exception: a value outside a column's
+declared categories is shown (cut to 60 characters), since the owner needs it to complete the list.
 
 Rules (each one has a test in ``tests/core/test_csv_table.py``, the categorical ones in
 ``tests/core/test_tabular_categories.py``)
