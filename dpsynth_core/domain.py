@@ -31,7 +31,7 @@ import pandas as pd
 
 from .validation import check_points, fmt_value, param_error
 
-__all__ = ["Domain", "CategoryMap", "PROVENANCES", "MAX_CATEGORIES"]
+__all__ = ["Domain", "CategoryMap", "PROVENANCES", "MAX_CATEGORIES", "check_categories"]
 
 _OWNER = "Domain"
 #: Where a domain came from: declared by the data owner (public), or read off the private data (NOT DP).
@@ -74,35 +74,64 @@ class CategoryMap(Mapping):
         return "{" + ", ".join(f"{k!r}: {list(v)!r}" for k, v in self._items) + "}"
 
 
-def _labels(name: str, values: Any, other: str | None) -> tuple[str, ...]:
+def _labels(name: str, values: Any, other: str | None, owner: str = _OWNER) -> tuple[str, ...]:
     """A column's declared categories as distinct, non-empty strings (plus its "other" label)."""
     what = f"for column {name!r} a non-empty list of distinct category names (strings)"
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray, pd.Index)):
-        raise param_error(_OWNER, "categories", what, values, kind=TypeError)
+        raise param_error(owner, "categories", what, values, kind=TypeError)
     labels = []
     for v in values:
         if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-            raise param_error(_OWNER, "categories", what + " (no missing values)", values)
+            raise param_error(owner, "categories", what + " (no missing values)", values)
         if isinstance(v, bool) or not isinstance(v, (str, int, np.integer)):
-            raise param_error(_OWNER, "categories", what, f"{v!r} in column {name!r}", kind=TypeError)
+            raise param_error(owner, "categories", what, f"{v!r} in column {name!r}", kind=TypeError)
         label = str(v).strip()
         if not label:
-            raise param_error(_OWNER, "categories", what, f"an empty name in column {name!r}")
+            raise param_error(owner, "categories", what, f"an empty name in column {name!r}")
         labels.append(label)
     if other is not None:
         if not isinstance(other, str) or not other.strip():
-            raise param_error(_OWNER, "other", f"for column {name!r} a non-empty string", other)
+            raise param_error(owner, "other", f"for column {name!r} a non-empty string", other)
         if other.strip() not in labels:
             labels.append(other.strip())
     if not labels:
-        raise param_error(_OWNER, "categories", what, f"an empty list for column {name!r}")
+        raise param_error(owner, "categories", what, f"an empty list for column {name!r}")
     if len(set(labels)) != len(labels):
         dup = next(x for x in labels if labels.count(x) > 1)
-        raise param_error(_OWNER, "categories", what, f"{dup!r} twice in column {name!r}")
+        raise param_error(owner, "categories", what, f"{dup!r} twice in column {name!r}")
     if len(labels) > MAX_CATEGORIES:
-        raise param_error(_OWNER, "categories", f"at most {MAX_CATEGORIES} categories per column",
+        raise param_error(owner, "categories", f"at most {MAX_CATEGORIES} categories per column",
                           f"{len(labels)} in column {name!r}")
     return tuple(labels)
+
+
+def check_categories(categories: Any, other: Any = None, *, owner: str = _OWNER) -> tuple[CategoryMap, CategoryMap]:
+    """Declared categories checked and normalised, as :class:`Domain` stores them: (column -> labels,
+    column -> its 'other' label). For readers that match a table's text columns against declared
+    categories before the numeric columns (and so the whole domain) are known; ``owner`` names the
+    public function in error messages."""
+    if categories is None:
+        categories = {}
+    if not isinstance(categories, Mapping):
+        raise param_error(owner, "categories", "a mapping of column name to its list of categories",
+                          categories, kind=TypeError)
+    other = {} if other is None else other
+    if not isinstance(other, Mapping):
+        raise param_error(owner, "other", "a mapping of column name to an 'other' category", other,
+                          kind=TypeError)
+    unknown = [k for k in other if k not in categories]
+    if unknown:
+        raise param_error(owner, "other", "keys that are categorical columns", repr(unknown[0]))
+    items = []
+    for name, values in categories.items():
+        if not isinstance(name, str) or not name:
+            raise param_error(owner, "categories", "keys that are non-empty column names", name)
+        label = other.get(name)
+        if isinstance(label, tuple) and len(label) == 1:  # an already normalised domain (replace)
+            label = label[0]
+        items.append((name, _labels(name, values, label, owner)))
+    other_items = [(k, ((v[0] if isinstance(v, tuple) else str(v)).strip(),)) for k, v in other.items()]
+    return CategoryMap(items), CategoryMap(other_items)
 
 
 @dataclass(frozen=True)
@@ -178,28 +207,7 @@ class Domain:
 
     @staticmethod
     def _as_categories(categories: Any, other: Any) -> tuple[CategoryMap, CategoryMap]:
-        if categories is None:
-            categories = {}
-        if not isinstance(categories, Mapping):
-            raise param_error(_OWNER, "categories", "a mapping of column name to its list of categories",
-                              categories, kind=TypeError)
-        other = {} if other is None else other
-        if not isinstance(other, Mapping):
-            raise param_error(_OWNER, "other", "a mapping of column name to an 'other' category", other,
-                              kind=TypeError)
-        unknown = [k for k in other if k not in categories]
-        if unknown:
-            raise param_error(_OWNER, "other", "keys that are categorical columns", repr(unknown[0]))
-        items = []
-        for name, values in categories.items():
-            if not isinstance(name, str) or not name:
-                raise param_error(_OWNER, "categories", "keys that are non-empty column names", name)
-            label = other.get(name)
-            if isinstance(label, tuple) and len(label) == 1:  # an already normalised domain (replace)
-                label = label[0]
-            items.append((name, _labels(name, values, label)))
-        other_items = [(k, ((v[0] if isinstance(v, tuple) else str(v)).strip(),)) for k, v in other.items()]
-        return CategoryMap(items), CategoryMap(other_items)
+        return check_categories(categories, other)
 
     @staticmethod
     def _as_names(names: Any, k: int, cats: CategoryMap) -> tuple[str, ...]:

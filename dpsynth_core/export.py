@@ -66,7 +66,9 @@ def report_json(rel: Release, *, include_synthetic: bool = False) -> str:
 
 
 def synthetic_csv(rel: Release, *, rng: Any = None) -> bytes:
-    """The synthetic rows as UTF-8 CSV (header = the domain's column names), in random order.
+    """The synthetic rows as UTF-8 CSV (header = the domain's column names), in random order;
+    categorical columns as their declared labels (:func:`~dpsynth_core.tabular.csv_bytes`, which the
+    project's readers read back exactly).
 
     ``rng=None`` draws the permutation from fresh entropy; the command line passes the pinned seed
     when the user gave one, so that a reproducible run writes the same file.
@@ -74,7 +76,6 @@ def synthetic_csv(rel: Release, *, rng: Any = None) -> bytes:
     _require_release(rel, "synthetic_csv")
     gen = check_rng(rng, "synthetic_csv")
     if isinstance(rel.synthetic, pd.DataFrame):  # categorical columns: written as their declared text
-        frame = rel.synthetic.iloc[gen.permutation(len(rel.synthetic))]
-        return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        return csv_bytes(rel.synthetic.iloc[gen.permutation(len(rel.synthetic))], list(rel.domain.names))
     Y = np.asarray(rel.synthetic, dtype=np.float64)
     return csv_bytes(Y[gen.permutation(Y.shape[0])], list(rel.domain.names))

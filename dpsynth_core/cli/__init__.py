@@ -3,13 +3,24 @@
 ::
 
     dpsynth list [-v]
-    dpsynth synth --mechanism NAME --epsilon E [--delta D] --bounds "lo:hi,lo:hi" [--param key=value ...]
-                  [--neighbours R] [--n-public N] [--columns a,b] [--drop-missing] [--seed S]
+    dpsynth synth --mechanism NAME --epsilon E [--delta D] DOMAIN [--param key=value ...]
+                  [--neighbours R] [--n-public N] [--drop-missing] [--seed S]
                   [--engine numpy|dask] [--scheduler ADDRESS] [--workers N] [--memory-limit SIZE]
                   IN -o OUT.csv [--report OUT.json]
-    dpsynth w1 DATA.csv SYNTHETIC.csv --bounds "lo:hi,..." [--columns a,b] [--metric linf] [--method auto] [--json]
-    dpsynth report REAL.csv SYNTHETIC.csv --bounds "lo:hi,..." [--target COL] [--holdout HOLDOUT.csv]
-                   [--w1 auto|none|W] [--bins N] [--pair-bins N] [--columns a,b] [--seed S] [-o REPORT.json]
+    dpsynth w1 DATA.csv SYNTHETIC.csv DOMAIN [--metric linf] [--method auto] [--json]
+    dpsynth report REAL.csv SYNTHETIC.csv DOMAIN [--target COL] [--holdout HOLDOUT.csv]
+                   [--w1 auto|none|W] [--bins N] [--pair-bins N] [--seed S] [-o REPORT.json]
+
+    DOMAIN:  --bounds "lo:hi,lo:hi" [--categories "sex=F|M;region=north|south"] [--columns a,b]
+         or  --domain DOMAIN.json
+
+The public domain's options and their rules are :func:`._common.add_domain_options` and
+:data:`._common.DOMAIN_HELP` (shown by ``--help``): ``--bounds`` covers the numeric columns,
+``--categories`` declares the categorical ones (read as text and matched exactly against the
+declared categories; an undeclared value is an error naming its row, column and value), and a JSON
+domain file (:meth:`Domain.from_dict <dpsynth_core.Domain.from_dict>`) declares every column instead.
+``dpsynth synth`` writes categorical columns back as their declared labels. ``dpsynth w1`` refuses
+categorical columns for now (W1 under the mixed metric is not in this version).
 
 Parameters of ``--param`` come from the registry schema (:class:`~dpsynth_core.schema.ParamSpec`);
 the mechanism is bound once with :func:`~dpsynth_core.mechanisms.bind`. Bounds are public inputs:
@@ -22,8 +33,9 @@ row and column, never a silent misread). Nothing of the input is printed, except
 data owner's eyes, when the bounds clamp more than a small share of the rows. Errors are one line on
 stderr with exit code 2 (usage) or 1 (invalid data or parameters); ``--debug`` shows tracebacks.
 
-Engines. ``--engine numpy`` (the default) reads one CSV file into memory, within the limits of
-:func:`~dpsynth_core.tabular.read_table` (50 MB, 200,000 rows). ``--engine dask`` reads a glob or a
+Engines. ``--engine numpy`` (the default) reads one CSV or Parquet file into memory, within the limits
+of :func:`~dpsynth_core.tabular.read_table` and :func:`~dpsynth_core.tabular.read_parquet` (50 MB,
+200,000 rows). ``--engine dask`` reads a glob or a
 directory of Parquet (``*.parquet``) or CSV (``*.csv``) files lazily with ``dask.dataframe`` and
 hands the Dask DataFrame to the mechanism, which sums its per-record statistic partition by partition
 (:mod:`dpsynth_core.rows`): the data are never held in memory at once, and with the same seed the

@@ -15,20 +15,22 @@ import numpy as np
 from ..mechanisms import MECHANISMS, load_all
 from ..mechanisms.release import to_jsonable
 from ..rows import WorkerError
-from ..tabular import CSVError, read_table
 from ..transport import wasserstein1
 from ._common import (
     CLAMP_WARNING_SHARE,
     CSV_SUFFIXES,
+    DOMAIN_HELP,
     PARQUET_SUFFIXES,
     PROG,
     Heartbeat,
     UsageError,
+    add_domain_options,
     bind_mechanism,
     check_not_input,
-    columns_arg,
-    domain_from_bounds,
+    check_takes_categories,
+    domain_options,
     one_line,
+    read_input,
     say,
     say_running,
     seed_arg,
@@ -51,40 +53,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _load(args: argparse.Namespace, path: str, columns: list[str] | None, role: str):
-    """Read a CSV with the project's rules; the notes (text columns left out, dropped rows, the
-    separator found) go to stderr."""
-    try:
-        table = read_table(path, columns=columns, missing="drop" if getattr(args, "drop_missing", False) else "error",
-                           what=f"the {role} file {path!r}")
-    except CSVError as exc:
-        if exc.kind == "missing" and hasattr(args, "drop_missing"):
-            raise CSVError(f"{exc} (add --drop-missing to drop them)", exc.kind, row=exc.row, column=exc.column,
-                           count=exc.count) from None
-        if exc.kind in ("size", "too_many_rows") and hasattr(args, "engine"):
-            raise CSVError(f"{str(exc).rstrip('.')}, or use --engine dask, which reads CSV or Parquet files of any "
-                           f"size without holding them in memory.", exc.kind, row=exc.row, column=exc.column,
-                           count=exc.count) from None
-        raise
-    # progress lines never carry a count of the private rows; dropped rows are a warning for the owner
-    for note in table.notes:
-        if note.startswith("Dropped "):
-            print(f"{PROG}: warning: {path}: {note} (owner view: not in any output)", file=sys.stderr, flush=True)
-        elif not note.startswith("Read "):
-            say(args, f"{path}: {note}")
-    say(args, f"{path}: using column(s) {', '.join(repr(c) for c in table.numeric)}")
-    return table.frame
-
-
 def _warn_clamping(args: argparse.Namespace, X, domain, path: str) -> None:
     """Warn (owner's eyes only, never in an output) when the bounds clamp more than 1% of the rows."""
-    arr = X.to_numpy(dtype=float)
+    arr = X[list(domain.numeric_names)].to_numpy(dtype=float)
     below = (arr < domain.lower_array).sum(axis=0)
     above = (arr > domain.upper_array).sum(axis=0)
     rows = int(np.any((arr < domain.lower_array) | (arr > domain.upper_array), axis=1).sum())
     if rows <= CLAMP_WARNING_SHARE * arr.shape[0]:
         return
-    worst = [f"{name!r} ({int(b)} below, {int(a)} above)" for name, b, a in zip(domain.names, below, above, strict=True)
+    worst = [f"{name!r} ({int(b)} below, {int(a)} above)" for name, b, a in zip(domain.numeric_names, below, above, strict=True)
              if a + b]
     print(f"{PROG}: warning: {rows} of {arr.shape[0]} rows of {path} are outside the bounds and will be clamped "
           f"into them: {', '.join(worst[:4])}{' ...' if len(worst) > 4 else ''}. Check --bounds: they should be the "
@@ -114,6 +91,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"    {spec.paper}; {spec.algorithm}")
             print(f"    needs --delta: {'yes' if spec.needs_delta else 'no'}; default neighbours: "
                   f"{spec.default_neighbours}")
+            print(f"    categorical columns (--categories, --domain): "
+                  f"{'yes' if spec.categorical else 'no, numeric columns only'}")
             for p in spec.params:
                 rng = ""
                 if p.choices:
@@ -146,17 +125,17 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     engine = _engine(args)
     if engine == "dask":
         return synth_dask(args, spec)
-    if not os.path.isfile(args.input) and (os.path.isdir(args.input) or any(ch in args.input for ch in "*?[")
-                                           or args.input.lower().endswith(PARQUET_SUFFIXES)):
-        raise ValueError(f"The input {args.input!r} is not a CSV file: the numpy engine reads one CSV file; for a "
-                         f"glob, a directory or Parquet files use --engine dask.")
+    if not os.path.isfile(args.input) and (os.path.isdir(args.input) or any(ch in args.input for ch in "*?[")):
+        raise ValueError(f"The input {args.input!r} is not a file: the numpy engine reads one CSV or Parquet file; "
+                         f"for a glob or a directory use --engine dask.")
     check_not_input(args, [args.input])
+    owner = f"{PROG} synth"
+    options = domain_options(args, owner)
+    check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
     seed = seed_arg(args)
-    columns = columns_arg(args.columns)
     say(args, f"reading {args.input}")
-    df = _load(args, args.input, columns, "input")
-    domain = domain_from_bounds(args.bounds, [str(c) for c in df.columns], f"{PROG} synth")
+    df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
     _warn_clamping(args, df, domain, args.input)
     say_running(args, spec, mechanism, domain, seed)
     with Heartbeat(args, spec.name) as hb:
@@ -166,13 +145,23 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Whether ``dpsynth w1`` compares categorical columns: it needs W1 under the mixed metric
+#: (``transport.wasserstein1(X, Y, domain=mixed_domain)``), which this version does not have yet.
+W1_TAKES_CATEGORIES = False
+
+
 def _cmd_w1(args: argparse.Namespace) -> int:
-    columns = columns_arg(args.columns)
+    owner = f"{PROG} w1"
+    options = domain_options(args, owner)
+    if options.categorical and not W1_TAKES_CATEGORIES:
+        raise ValueError(f"The 'domain' parameter of {owner} must have numeric columns only: the Wasserstein-1 "
+                         f"distance under the mixed metric (categorical columns) is not available in this version. "
+                         f"Got the categorical columns {list(options.categorical)}; compare the numeric columns "
+                         f"with --bounds and --columns (without --categories or a mixed --domain).")
     say(args, f"reading {args.b} and {args.a}")
     # the synthetic file decides the columns (a data file often has more): read it first
-    B = _load(args, args.b, columns, "synthetic")
-    A = _load(args, args.a, [str(c) for c in B.columns], "data")
-    domain = domain_from_bounds(args.bounds, [str(c) for c in B.columns], f"{PROG} w1")
+    B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options)
+    A, _ = read_input(args, args.a, role="data", owner=owner, options=options, columns=list(domain.names))
     with Heartbeat(args, "w1") as hb:
         res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True)
     say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'a certified interval'}; "
@@ -195,22 +184,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the mechanisms")
     p_list.add_argument("-v", "--verbose", action="store_true", help="also list every mechanism's parameters")
 
-    p_syn = sub.add_parser("synth", help="make synthetic data from a CSV file (or Parquet/CSV files, --engine dask)")
+    p_syn = sub.add_parser("synth", help="make synthetic data from a CSV or Parquet file (or many, --engine dask)",
+                           epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_syn.add_argument("input", metavar="IN",
-                       help="private data: a CSV file with a header row and numeric columns; with --engine dask, a "
+                       help="private data: a CSV file with a header row, or a Parquet file; with --engine dask, a "
                             "quoted glob ('data/*.parquet'), a directory or a file of Parquet or CSV data")
     p_syn.add_argument("-o", "--output", metavar="OUT.csv", required=True, help="synthetic data (CSV; '-' for stdout)")
     p_syn.add_argument("--mechanism", "-m", required=True, help="mechanism name (see `dpsynth list`)")
     p_syn.add_argument("--epsilon", "-e", required=True, help="privacy budget ε > 0")
     p_syn.add_argument("--delta", default=None, help="δ in (0, 1) for approximate-DP mechanisms")
-    p_syn.add_argument("--bounds", "-b", required=True,
-                       help="public bounds 'lo:hi,lo:hi,...' (one per column, or one for all); never from the data")
     p_syn.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",
                        help="a mechanism parameter from `dpsynth list -v` (repeatable)")
     p_syn.add_argument("--neighbours", choices=("add_remove", "replace"), default=None,
                        help="neighbouring relation (default: the mechanism's)")
     p_syn.add_argument("--n-public", dest="n_public", default=None, help="a public dataset size, if there is one")
-    p_syn.add_argument("--columns", default=None, help="comma-separated columns to use (default: all numeric)")
     p_syn.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                        help="drop rows with a missing value in the columns used (default: refuse the file)")
     p_syn.add_argument("--seed", default=None,
@@ -229,18 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="memory limit of each local Dask worker, e.g. 2GB (default auto: this machine's memory "
                             "shared equally)")
     p_syn.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    add_domain_options(p_syn)
 
-    p_w1 = sub.add_parser("w1", help="Wasserstein-1 distance between two CSV files (unit-cube units)")
+    p_w1 = sub.add_parser("w1", help="Wasserstein-1 distance between two CSV files (unit-cube units)",
+                          epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_w1.add_argument("a", metavar="DATA.csv", help="the real data (may have more columns)")
     p_w1.add_argument("b", metavar="SYNTHETIC.csv", help="the synthetic data (its columns are compared)")
-    p_w1.add_argument("--bounds", "-b", required=True, help="public bounds 'lo:hi,...' mapping both files to the unit cube")
     p_w1.add_argument("--metric", default="linf", help="linf (default), l1 or l2")
     p_w1.add_argument("--method", default="auto", help="auto (default), exact_1d, pot, grid, sparse or sliced")
-    p_w1.add_argument("--columns", default=None, help="comma-separated columns (default: those of SYNTHETIC.csv)")
     p_w1.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                       help="drop rows with a missing value in the columns compared")
     p_w1.add_argument("--json", action="store_true", help="print value, bounds and method as JSON")
     p_w1.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    add_domain_options(p_w1, columns_help="comma-separated columns (default: those of SYNTHETIC.csv)")
     add_report_parser(sub)  # `dpsynth report`: the owner's comparison of real and synthetic data (._report)
     return parser
 

@@ -13,6 +13,7 @@ import contextlib
 import difflib
 import errno
 import glob
+import itertools
 import logging
 import os
 import re
@@ -23,17 +24,26 @@ from typing import Any
 import pandas as pd
 
 from ..rows import WorkerError
-from ..tabular import detect_delimiter
+from ..tabular import (
+    MISSING_TOKENS,
+    PARQUET_MISSING_TOKENS,
+    CSVError,
+    category_dtype,
+    detect_delimiter,
+    normalise_partition,
+)
 from ._common import (
     CLAMP_WARNING_SHARE,
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
     PROG,
+    DomainOptions,
     Heartbeat,
     bind_mechanism,
     check_not_input,
-    columns_arg,
-    domain_from_bounds,
+    check_takes_categories,
+    domain_from_args,
+    domain_options,
     int_arg,
     one_line,
     say,
@@ -113,9 +123,27 @@ def _reading(label: str):
         raise ValueError(f"{label} could not be read: {one_line(text)}") from exc
 
 
-def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, columns: list[str] | None):
-    """The input as a lazy Dask DataFrame of the numeric columns used (nothing but the Parquet
-    footers, or a sample of the first CSV file, is read here) and the names of those columns."""
+def _na_tokens() -> list[str]:
+    """The reader's missing-value tokens in every letter case (pandas compares them exactly): the numeric
+    columns of the dask engine read a missing value as the numpy engine does."""
+    out: set[str] = set()
+    for token in MISSING_TOKENS:
+        cases = [(ch.lower(), ch.upper()) if ch.isalpha() else (ch,) for ch in token]
+        out.update("".join(p) for p in itertools.product(*cases))
+    return sorted(out)
+
+
+def _categorical_dtype_ok(dtype) -> bool:
+    """Text, a pandas categorical or integers (as the numpy engine's Parquet reader accepts)."""
+    return (pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+            or isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_integer_dtype(dtype))
+
+
+def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: DomainOptions):
+    """The input as a lazy Dask DataFrame of the columns used (nothing but the Parquet footers, or a
+    sample of the first CSV file, is read here) and the names of those columns: the numeric ones as
+    float64, the declared categorical ones matched on the workers as the numpy engine's readers match
+    them (:func:`dpsynth_core.tabular.normalise_partition`)."""
     import dask.dataframe as dd
 
     label = f"The input {args.input!r} ({len(files)} {kind} file{'s' if len(files) > 1 else ''})"
@@ -139,40 +167,65 @@ def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, columns: 
         with _reading(label):
             frame = dd.read_parquet(files)
     dtypes = {str(c): frame.dtypes[c] for c in frame.columns}
+    domain = options.domain
+    columns = list(domain.names) if domain is not None else options.columns
+    cats = domain.categories if domain is not None else (options.categories or {})
+    other = domain.other if domain is not None else {}
+    for c in list(columns or []) + [c for c in cats if c not in (columns or [])]:
+        if c not in dtypes:
+            close = difflib.get_close_matches(c, list(dtypes), n=1)
+            role = "declared categorical column" if c in cats else "column"
+            raise ValueError(f"{label} has no {role} {c!r}; its columns are "
+                             f"{', '.join(repr(k) for k in dtypes)}"
+                             f"{f' (did you mean {close[0]!r}?)' if close else ''}.")
+    for c in cats:
+        if kind == "Parquet" and not _categorical_dtype_ok(dtypes[c]):
+            hint = "; if it is numeric, give it bounds instead of categories" if _numeric(dtypes[c]) else ""
+            raise ValueError(f"{label}: column {c!r}, declared categorical, holds {_dtype_words(dtypes[c])}; a "
+                             f"categorical column must hold text or integers{hint}.")
     if columns is not None:
         for c in columns:
-            if c not in dtypes:
-                close = difflib.get_close_matches(c, list(dtypes), n=1)
-                raise ValueError(f"{label} has no column {c!r}; its columns are "
-                                 f"{', '.join(repr(k) for k in dtypes)}"
-                                 f"{f' (did you mean {close[0]!r}?)' if close else ''}.")
-            if not _numeric(dtypes[c]):
+            if c not in cats and not _numeric(dtypes[c]):
                 raise ValueError(f"{label}: column {c!r} holds {_dtype_words(dtypes[c])}, not numbers; choose "
-                                 f"columns that hold numbers.")
+                                 f"columns that hold numbers, or declare its categories to read it as a "
+                                 f"categorical column.")
         if len(set(columns)) != len(columns):
             raise ValueError(f"The 'columns' parameter of {PROG} must name each column once. Got {args.columns!r}.")
-        used = list(columns)
+        used = list(columns) + [c for c in cats if c not in columns]
     else:
-        used = [c for c, t in dtypes.items() if _numeric(t)]
-        left = [c for c, t in dtypes.items() if not _numeric(t)]
+        used = [c for c, t in dtypes.items() if c in cats or _numeric(t)]
+        left = [c for c, t in dtypes.items() if c not in cats and not _numeric(t)]
         if not used:
             raise ValueError(f"{label} has no numeric column: its {len(dtypes)} column(s) hold "
                              f"{', '.join(sorted({_dtype_words(t) for t in dtypes.values()}))}.")
         if left:
             say(args, f"{args.input}: left out {len(left)} column(s) not holding numbers: "
                        f"{', '.join(repr(c) for c in left[:8])}{' ...' if len(left) > 8 else ''}")
+    numeric = [c for c in used if c not in cats]
     with _reading(label):
-        if kind == "CSV":  # read again with only those columns, as float64 in every block
-            frame = dd.read_csv(files, usecols=used, dtype=dict.fromkeys(used, "float64"), **csv_kw)
+        if kind == "CSV":  # read again with only those columns: numbers as float64 in every block, categories as text
+            dtype = {c: ("str" if c in cats else "float64") for c in used}
+            na = _na_tokens()
+            frame = dd.read_csv(files, usecols=used, dtype=dtype, keep_default_na=False,
+                                na_values={c: na for c in numeric}, **csv_kw)
         else:
             frame = dd.read_parquet(files, columns=[c for c in frame.columns if str(c) in used])
     if any(not isinstance(c, str) for c in frame.columns):
         frame.columns = [str(c) for c in frame.columns]
     frame = frame[used]
-    if getattr(args, "drop_missing", False):
+    drop = getattr(args, "drop_missing", False)
+    if cats:
+        meta = pd.DataFrame({c: pd.Series(dtype=category_dtype(cats[c]) if c in cats else "float64")
+                             for c in used}, columns=used)
+        if kind == "Parquet":
+            meta = meta.astype({c: frame.dtypes[c] for c in numeric})
+        tokens = MISSING_TOKENS if kind == "CSV" else PARQUET_MISSING_TOKENS
+        frame = frame.map_partitions(normalise_partition, cats, other, tokens, label, not drop, meta=meta)
+    if drop:
         frame = frame.dropna()  # lazily; the number of rows dropped is not counted (it would take a pass)
+    cat_words = f" and categorical column(s) {', '.join(repr(c) for c in cats)}" if cats else ""
     say(args, f"{args.input}: {len(files)} {kind} file(s), read lazily in {frame.npartitions} partition(s); using "
-               f"column(s) {', '.join(repr(c) for c in used)}")
+               f"{'numeric ' if cats else ''}column(s) {', '.join(repr(c) for c in numeric)}{cat_words}")
     return frame, used
 
 
@@ -316,6 +369,8 @@ def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[
     if not isinstance(cause, ValueError):
         return exc
     text = str(cause)
+    if isinstance(cause, CSVError) and "missing value" in text and not getattr(args, "drop_missing", False):
+        return ValueError(f"{text.rstrip('.')} (add --drop-missing to drop them).")
     if "could not convert string to float" in text or "Unable to parse string" in text:
         return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; choose "
                           f"columns that hold plain numbers (a dot as decimal mark) with --columns.")
@@ -358,13 +413,20 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
                          f"({exc}).") from None
     files, kind = _dask_files(args.input)
     check_not_input(args, files)
+    owner = f"{PROG} synth"
+    options = domain_options(args, owner)
+    check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
     seed = seed_arg(args)
-    columns = columns_arg(args.columns)
     names: list[str] = []
     try:
-        frame, names = _dask_frame(args, files, kind, columns)
-        domain = domain_from_bounds(args.bounds, names, f"{PROG} synth")
+        frame, used = _dask_frame(args, files, kind, options)
+        domain = domain_from_args(args, used, owner=owner, options=options)
+        names = list(domain.numeric_names)  # a non-finite value is reported by its index among these
+        if not domain.declared:
+            print(f"{PROG}: warning: the domain says its bounds or categories were read off the data (provenance "
+                  f"'data'): no release on it is differentially private, and its outputs say so.",
+                  file=sys.stderr, flush=True)
         with _dask_compute(args) as count:
             say_running(args, spec, mechanism, domain, seed)
             with Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb:

@@ -16,8 +16,18 @@ import sys
 import pandas as pd
 
 from ..evaluate import NumericColumn, Report, report
-from ..tabular import read_table
-from ._common import PROG, Heartbeat, columns_arg, domain_from_bounds, float_arg, int_arg, say, write_outputs
+from ._common import (
+    DOMAIN_HELP,
+    PROG,
+    Heartbeat,
+    add_domain_options,
+    domain_options,
+    float_arg,
+    int_arg,
+    read_input,
+    say,
+    write_outputs,
+)
 
 __all__ = ["add_report_parser", "cmd_report", "summary", "SHOWN_PAIRS"]
 
@@ -26,20 +36,6 @@ SHOWN_PAIRS = 10
 _OWNER = f"{PROG} report"
 
 
-# ==== IO HOOK (branch `io`) =========================================================================
-# The io branch adds --categories / --domain and the reading of categorical CSV columns to the command
-# line, with shared helpers in ._common (add_domain_options(parser), domain_from_args(args)). When it
-# lands, the two functions below become calls to those helpers and _read_file reads the text columns
-# the domain declares; nothing else in this module changes (evaluate.report takes mixed domains already).
-# Until then: numeric CSV files and --bounds.
-def _add_domain_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bounds", "-b", required=True,
-                        help="the public bounds the release used, 'lo:hi,lo:hi,...' (one per column, or one for all)")
-
-
-def _domain(args: argparse.Namespace, names: list[str]):
-    return domain_from_bounds(args.bounds, names, _OWNER)
-# ==== end of the IO HOOK ============================================================================
 
 
 def add_report_parser(sub) -> None:
@@ -49,10 +45,10 @@ def add_report_parser(sub) -> None:
                        description="Compare real and synthetic data: per-column distributions, means, quantiles, "
                                    "pairwise associations, 1- and 2-way marginal errors, a train-on-synthetic / "
                                    "test-on-real score, and the ceiling W1 guarantees for each statistic. Computed "
-                                   "from the private data without noise: an OWNER VIEW, not differentially private.")
+                                   "from the private data without noise: an OWNER VIEW, not differentially private.",
+                       epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("real", metavar="REAL.csv", help="the private data the release was made from")
     p.add_argument("synthetic", metavar="SYNTHETIC.csv", help="the synthetic data (e.g. from `dpsynth synth`)")
-    _add_domain_options(p)
     p.add_argument("--target", default=None,
                    help="a column to predict from the others: train on synthetic, test on real (scikit-learn)")
     p.add_argument("--holdout", default=None, metavar="HOLDOUT.csv",
@@ -64,22 +60,14 @@ def add_report_parser(sub) -> None:
     p.add_argument("--bins", default="20", help="bins of a numeric column's histogram on its bounds (default 20)")
     p.add_argument("--pair-bins", dest="pair_bins", default="10",
                    help="bins per numeric axis of a 2-way table (default 10)")
-    p.add_argument("--columns", default=None, help="comma-separated columns (default: those of SYNTHETIC.csv)")
     p.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                    help="drop rows with a missing value in the columns compared")
     p.add_argument("--seed", default="0", help="seed of the held-out split and of the models (default 0)")
     p.add_argument("-o", "--output", default=None, metavar="REPORT.json",
                    help="write the whole report as JSON ('-': print it instead of the summary)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
-
-
-def _read_file(args: argparse.Namespace, path: str, columns: list[str] | None, role: str) -> pd.DataFrame:
-    table = read_table(path, columns=columns, missing="drop" if args.drop_missing else "error",
-                       what=f"the {role} file {path!r}")
-    for note in table.notes:
-        if not note.startswith("Read "):
-            say(args, f"{path}: {note}")
-    return table.frame
+    # the public domain the release used: --bounds/--categories/--columns or --domain (._common)
+    add_domain_options(p, columns_help="comma-separated columns (default: those of SYNTHETIC.csv)")
 
 
 def _check_output(args: argparse.Namespace) -> None:
@@ -108,13 +96,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     w1 = _w1_arg(args.w1)
     bins, pair_bins = int_arg(args.bins, "bins", _OWNER), int_arg(args.pair_bins, "pair_bins", _OWNER)
     seed = int_arg(args.seed, "seed", _OWNER)
+    options = domain_options(args, _OWNER)
     say(args, f"reading {args.synthetic} and {args.real}")
-    # the synthetic file decides the columns (the private file often has more)
-    syn = _read_file(args, args.synthetic, columns_arg(args.columns), "synthetic")
-    names = [str(c) for c in syn.columns]
-    real = _read_file(args, args.real, names, "real")
-    holdout = None if args.holdout is None else _read_file(args, args.holdout, names, "holdout")
-    domain = _domain(args, names)
+    # the synthetic file decides the columns (the private file often has more); categorical columns are
+    # those the options declare, read as text and matched against their categories
+    syn, domain = read_input(args, args.synthetic, role="synthetic", owner=_OWNER, options=options)
+    names = list(domain.names)
+    real, _ = read_input(args, args.real, role="real", owner=_OWNER, options=options, columns=names)
+    holdout = None if args.holdout is None else read_input(args, args.holdout, role="holdout", owner=_OWNER,
+                                                          options=options, columns=names)[0]
     with Heartbeat(args, "report") as hb:
         rep = report(real, syn, domain, target=args.target, w1=w1, holdout=holdout, bins=bins, pair_bins=pair_bins,
                      seed=seed)

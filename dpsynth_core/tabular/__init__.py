@@ -1,15 +1,18 @@
-"""CSV files: read a user's file into numeric columns (never misread, explain in the user's words), and
-write synthetic data back.
+"""CSV and Parquet files: read a user's file into numeric and declared categorical columns (never
+misread, explain in the user's words), and write synthetic data back.
 
 :func:`read_table` is the one CSV reader of the project (the library's :func:`load_csv`, the CLI and
-the dashboard's upload all go through it). It returns a :class:`Table`: the numeric
-columns as float64, plus what was detected and what was left out, in plain sentences
-(:attr:`Table.notes`). Whatever it cannot read unambiguously it refuses with a :class:`CSVError`:
+the dashboard's upload all go through it); :func:`read_parquet` is its twin for Parquet files. Each
+returns a :class:`Table`: the numeric columns as float64 and the declared categorical columns as
+pandas categoricals of their declared labels, plus what was detected and what was left out, in plain
+sentences (:attr:`Table.notes`). Whatever it cannot read unambiguously it refuses with a :class:`CSVError`:
 one line, naming the file as the caller describes it, the spreadsheet row and the column, and
 saying what to change. Messages never echo a cell's value (it may be private), only positions,
-header names and the general shape of the problem.
+header names and the general shape of the problem — with one exception: a value outside a column's
+declared categories is shown (cut to 60 characters), since the owner needs it to complete the list.
 
-Rules (each one has a test in ``tests/core/test_csv_table.py``)
+Rules (each one has a test in ``tests/core/test_csv_table.py``, the categorical ones in
+``tests/core/test_tabular_categories.py``)
 ----------------------------------------------------------------
 Bytes
     UTF-8, with or without a byte-order mark. UTF-16, other encodings, NUL bytes and ZIP archives
@@ -36,6 +39,15 @@ Numbers
     the file is refused as ambiguous. Thousands separators are never guessed: ``1,000,000``,
     ``1.000,5``, ``1 000`` and a quoted ``"1,000"`` in a comma-separated file are bad cells, reported
     with a hint.
+Categorical columns (``categories=`` or ``domain=``)
+    A column whose categories are declared is read as text, whatever it looks like, and left out of
+    the numeric rules below (its commas are not decimal commas). Each cell, stripped, must be one of
+    the declared labels (a declared label wins over a missing-value token), or is a missing value,
+    or is undeclared: then the column's ``other`` category when the domain declares one, otherwise a
+    :class:`CSVError` of kind ``"category"`` naming the row, the column and the value (the one cell
+    value a message shows: the owner needs it to complete the list), with a hint when a declared
+    label is close. The rules are shared with :func:`read_parquet` and the command line's Dask engine
+    (:func:`normalise_partition`); docs/mixed-data.md, "Reading and writing".
 Numeric or text column
     A column whose non-empty cells are at least half number-like (numbers, including infinite ones
     and cells with thousands separators or a misplaced comma) is NUMERIC: any other non-empty
@@ -68,15 +80,20 @@ Limits
     rounded, like Python's ``float``): shortest-repr text reads back bit for bit.
 Writing
     :func:`csv_bytes`: UTF-8, a header row, the shortest text that reads back to the same float64, so
-    ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly (the synthetic CSV of the export and the CLI).
+    ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly (the synthetic CSV of the export and the CLI);
+    a DataFrame's categorical columns are written as their labels (quoted when needed) and read back
+    exactly with the same declaration.
 
-Modules: :mod:`.read` (the reader and its passes), :mod:`._cells` (what one cell is: states, patterns,
-conversion), :mod:`.write` (the writer).
+Modules: :mod:`.read` (the CSV reader and its passes), :mod:`.parquet` (the Parquet reader),
+:mod:`._categories` (matching declared categories), :mod:`._cells` (what one cell is: states,
+patterns, conversion), :mod:`.write` (the writer).
 """
 
 from __future__ import annotations
 
+from ._categories import category_dtype, normalise_partition
 from ._cells import MISSING_TOKENS
+from .parquet import PARQUET_MISSING_TOKENS, PARQUET_SUFFIXES, read_parquet
 from .read import (
     MAX_BYTES,
     MAX_COLS,
@@ -94,12 +111,17 @@ __all__ = [
     "CSVError",
     "Table",
     "read_table",
+    "read_parquet",
     "load_csv",
     "detect_delimiter",
+    "normalise_partition",
+    "category_dtype",
     "csv_bytes",
     "MAX_BYTES",
     "MAX_ROWS",
     "MAX_COLS",
     "MAX_FILE_COLS",
     "MISSING_TOKENS",
+    "PARQUET_SUFFIXES",
+    "PARQUET_MISSING_TOKENS",
 ]

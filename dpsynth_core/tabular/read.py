@@ -8,7 +8,7 @@ import csv
 import difflib
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -16,13 +16,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..domain import CategoryMap
 from ..validation import check_choice, check_int, param_error
+from ._categories import MISSING_CODE, ColumnMatcher, Declared, declared, undeclared_message
 from ._cells import (
     COMMA,
     COMMA3,
     DOT,
     GROUPED,
     MISSING,
+    MISSING_TOKENS,
     NUMBER_LIKE,
     SPACE,
     STATE_HINTS,
@@ -32,6 +35,7 @@ from ._cells import (
     convert,
     earliest,
 )
+from ._errors import CSVError
 
 __all__ = ["CSVError", "Table", "read_table", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
            "MAX_FILE_COLS"]
@@ -52,34 +56,6 @@ _CHUNK_CELLS = 2**18
 _SHOWN_ROWS = 10  # row numbers listed for dropped rows
 
 
-class CSVError(ValueError):
-    """A CSV file that cannot be read as it is. The message is one line for the person who has the file.
-
-    Attributes
-    ----------
-    kind : str
-        What went wrong, for callers that react to it (e.g. offer to drop rows on ``"missing"``):
-        ``"size"``, ``"not_found"``, ``"encoding"``, ``"binary"``, ``"empty"``, ``"structure"``,
-        ``"header"``, ``"too_many_rows"``, ``"too_many_columns"``, ``"no_such_column"``,
-        ``"text_column"``, ``"empty_column"``, ``"no_numeric_column"``, ``"not_a_number"``, ``"decimal"``,
-        ``"infinite"``, ``"missing"``.
-    row : int or None
-        Spreadsheet row of the first problem (the header is row 1).
-    column : str or None
-        Header name of the column of the first problem.
-    count : int or None
-        For ``"missing"``: the number of rows with a missing value in the columns read.
-    """
-
-    def __init__(self, message: str, kind: str = "invalid", row: int | None = None,
-                 column: str | None = None, count: int | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.row = row
-        self.column = column
-        self.count = count
-
-
 @dataclass(frozen=True, eq=False)
 class Table:
     """What :func:`read_table` read.
@@ -87,11 +63,15 @@ class Table:
     Attributes
     ----------
     frame : pandas.DataFrame
-        The columns read, float64, every value finite, a fresh ``RangeIndex``.
+        The columns read, a fresh ``RangeIndex``: numeric columns as float64, every value finite;
+        declared categorical columns as pandas categoricals whose categories are the declared labels
+        (in their declared order; the ``other`` label included), every value one of them.
+        :meth:`Domain.read <dpsynth_core.Domain.read>` and every mechanism take it as it is.
     numeric : tuple of str
-        Names of the columns read (the columns of ``frame``, in order).
+        Names of the numeric columns read (in the order of ``frame``).
     text_columns : tuple of str
-        Columns left out because they hold text (only when ``columns`` was not given).
+        Columns left out because they hold text and were not declared categorical (only when
+        ``columns`` was not given).
     empty_columns : tuple of str
         Columns left out because they hold no value at all (only when ``columns`` was not given).
     dropped_rows : int
@@ -103,7 +83,11 @@ class Table:
         (``"utf-8-sig"`` with a byte-order mark). Thousands separators are never accepted.
     notes : tuple of str
         Plain sentences: the separator and decimal mark detected, what was read, what was left
-        out and why, how many rows were dropped.
+        out and why, how many rows were dropped, how many values went to an ``other`` category.
+    categorical : tuple of str
+        Names of the declared categorical columns read (in the order of ``frame``).
+    categories : CategoryMap
+        Their declared labels (the ``other`` label included), column by column.
     """
 
     frame: Any
@@ -114,12 +98,21 @@ class Table:
     dropped_row_numbers: tuple[int, ...]
     dialect: dict
     notes: tuple[str, ...]
+    categorical: tuple[str, ...] = ()
+    categories: CategoryMap = CategoryMap()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column read, in the order of ``frame``."""
+        return tuple(str(c) for c in self.frame.columns)
 
 
 def read_table(
     source: Any,
     *,
     columns: Sequence[str] | None = None,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    domain: Any = None,
     missing: str = "error",
     max_rows: int = MAX_ROWS,
     max_cols: int = MAX_COLS,
@@ -135,10 +128,24 @@ def read_table(
         A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes
         (Streamlit's ``UploadedFile``, :class:`io.BytesIO`, a file opened with ``"rb"``).
     columns : sequence of str, optional
-        Columns to read, in this order. Default: every numeric column of the file.
+        Columns to read, in this order. Default: every numeric column of the file (and every
+        declared categorical column, all in the file's order). Declared categorical columns that
+        ``columns`` does not name follow it, in the order of ``categories``.
+    categories : mapping of str to sequence of str, optional
+        Declared categorical columns and their categories (public inputs, as for
+        :class:`~dpsynth_core.Domain`): each is read as text, whatever it looks like (a column of
+        ``1`` and ``2`` declared ``["1", "2"]`` is categorical), and every cell, stripped of
+        surrounding spaces, must be one of its declared labels or a missing value; any other value is
+        a :class:`CSVError` (kind ``"category"``) naming its row, its column and the value.
+    domain : Domain, optional
+        A whole public domain instead of ``columns`` and ``categories``: its columns are read (the
+        numeric ones as numbers, the categorical ones matched against its categories; an undeclared
+        value goes to the column's ``other`` category when it has one).
     missing : {"error", "drop"}
         What to do with rows that have a missing value in a column read: refuse the file, or
-        drop them (reported in :attr:`Table.dropped_rows` and the notes).
+        drop them (reported in :attr:`Table.dropped_rows` and the notes). In a categorical column a
+        cell is missing when it is empty or a missing-value token (``NA``, ``null``, ...) that is
+        not one of its declared labels.
     max_rows, max_cols, max_bytes, max_file_cols : int in [1, inf)
         Largest accepted number of data rows, of columns read, of bytes, of columns in the header.
         Each limit is inclusive and checked before the data it bounds is held in memory.
@@ -155,15 +162,17 @@ def read_table(
     ------
     TypeError
         A wrong argument type (``source`` not a path, bytes or binary file-like; a text stream;
-        ``columns`` not a sequence of str; ``what`` not a str).
+        ``columns`` not a sequence of str; ``what`` not a str; ``domain`` not a Domain).
     ValueError
         A wrong argument value (``missing`` not "error" or "drop", a limit below 1, an empty or
-        repeated ``columns``).
+        repeated ``columns``, an empty or repeated category list, ``domain`` with ``columns`` or
+        ``categories``).
     CSVError
         (a ValueError) The file cannot be read as it is; see :class:`CSVError`.
     """
-    return _read_table(source, columns=columns, missing=missing, max_rows=max_rows, max_cols=max_cols,
-                       max_bytes=max_bytes, max_file_cols=max_file_cols, what=what, owner="read_table")
+    return _read_table(source, columns=columns, categories=categories, domain=domain, missing=missing,
+                       max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=max_file_cols,
+                       what=what, owner="read_table")
 
 
 def detect_delimiter(path: str | os.PathLike, what: str) -> str:
@@ -183,6 +192,8 @@ def load_csv(
     source: Any,
     *,
     columns: Sequence[str] | None = None,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    domain: Any = None,
     max_rows: int = 200_000,
     max_cols: int = 64,
     max_bytes: int = 50 * 2**20,
@@ -201,6 +212,8 @@ def load_csv(
         A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes.
     columns : sequence of str, optional
         Columns to return, in this order. Default: every numeric column of the file.
+    categories, domain : optional
+        Declared categorical columns, as in :func:`read_table`.
     max_rows : int in [1, inf)
         Largest accepted number of data rows (the header excluded).
     max_cols : int in [1, inf)
@@ -211,7 +224,8 @@ def load_csv(
     Returns
     -------
     pandas.DataFrame of shape (n, k)
-        float64 columns, n >= 1 rows, all values finite.
+        float64 columns, n >= 1 rows, all values finite (declared categorical columns as pandas
+        categoricals of their declared labels).
 
     Raises
     ------
@@ -222,22 +236,23 @@ def load_csv(
         for a file that cannot be read as it is, with the spreadsheet row (header = row 1) and
         column of the first problem and what to change.
     """
-    return _read_table(source, columns=columns, missing="error", max_rows=max_rows, max_cols=max_cols,
-                       max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS, what=None, owner="load_csv").frame
+    return _read_table(source, columns=columns, categories=categories, domain=domain, missing="error",
+                       max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS,
+                       what=None, owner="load_csv").frame
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
+def plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def _names(names: Sequence[str], limit: int = 10) -> str:
+def names_text(names: Sequence[str], limit: int = 10) -> str:
     shown = ", ".join(repr(n) for n in names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     if n < 10 * 1024:
-        return _plural(n, "byte")
+        return plural(n, "byte")
     if n < 2**20:
         return f"{n / 1024:.3g} KB"
     return f"{n / 2**20:.3g} MB"
@@ -257,22 +272,22 @@ def _position(j: int) -> str:
     return f"column {j + 1} ({_letter(j)})"
 
 
-def _default_what(source: Any) -> str:
+def default_what(source: Any, kind: str = "CSV") -> str:
     if isinstance(source, (str, os.PathLike)):
         return f"the file {os.fsdecode(os.fspath(source))!r}"
     name = getattr(source, "name", None)
     if isinstance(name, str) and name:
         return f"the file {os.path.basename(name) or name!r}"
-    return "the CSV data"
+    return f"the {kind} data"
 
 
-def _read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
+def read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
     """The raw bytes of ``source``, refusing more than ``max_bytes`` before holding them when it can."""
     What = what[0].upper() + what[1:]
 
     def too_big(size: int | None) -> CSVError:
-        got = f"is {_size(size)}" if size is not None else f"is larger than {_size(max_bytes)}"
-        return CSVError(f"{What} {got}; at most {_size(max_bytes)} can be read: use a sample of the rows "
+        got = f"is {size_text(size)}" if size is not None else f"is larger than {size_text(max_bytes)}"
+        return CSVError(f"{What} {got}; at most {size_text(max_bytes)} can be read: use a sample of the rows "
                         f"or fewer columns.", "size")
 
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -318,6 +333,9 @@ def _read_bytes(source: Any, max_bytes: int, owner: str, what: str) -> bytes:
 def _decode(data: bytes, What: str) -> tuple[str, str]:
     """(text, encoding name) of UTF-8 ``data``; refuses binary, UTF-16 and other encodings."""
     save = "save it as 'CSV UTF-8' (in Excel: File > Save As > CSV UTF-8)"
+    if data.startswith(b"PAR1"):
+        raise CSVError(f"{What} is a Parquet file, not a CSV file: read it with read_parquet (the command line "
+                       f"reads a file named *.parquet as Parquet).", "binary")
     if data.startswith(b"PK\x03\x04"):
         raise CSVError(f"{What} is a ZIP archive (an Excel .xlsx workbook?), not a CSV file: {save}.", "binary")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -450,7 +468,7 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
                 if delimiter == "," and len(rec) > width:
                     hint = (" (a comma inside a number or a text? Put text containing commas in quotes, and "
                             "write numbers with a dot as decimal mark)")
-                raise CSVError(f"{What} is not a regular table: row {row} has {_plural(len(rec), 'cell')} but "
+                raise CSVError(f"{What} is not a regular table: row {row} has {plural(len(rec), 'cell')} but "
                                f"the header has {width} (cells are separated by {_DELIMITER_WORDS[delimiter]}); "
                                f"check that row for a missing or extra separator{hint}.", "structure", row=row)
         while pending:
@@ -475,7 +493,7 @@ def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: 
         yield cells, rows
 
 
-def _check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+def check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
     max_rows = check_int(max_rows, "max_rows", owner, low=1)
     max_cols = check_int(max_cols, "max_cols", owner, low=1)
     max_bytes = check_int(max_bytes, "max_bytes", owner, low=1)
@@ -535,31 +553,40 @@ class _Scan:
         return len(self.names)
 
 
-def _read_table(source, *, columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
+def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
+                max_file_cols, what, owner):
     """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
-    columns, missing, max_rows, max_cols, max_bytes, max_file_cols = _check_args(
+    columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
+    decl = declared(categories, domain, columns, owner)
+    columns = decl.columns
     if what is None:
-        what = _default_what(source)
+        what = default_what(source)
     What = what[0].upper() + what[1:]
-    text, encoding = _decode(_read_bytes(source, max_bytes, owner, what), What)
+    text, encoding = _decode(read_bytes(source, max_bytes, owner, what), What)
     if not text or text.isspace():
         raise CSVError(_EMPTY.format(What=What), "empty")
     notes: list[str] = []
     text, delimiter = _separator(text, What, notes)
-    scan = _first_pass(text, delimiter, What, columns, max_rows, max_file_cols)
-    chosen, text_cols, empty_cols = _choose_columns(scan, columns, max_cols, What)
-    cols = [scan.index[c] for c in chosen]
+    scan = _first_pass(text, delimiter, What, columns, decl, max_rows, max_file_cols)
+    chosen, numeric, text_cols, empty_cols = _choose_columns(scan, columns, decl, max_cols, What)
+    cols = [scan.index[c] for c in numeric]
     decimal = _decimal_mark(scan, cols, delimiter, What, notes)
     _refuse_bad_cells(scan, cols, delimiter, decimal, What)
-    X = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows)
-    X, n_missing, dropped = _finite_rows(X, chosen, missing, What)
-    frame = pd.DataFrame(X, columns=chosen, copy=False)
-    notes += _read_notes(X.shape[0], chosen, text_cols, empty_cols, n_missing, dropped)
+    matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, MISSING_TOKENS)
+                for c, labels in decl.categories.items()]
+    X, C = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
+                        [(scan.index[m.column], m) for m in matchers])
+    refuse_undeclared(matchers, What, lambda r: f"row {r + 2}", lambda r: r + 2)
+    keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
+                                            lambda r: r + 2, "row")
+    frame = build_frame(X, numeric, C, matchers, chosen, keep)
+    notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers)
     dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
-    return Table(frame=frame, numeric=tuple(chosen), text_columns=tuple(text_cols),
+    return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols),
                  empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
-                 dialect=dialect, notes=tuple(notes))
+                 dialect=dialect, notes=tuple(notes), categorical=tuple(m.column for m in matchers),
+                 categories=decl.categories)
 
 
 def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
@@ -578,7 +605,8 @@ def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
     return text, delimiter
 
 
-def _first_pass(text: str, delimiter: str, What: str, columns, max_rows: int, max_file_cols: int) -> _Scan:
+def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, max_rows: int,
+                max_file_cols: int) -> _Scan:
     """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)."""
     records = _records(text, delimiter, What)
     header = next(records, None)
@@ -588,13 +616,8 @@ def _first_pass(text: str, delimiter: str, What: str, columns, max_rows: int, ma
     _check_header(names, What, max_file_cols)
     width = len(names)
     index = {n: j for j, n in enumerate(names)}
-    if columns is not None:
-        for c in columns:
-            if c not in index:
-                close = difflib.get_close_matches(c, names, n=1, cutoff=0.6)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise CSVError(f"{What} has no column {c!r}{hint}; its columns are {_names(names)}.",
-                               "no_such_column", column=c)
+    check_columns_exist(names, list(columns or []) + [c for c in decl.categories if c not in (columns or [])],
+                        decl, What)
     stats = CellStats(width)
     chunk_rows = max(1, _CHUNK_CELLS // width)
     n_rows = 0
@@ -606,43 +629,63 @@ def _first_pass(text: str, delimiter: str, What: str, columns, max_rows: int, ma
     return _Scan(names=names, index=index, stats=stats, n_rows=n_rows, chunk_rows=chunk_rows)
 
 
-def _choose_columns(scan: _Scan, columns, max_cols: int, What: str) -> tuple[list[str], list[str], list[str]]:
-    """(the columns read, the text columns left out, the empty columns left out): every numeric column, or
-    ``columns`` once each is checked to hold numbers."""
+def check_columns_exist(names: Sequence[str], wanted: Sequence[str], decl: Declared, What: str) -> None:
+    """Refuse a requested or declared column that the file does not have (with a close name, if any)."""
+    have = set(names)
+    for c in wanted:
+        if c not in have:
+            close = difflib.get_close_matches(c, list(names), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            role = ("declared categorical " if c in decl.categories else "") + \
+                ("column of the domain " if decl.domain is not None else "column ")
+            raise CSVError(f"{What} has no {role}{c!r}{hint}; its columns are {names_text(list(names))}.",
+                           "no_such_column", column=c)
+
+
+def _choose_columns(scan: _Scan, columns, decl: Declared, max_cols: int,
+                    What: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(the columns read, the numeric ones among them, the text columns left out, the empty columns left
+    out): every numeric column and every declared categorical one, or ``columns`` (then the declared
+    categorical columns it does not name) once each numeric one is checked to hold numbers."""
     names, stats, width = scan.names, scan.stats, scan.width
+    cats = decl.categories
     values = stats.count[list(NUMBER_LIKE)].sum(axis=0)
     filled = scan.n_rows - stats.count[MISSING]
-    kind = ["empty" if filled[j] == 0 else "text" if 2 * values[j] < filled[j] else "numeric"
-            for j in range(width)]
+    kind = ["categorical" if names[j] in cats else "empty" if filled[j] == 0
+            else "text" if 2 * values[j] < filled[j] else "numeric" for j in range(width)]
     text_cols: list[str] = []
     empty_cols: list[str] = []
     if columns is None:
         text_cols = [n for n, k in zip(names, kind, strict=True) if k == "text"]
         empty_cols = [n for n, k in zip(names, kind, strict=True) if k == "empty"]
-        chosen = [n for n, k in zip(names, kind, strict=True) if k == "numeric"]
+        chosen = [n for n, k in zip(names, kind, strict=True) if k in ("numeric", "categorical")]
         if not chosen:
             hint = "if its numbers have thousands separators, units or a decimal comma, save it as " \
                    "comma-separated with a dot as decimal mark and plain numbers"
             if width == 1:
                 hint += " (it has a single column: are its cells separated by something other than commas, " \
                         "semicolons, tabs or |?)"
-            raise CSVError(f"{What} has no numeric column: its {_plural(width, 'column')} hold text or are "
+            raise CSVError(f"{What} has no numeric column: its {plural(width, 'column')} hold text or are "
                            f"empty; {hint}.", "no_numeric_column")
     else:
         for c in columns:
             j = scan.index[c]
+            if kind[j] == "categorical":
+                continue
             if kind[j] == "empty":
                 raise CSVError(f"{What}: column {c!r} is empty (no values); choose columns that hold numbers.",
                                "empty_column", column=c)
             if kind[j] == "text":
                 r, _ = stats.first_of([TEXT], j)
                 raise CSVError(f"{What}: column {c!r} holds text, not numbers (the first text is at row {r + 2}); "
-                               f"choose columns that hold numbers.", "text_column", row=r + 2, column=c)
-        chosen = list(columns)
+                               f"choose columns that hold numbers, or declare its categories to read it as a "
+                               f"categorical column.", "text_column", row=r + 2, column=c)
+        chosen = list(columns) + [c for c in cats if c not in columns]
     if len(chosen) > max_cols:
-        raise CSVError(f"{What} has {len(chosen)} numeric columns; at most {max_cols} can be read at once: "
+        what = "numeric columns" if not cats else "columns to read"
+        raise CSVError(f"{What} has {len(chosen)} {what}; at most {max_cols} can be read at once: "
                        f"choose the columns to use.", "too_many_columns")
-    return chosen, text_cols, empty_cols
+    return chosen, [c for c in chosen if c not in cats], text_cols, empty_cols
 
 
 def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes: list[str]) -> str:
@@ -683,59 +726,116 @@ def _refuse_bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str
 
 
 def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[int], decimal: str,
-                 max_rows: int) -> np.ndarray:
-    """Pass 2: the values of the columns read, (rows, columns read) float64 (NaN for a missing value)."""
+                 max_rows: int, matchers: list[tuple[int, ColumnMatcher]]) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 2: the values of the numeric columns read, (rows, numeric columns) float64 (NaN for a missing
+    value), and the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher)."""
     width = scan.width
     X = np.empty((scan.n_rows, len(cols)))
+    C = np.empty((scan.n_rows, len(matchers)), dtype=np.int64)
     row0 = 0
     records = _records(text, delimiter, What)
     next(records)  # the header
     for cells, n in _data_chunks(records, width, max_rows, What, delimiter, scan.chunk_rows):
-        by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
-        X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
+        if cols:
+            by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
+            X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
+        for t, (j, matcher) in enumerate(matchers):
+            C[row0:row0 + n, t] = matcher.codes(pd.Series(cells[j::width], dtype="str").str.strip(SPACE), row0)
         row0 += n
-    return X
+    return X, C
 
 
-def _finite_rows(X: np.ndarray, chosen: list[str], missing: str,
-                 What: str) -> tuple[np.ndarray, int, tuple[int, ...]]:
-    """(the rows kept, the number of rows with a missing value, the first of their row numbers): an
-    infinite value is refused; a missing one refuses the file (``missing="error"``) or drops its row."""
+def refuse_undeclared(matchers: Sequence[ColumnMatcher], What: str, where, row_number) -> None:
+    """The first value outside the declared categories (earliest row, then leftmost column) as a
+    :class:`CSVError`; ``where(r)`` words the 0-based row ``r`` (``"row 7"``), ``row_number(r)`` is
+    :attr:`CSVError.row`."""
+    bad = [m for m in matchers if m.first_bad is not None]
+    if not bad:
+        return
+    m = min(bad, key=lambda m: m.first_bad[0])
+    r, value = m.first_bad
+    raise CSVError(undeclared_message(What, where(r), m.column, value, m.labels, m.n_bad), "category",
+                   row=row_number(r), column=m.column)
+
+
+def build_frame(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, matchers: Sequence[ColumnMatcher],
+                chosen: Sequence[str], keep: np.ndarray | None) -> pd.DataFrame:
+    """The frame of :class:`Table`: float64 numeric columns, categoricals of the declared labels, in the
+    order ``chosen``; only the rows ``keep`` (all when None)."""
+    if keep is not None:
+        X, C = X[keep], C[keep]
+    if not matchers:
+        return pd.DataFrame(X, columns=list(chosen), copy=False)
+    num = {c: i for i, c in enumerate(numeric)}
+    cat = {m.column: (t, m) for t, m in enumerate(matchers)}
+    data = {}
+    for c in chosen:
+        if c in num:
+            data[c] = X[:, num[c]]
+        else:
+            t, m = cat[c]
+            data[c] = pd.Categorical.from_codes(C[:, t], categories=list(m.labels))
+    return pd.DataFrame(data, columns=list(chosen))
+
+
+def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorical: Sequence[str],
+                 chosen: Sequence[str], missing: str, What: str, row_number, row_word: str,
+                 missing_words: str = "an empty cell, NA or NaN") -> tuple[np.ndarray | None, int, tuple[int, ...]]:
+    """(the rows kept, None for all; the number of rows with a missing value; the first of their row
+    numbers): an infinite value is refused; a missing one (NaN, or a categorical code MISSING_CODE)
+    refuses the file (``missing="error"``) or drops its row. ``row_number(i)`` numbers the 0-based row
+    ``i`` as the file's reader shows it, ``row_word`` names such a number ("row", "data row")."""
     inf = np.isinf(X)
     if inf.any():
         i, k = (int(v) for v in np.argwhere(inf)[0])
-        raise CSVError(f"{What} has an infinite value at row {i + 2}, column {chosen[k]!r} (inf, or a number too "
-                       f"large for a float): replace it with a finite number.", "infinite", row=i + 2,
-                       column=chosen[k])
+        r = row_number(i)
+        raise CSVError(f"{What} has an infinite value at {row_word} {r}, column {numeric[k]!r} (inf, or a number "
+                       f"too large for a float): replace it with a finite number.", "infinite", row=r,
+                       column=numeric[k])
     nan_rows = np.isnan(X).any(axis=1)
+    if len(categorical):
+        nan_rows |= (C == MISSING_CODE).any(axis=1)
     n_missing = int(nan_rows.sum())
     if not n_missing:
-        return X, 0, ()
+        return None, 0, ()
     i = int(np.argmax(nan_rows))
-    k = int(np.argmax(np.isnan(X[i])))
+    holes = dict(zip(numeric, np.isnan(X[i]), strict=True)) | dict(zip(categorical, C[i] == MISSING_CODE, strict=True))
+    col = next(c for c in chosen if holes[c])
+    r = row_number(i)
     if missing == "error":
-        rows_word = _plural(n_missing, "row")
-        raise CSVError(f"{What} has missing values (an empty cell, NA or NaN) in {rows_word}, the first at "
-                       f"row {i + 2}, column {chosen[k]!r}: fill them in, or choose to drop the {rows_word} "
-                       f"with missing values.", "missing", row=i + 2, column=chosen[k], count=n_missing)
+        rows_word = plural(n_missing, "row")
+        raise CSVError(f"{What} has missing values ({missing_words}) in {rows_word}, the first at "
+                       f"{row_word} {r}, column {col!r}: fill them in, or choose to drop the {rows_word} "
+                       f"with missing values.", "missing", row=r, column=col, count=n_missing)
     if n_missing == X.shape[0]:
-        raise CSVError(f"{What} has a missing value in every row ({_plural(X.shape[0], 'row')}, the first at "
-                       f"row {i + 2}, column {chosen[k]!r}): no row is left once they are dropped.",
-                       "missing", row=i + 2, column=chosen[k], count=n_missing)
-    dropped = tuple(int(v) + 2 for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
-    return X[~nan_rows], n_missing, dropped
+        raise CSVError(f"{What} has a missing value in every row ({plural(X.shape[0], 'row')}, the first at "
+                       f"{row_word} {r}, column {col!r}): no row is left once they are dropped.",
+                       "missing", row=r, column=col, count=n_missing)
+    dropped = tuple(int(row_number(int(v))) for v in np.flatnonzero(nan_rows)[:_SHOWN_ROWS])
+    return ~nan_rows, n_missing, dropped
 
 
-def _read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
-                dropped: tuple[int, ...]) -> list[str]:
+
+def read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
+                dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = (), row_word: str = "row") -> list[str]:
     """The sentences of :attr:`Table.notes` on what was read, left out and dropped."""
-    notes = [f"Read {_plural(n_rows, 'row')} and {_plural(len(chosen), 'numeric column')}: {_names(chosen)}."]
+    cats = [m.column for m in matchers]
+    if not cats:
+        notes = [f"Read {plural(n_rows, 'row')} and {plural(len(chosen), 'numeric column')}: {names_text(chosen)}."]
+    else:
+        num = f"{plural(len(chosen), 'numeric column')}{': ' + names_text(chosen) if chosen else ''}"
+        notes = [f"Read {plural(n_rows, 'row')}, {num}, and {plural(len(cats), 'categorical column')}: "
+                 f"{names_text(cats)}."]
+    for m in matchers:
+        if m.n_other:
+            notes.append(f"Mapped {plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
+                         f"categories to its 'other' category {m.other_label!r}.")
     if text_cols:
-        notes.append(f"Left out {_plural(len(text_cols), 'column')} holding text: {_names(text_cols)}.")
+        notes.append(f"Left out {plural(len(text_cols), 'column')} holding text: {names_text(text_cols)}.")
     if empty_cols:
-        notes.append(f"Left out {_plural(len(empty_cols), 'empty column')}: {_names(empty_cols)}.")
+        notes.append(f"Left out {plural(len(empty_cols), 'empty column')}: {names_text(empty_cols)}.")
     if n_missing:
         more = ", ..." if n_missing > len(dropped) else ""
-        notes.append(f"Dropped {_plural(n_missing, 'row')} with missing values "
-                     f"({'row' if n_missing == 1 else 'rows'} {', '.join(map(str, dropped))}{more}).")
+        notes.append(f"Dropped {plural(n_missing, 'row')} with missing values "
+                     f"({row_word if n_missing == 1 else row_word + 's'} {', '.join(map(str, dropped))}{more}).")
     return notes
