@@ -1,6 +1,11 @@
 """A mechanism page's release: run it (switching the relation it needs), the headline metrics with the
 theory's bound shown honestly, the notes, real against synthetic, and the private downloads.
 
+On a table with categorical columns: the scatter shows the numeric columns, the counts per category
+(real against synthetic) follow it, and "What the release preserves" shows a numeric column within
+each category; a mechanism that does not take categorical columns shows the library's refusal and
+offers to continue on the numeric columns (:func:`offer_numeric_part`).
+
 Randomness: the release on screen uses the sidebar's teaching seed, so that a class sees the same
 pictures; anything downloaded is a NEW release drawn with fresh operating-system entropy
 (:func:`private_downloads`), because whoever knows a seed can re-draw the noise.
@@ -15,12 +20,23 @@ import streamlit as st
 
 from dpsynth_core import export
 
-from .compute import cached_release, dom_key, mechanisms, safe, teaching_release, w1_of
-from .state import bounds_from_data, data, record_release, settings
-from .widgets import plot
+from . import data as sources
+from .compute import (
+    cached_release,
+    dom_key,
+    mechanisms,
+    mixed_w1_available,
+    refuses_categories,
+    safe,
+    teaching_release,
+    w1_of,
+)
+from .state import bounds_from_data, data, flash, record_release, set_data, settings
+from .widgets import OWNER, plot
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
-           "private_downloads", "relation_supported", "switch_relation"]
+           "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
+           "category_views", "preserves_view"]
 
 #: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
 UNIT_DIAMETER = 1.0
@@ -34,20 +50,103 @@ def release_section(name: str, params: dict, *, title: str):
         return None
     rel = teaching_release(name, params)
     if rel is None:
+        if refuses_categories(name):
+            offer_numeric_part(key=title)
         return None
     w = w1_of(rel.synthetic)
     release_panel(rel, w, params, title=title)
     d = data()
+    mixed = d.domain.is_mixed
     plot(_scatter(d, rel.synthetic),
          "Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
-         "dotted box is the public domain.", key=f"{title}_scatter")
+         "dotted box is the public domain." + (" The numeric columns; the categories are counted below." if mixed
+                                               else ""), key=f"{title}_scatter")
+    if mixed:
+        category_views(d, rel, key=title)
     return rel, w
 
 
 def _scatter(d, Y):
     from dpsynth_core import viz
 
-    return viz.scatter_compare(d.X, Y, d.domain.names, lower=d.domain.lower, upper=d.domain.upper)
+    X, names = sources.numeric_part(d)
+    return viz.scatter_compare(X, sources.numeric_rows(Y, d.domain), names, lower=d.domain.lower,
+                               upper=d.domain.upper)
+
+
+def offer_numeric_part(*, key: str, why: str | None = None) -> None:
+    """On a table with categorical columns: a button that continues with its numeric columns only (their
+    declared bounds kept), for a mechanism or a page that does not take categorical columns."""
+    d = data()
+    if not d.domain.is_mixed:
+        return
+    if why:
+        st.info(why, icon=":material/category:")
+    if st.button(f"Use the numeric columns of {d.name} only ({', '.join(d.domain.numeric_names)})",
+                 key=f"numeric_only_{key}", icon=":material/filter_alt:",
+                 help="Makes a dataset of the numeric columns, with their declared bounds, for every page. The Data "
+                      "page brings the whole table back."):
+        part = sources.numeric_only(d)
+        set_data(part, sources.Source("upload", part.name, bounds_from_data=not part.domain.declared))
+        flash("info", f"Using the numeric columns of `{d.name}`: {', '.join(part.domain.names)}.")
+        st.rerun()
+
+
+def numeric_page_gate(*, key: str, what: str) -> bool:
+    """True when the page can run on the current data; on a table with categorical columns, False after
+    saying why (``what`` is what the page does with numeric columns) and offering the numeric columns."""
+    d = data()
+    if not d.domain.is_mixed:
+        return True
+    takers = ", ".join(sorted(n for n, s in mechanisms().items() if s.categorical)) or "none yet"
+    offer_numeric_part(key=key, why=f"{what} The data `{d.name}` have categorical columns "
+                                    f"({', '.join(d.domain.categories)}): the mechanisms that take them ({takers}) "
+                                    "show their releases on their own pages. Continue here with the numeric columns:")
+    return False
+
+
+def category_views(d, rel, *, key: str) -> None:
+    """Real against synthetic, per category: the counts of every categorical column, then (in "What the
+    release preserves") a numeric column within each category."""
+    from dpsynth_core import viz
+
+    dom = d.domain
+    real = d.to_frame()
+    synth = sources.table_of(rel.synthetic, dom)
+    plot(viz.category_counts(real, synth, dom.categories, title="rows per category: real and synthetic"),
+         "Shares of the rows in every declared category. Grey: the real data (" + OWNER + ") Vermillion: the "
+         "synthetic data. A release within W1 = w of the data keeps every share within w (category weight 1).",
+         key=f"{key}_categories")
+    preserves_view(d, rel, real=real, synth=synth, key=key)
+
+
+def preserves_view(d, rel, *, real=None, synth=None, key: str) -> None:
+    """What the release preserves (owner view, never exported).
+
+    THE PLACE for the evaluation report (``dpsynth_core.evaluate.report(real, synthetic, domain, target=...,
+    w1=...)``, branch ``report``): per-column and pairwise comparisons, a train-on-synthetic score and the
+    W1 ceilings go in this expander once the library has them. Today it shows, on a table with categorical
+    columns, a numeric column within each category, real against synthetic.
+    """
+    from dpsynth_core import viz
+
+    dom = d.domain
+    if not dom.is_mixed:
+        return
+    real = d.to_frame() if real is None else real
+    synth = sources.table_of(rel.synthetic, dom) if synth is None else synth
+    with st.expander("What the release preserves (:material/lock: owner view)", icon=":material/fact_check:"):
+        c1, c2 = st.columns(2)
+        column = c1.selectbox("Numeric column", list(dom.numeric_names), key=f"{key}_pres_num",
+                              persist_state="session")
+        by = c2.selectbox("Within each category of", list(dom.categories), key=f"{key}_pres_by",
+                          persist_state="session")
+        j = list(dom.numeric_names).index(column)
+        plot(viz.numeric_by_category(real, synth, column, by, dom.categories[by], lower=dom.lower[j],
+                                     upper=dom.upper[j], title=f"{column} within each {by}"),
+             f"Does the synthetic data keep how {column} differs between the categories of {by}? Dotted: the real "
+             f"rows of each category ({OWNER}) Bars: the synthetic rows. Densities within the category.",
+             key=f"{key}_pres_plot")
 
 
 def release_panel(rel, w1v, params: dict, *, title: str) -> None:
@@ -56,32 +155,41 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     c1, c2, c3, c4 = st.columns(4)
+    no_mixed_w1 = w1v is None and rel.domain.is_mixed and not mixed_w1_available()
     c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
                    "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
                    ":material/lock: Computed from the real data (owner view)."
                    + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
-                      "at this size would take longer than a page should)."))
+                      "at this size would take longer than a page should).")
+                   + (" Not shown on this table: W1 with categorical columns needs the mixed metric (two "
+                      "different categories at distance 1), which this build's W1 does not compute yet."
+                      if no_mixed_w1 else ""))
     label, value, note = bound_view(rel)
     c2.metric(label, value, help=note)
-    c3.metric("Synthetic points", f"{rel.synthetic.shape[0]:,}")
+    c3.metric("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}")
     c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
     if w1v is not None and not w1v.exact:
         st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
                    f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
-    if not rel.is_dp:
+    if no_mixed_w1:
+        st.caption("W1 is not shown on a table with categorical columns yet: it needs the mixed metric (two different "
+                   "categories at distance 1), which this build's W1 does not compute. The counts per category below "
+                   "compare the release with the data.")
+    if bounds_from_data():
+        st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
+                   "release of it is differentially private. Type public bounds and declare the categories to make "
+                   "it private.")
+    elif not rel.is_dp:
         st.warning("This run is NOT differentially private (a teaching start that reads the private data). "
                    "Never publish its output.")
-    if bounds_from_data():
-        st.warning("NOT private: the bounds of this dataset were read off the data (Data page), so no release of it "
-                   "is differentially private. Type public bounds to make it private.")
     if rel.notes:
         with st.expander("Technical notes on this release", icon=":material/info:"):
             for note in rel.notes:
                 st.caption(str(note))
     with st.expander("Download a private release", icon=":material/download:"):
         if bounds_from_data():
-            st.caption("Downloads are disabled: the bounds were read off the data.")
+            st.caption("Downloads are disabled: the bounds or categories were read off the data.")
         else:
             private_downloads(rel.mechanism, params, key=title)
 
@@ -141,7 +249,7 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
     if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
                  help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
                       "is a new release drawn with fresh randomness: it differs from the one on screen."):
-        rel = safe(cached_release, name, d.X, *dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
+        rel = safe(cached_release, name, d.X, dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
                    tuple(sorted(params.items())), what=f"running {name}")
         if rel is not None:
             st.session_state[slot] = (fingerprint, rel)
@@ -149,7 +257,8 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
     if stored is None or stored[0] != fingerprint:
         return
     fresh = stored[1]
-    st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic points, {fresh.privacy}.")
+    st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic {'rows' if fresh.domain.is_mixed else 'points'}, "
+               f"{fresh.privacy}.")
     d1, d2 = st.columns(2)
     d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
                        file_name=f"{fresh.mechanism}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",

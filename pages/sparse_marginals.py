@@ -13,9 +13,9 @@ _ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _loss(X, Y, lower, upper, names, s):
+def _loss(X, Y, dom, s):
     """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(lower, upper, names), budget="interactive",
+    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive",
                                      return_details=True)
     return value, det["lower"], det["upper"]
 
@@ -49,7 +49,7 @@ if res is not None:
 
     def _certificate():
         terms = tr.released
-        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
+        loss = _ui.safe(_loss, d.X, rel.synthetic, _ui.dom_key(d.domain), s_ord, what="computing the loss")
         _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
                                       "noise (high-probability level)": terms.privatisation_quantile,
                                       "fit of the synthetic points": terms.projection},
