@@ -145,8 +145,8 @@ def _is_missing(cell: str) -> bool:
 
 def read_upload_text(data: bytes, table: Table, columns: Sequence[str], *, missing: str = "error") -> pd.DataFrame:
     """The numeric columns :func:`read_upload` read (``table``) with the text ``columns`` of the same file:
-    one table, its index the spreadsheet row numbers (header = row 1), so that an error names the row
-    the user sees.
+    one table, its columns in the file's order, its index the spreadsheet row numbers (header = row 1),
+    so that an error names the row the user sees.
 
     THE one place the dashboard reads text columns: when :mod:`dpsynth_core.tabular` reads declared text
     columns as categorical (branch ``io``), this function becomes a call to it. Until then it splits the
@@ -208,6 +208,7 @@ def read_upload_text(data: bytes, table: Table, columns: Sequence[str], *, missi
         raise CSVError(f"The uploaded file has a missing value in row {first}, column {col!r} ({count} row"
                        f"{'s' if count != 1 else ''} with missing values in the text columns chosen): fill them "
                        "in, or drop those rows.", "missing", row=first, column=col, count=count)
+    frame = frame[[c for c in header if c in frame.columns]]  # the file's order
     return frame if missing == "keep" else frame[~holes]
 
 

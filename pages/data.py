@@ -130,10 +130,11 @@ else:
                 preview = df if preview is None else preview
             st.caption("First rows (:material/lock: your private data, shown to you only):")
             st.dataframe(preview.head(10), hide_index=True)
-            chosen = st.multiselect("Columns to use", list(df.columns) + texts, default=list(df.columns)[:2],
-                                    key=f"data_cols_{up.name}",
-                                    help="The columns the mechanisms see. A column holding text becomes a categorical "
-                                         "column with the categories you declare.")
+            order = list(preview.columns) if set(texts) <= set(preview.columns) else list(df.columns) + texts
+            picked = st.multiselect("Columns to use", order, default=list(df.columns)[:2], key=f"data_cols_{up.name}",
+                                    help="The columns the mechanisms see (in the file's order). A column holding text "
+                                         "becomes a categorical column with the categories you declare.")
+            chosen = [c for c in order if c in picked]
             numeric = [c for c in chosen if c not in texts]
             categorical = [c for c in chosen if c in texts]
             st.markdown("**Public bounds**: type the range each column can take *in principle* (an age in [0, 120], "

@@ -248,6 +248,7 @@ def test_read_upload_text_lines_up_with_the_numbers():
     table = sources.read_upload(data, "x.csv", missing="drop")
     assert table.dropped_rows == 2 and table.text_columns == ("city",)
     frame = sources.read_upload_text(data, table, ["city"])
+    assert list(frame.columns) == ["age", "city", "score"]  # the file's order
     assert list(frame.index) == [2, 4, 6]  # rows 3 and 5 were dropped for a missing number
     assert list(frame["city"]) == ["Paris; FR", "Nice", "Metz"]
     np.testing.assert_array_equal(frame["age"], table.frame["age"])
