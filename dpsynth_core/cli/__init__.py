@@ -8,6 +8,8 @@
                   [--engine numpy|dask] [--scheduler ADDRESS] [--workers N] [--memory-limit SIZE]
                   IN -o OUT.csv [--report OUT.json]
     dpsynth w1 DATA.csv SYNTHETIC.csv --bounds "lo:hi,..." [--columns a,b] [--metric linf] [--method auto] [--json]
+    dpsynth report REAL.csv SYNTHETIC.csv --bounds "lo:hi,..." [--target COL] [--holdout HOLDOUT.csv]
+                   [--w1 auto|none|W] [--bins N] [--pair-bins N] [--columns a,b] [--seed S] [-o REPORT.json]
 
 Parameters of ``--param`` come from the registry schema (:class:`~dpsynth_core.schema.ParamSpec`);
 the mechanism is bound once with :func:`~dpsynth_core.mechanisms.bind`. Bounds are public inputs:
@@ -33,8 +35,12 @@ debugging, the environment variable ``DPSYNTH_DASK_SCHEDULER`` (``synchronous``,
 Outputs are written to a temporary name in their directory and moved into place once the release is
 complete, so a failed run leaves no partial file. See docs/scale.md.
 
+``report`` compares the private and the synthetic data (:func:`dpsynth_core.evaluate.report`): an owner
+view computed from the private data without noise, printed for the data owner and written as JSON with
+``-o``; never a release.
+
 Modules: :mod:`._commands` (the commands, the parser, :func:`main`, the numpy engine),
-:mod:`._dask` (the dask engine), :mod:`._common` (what both share: messages, the heartbeat, the
+:mod:`._dask` (the dask engine), :mod:`._report` (the ``report`` command), :mod:`._common` (what both share: messages, the heartbeat, the
 parsing of the arguments, the all-or-nothing outputs). ``python -m dpsynth_core.cli`` runs
 :func:`main` (:mod:`.__main__`).
 """

@@ -1,5 +1,5 @@
 """The ``dpsynth`` commands (``list``, ``synth`` with the numpy engine, ``w1``), the argument parser and
-:func:`main`; ``synth --engine dask`` is :func:`._dask.synth_dask`."""
+:func:`main`; ``synth --engine dask`` is :func:`._dask.synth_dask`, ``report`` is :mod:`._report`."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from ._common import (
     write_release,
 )
 from ._dask import synth_dask
+from ._report import add_report_parser, cmd_report
 
 __all__ = ["main", "build_parser"]
 
@@ -240,10 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="drop rows with a missing value in the columns compared")
     p_w1.add_argument("--json", action="store_true", help="print value, bounds and method as JSON")
     p_w1.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    add_report_parser(sub)  # `dpsynth report`: the owner's comparison of real and synthetic data (._report)
     return parser
 
 
-_COMMANDS = {"list": _cmd_list, "synth": _cmd_synth, "w1": _cmd_w1}
+_COMMANDS = {"list": _cmd_list, "synth": _cmd_synth, "w1": _cmd_w1, "report": cmd_report}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -254,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError("a command is required: list, synth or w1")
+            raise UsageError("a command is required: list, synth, w1 or report")
         return _COMMANDS[args.command](args)
     except SystemExit as exc:  # --help
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2

@@ -8,7 +8,10 @@ Mechanisms declare themselves with :func:`~dpsynth_core.mechanisms.contract.mech
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import pkgutil
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -48,10 +51,28 @@ def register(spec_kwargs: dict) -> Callable[[Callable[..., Release]], Callable[.
     return deco
 
 
+_LOADED = False
+
+
+def load_all() -> dict[str, MechanismSpec]:
+    """Import every mechanism module of this package once (each registers itself in MECHANISMS) and
+    bind each mechanism's public callable on the package (``dpsynth_core.mechanisms.pmm``)."""
+    global _LOADED
+    if not _LOADED:
+        package = sys.modules[__package__]
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name not in ("base", "contract", "release"):
+                importlib.import_module(f"{__package__}.{info.name}")
+        _LOADED = True
+        # Importing a submodule binds its name on the package to the module; the API contract wants
+        # the mechanism (``from dpsynth_core.mechanisms import pmm`` is the callable).
+        for spec in MECHANISMS.values():
+            setattr(package, spec.func.__name__, spec.func)
+    return MECHANISMS
+
+
 def mechanism_spec(name: Any, owner: str = "mechanism_spec") -> MechanismSpec:
     """The declaration of a registered mechanism, or a clear error naming the registered ones."""
-    from . import load_all
-
     load_all()
     expected = "one of " + ", ".join(repr(k) for k in sorted(MECHANISMS))
     if not isinstance(name, str):
@@ -94,11 +115,7 @@ class BoundMechanism:
         return {k: v for k, v in self.kwargs.items() if k not in ("epsilon", "delta", "neighbours")}
 
     def __call__(self, X: Any, domain: Domain, *, rng: Any = None) -> Release:
-        spec = self.spec
-        if isinstance(domain, Domain) and spec.max_dim is not None and domain.d > spec.max_dim:
-            raise param_error(spec.name, "domain", f"of dimension at most {spec.max_dim} ({spec.title} "
-                              f"allocates a grid exponential in d)", f"d = {domain.d}")
-        return spec.func(X, domain, rng=rng, **self.kwargs)
+        return self.spec.func(X, domain, rng=rng, **self.kwargs)
 
 
 def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None = None, n_public: Any = None,
