@@ -12,6 +12,7 @@ is shown only when the library computes it with the mixed metric (:func:`mixed_w
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from dpsynth_core import evaluate
 from dpsynth_core.domain import Domain
 from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
 from dpsynth_core.transport import wasserstein1
@@ -30,7 +32,7 @@ from dpsynth_core.transport import wasserstein1
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories"]
+           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -40,7 +42,7 @@ def safe(fn: Callable, *args: Any, what: str = "running this", **kwargs: Any) ->
     friendly error with the details in an expander. Returns None on failure (inputs are kept)."""
     try:
         return fn(*args, **kwargs)
-    except (ValueError, TypeError, NotImplementedError) as exc:
+    except (ValueError, TypeError, NotImplementedError, ImportError) as exc:
         st.error(str(exc) or type(exc).__name__)
     except Exception as exc:  # noqa: BLE001 - the page must never show a traceback
         # The message and the variables could echo private data: the browser gets the exception type and
@@ -81,6 +83,17 @@ def cached_w1(X: np.ndarray, Y: np.ndarray, dom: str, fast: bool = False):
     """W1 of a release to the data (owner view) within the interactive budget of the library's policy."""
     return wasserstein1(X, Y, domain=domain_of(dom), budget="preview" if fast else "interactive",
                         return_result=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_report(X: np.ndarray, Y, dom: str, target: str | None, w1: float | None) -> dict:
+    """The library's report of what a release preserves (:func:`dpsynth_core.evaluate.report`; OWNER VIEW,
+    never exported), as plain tables: ``guarantees``, ``columns``, ``pairs``, ``downstream`` (DataFrames),
+    ``marginal_errors`` (a dict), ``notes``, ``contradictions`` (how many), ``w1`` and ``label``."""
+    rep = evaluate.report(X, Y, domain_of(dom), target=target, w1=w1)
+    return {name: rep.to_frame(name) for name in ("guarantees", "columns", "pairs", "downstream")} | {
+        "marginal_errors": dataclasses.asdict(rep.marginal_errors), "notes": list(rep.notes),
+        "contradictions": len(rep.contradictions), "w1": rep.w1, "label": rep.label}
 
 
 @functools.cache

@@ -1,10 +1,13 @@
 """A mechanism page's release: run it (switching the relation it needs), the headline metrics with the
 theory's bound shown honestly, the notes, real against synthetic, and the private downloads.
 
-On a table with categorical columns: the scatter shows the numeric columns, the counts per category
-(real against synthetic) follow it, and "What the release preserves" shows a numeric column within
-each category; a mechanism that does not take categorical columns shows the library's refusal and
-offers to continue on the numeric columns (:func:`offer_numeric_part`).
+Under the pictures, "What the release preserves" (:func:`preserves_view`) is the library's owner report
+(:func:`dpsynth_core.evaluate.report`): the differences W1 controls next to their ceilings, the columns,
+the pairs, and train-on-synthetic / test-on-real for a column the user picks. On a table with
+categorical columns the scatter shows the numeric columns, the counts per category (real against
+synthetic) follow it, and the report adds a numeric column within each category; a mechanism that does
+not take categorical columns shows the library's refusal and offers to continue on the numeric columns
+(:func:`offer_numeric_part`).
 
 Randomness: the release on screen uses the sidebar's teaching seed, so that a class sees the same
 pictures; anything downloaded is a NEW release drawn with fresh operating-system entropy
@@ -23,6 +26,7 @@ from dpsynth_core import export
 from . import data as sources
 from .compute import (
     cached_release,
+    cached_report,
     dom_key,
     mechanisms,
     mixed_w1_available,
@@ -63,6 +67,7 @@ def release_section(name: str, params: dict, *, title: str):
                                                else ""), key=f"{title}_scatter")
     if mixed:
         category_views(d, rel, key=title)
+    preserves_view(d, rel, w, key=title)
     return rel, w
 
 
@@ -106,47 +111,110 @@ def numeric_page_gate(*, key: str, what: str) -> bool:
 
 
 def category_views(d, rel, *, key: str) -> None:
-    """Real against synthetic, per category: the counts of every categorical column, then (in "What the
-    release preserves") a numeric column within each category."""
+    """Real against synthetic, per category: the share of the rows in every declared category."""
     from dpsynth_core import viz
 
     dom = d.domain
-    real = d.to_frame()
-    synth = sources.table_of(rel.synthetic, dom)
-    plot(viz.category_counts(real, synth, dom.categories, title="rows per category: real and synthetic"),
+    plot(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom), dom.categories,
+                             title="rows per category: real and synthetic"),
          "Shares of the rows in every declared category. Grey: the real data (" + OWNER + ") Vermillion: the "
          "synthetic data. A release within W1 = w of the data keeps every share within w (category weight 1).",
          key=f"{key}_categories")
-    preserves_view(d, rel, real=real, synth=synth, key=key)
 
 
-def preserves_view(d, rel, *, real=None, synth=None, key: str) -> None:
-    """What the release preserves (owner view, never exported).
+_GUARANTEE_COLUMNS = {"statistic": "statistic", "columns": "column", "measured": "measured difference",
+                      "ceiling": "ceiling from W1", "holds": "within"}
+_COLUMN_COLUMNS = {"column": "column", "kind": "kind", "real_mean": "mean (real)", "synthetic_mean": "mean (synthetic)",
+                   "real_std": "sd (real)", "synthetic_std": "sd (synthetic)", "largest_share_diff":
+                   "largest share difference", "at_category": "at category", "tv": "1-way error (TV)"}
+_PAIR_COLUMNS = {"a": "first column", "b": "second column", "association": "association", "real": "real", "synthetic": "synthetic",
+                 "diff": "difference", "tv": "2-way error (TV)"}
 
-    THE PLACE for the evaluation report (``dpsynth_core.evaluate.report(real, synthetic, domain, target=...,
-    w1=...)``, branch ``report``): per-column and pairwise comparisons, a train-on-synthetic score and the
-    W1 ceilings go in this expander once the library has them. Today it shows, on a table with categorical
-    columns, a numeric column within each category, real against synthetic.
+
+def preserves_view(d, rel, w=None, *, key: str) -> None:
+    """What the release preserves: the library's report (:func:`dpsynth_core.evaluate.report`), an OWNER
+    VIEW computed from the real data without noise, never part of a download.
+
+    The differences W1 controls (means, a column's W1, standard deviations, category shares) next to the
+    ceiling the release's W1 puts on them (``w``, the proven upper end; none without it), the columns, the
+    pairs, the 1- and 2-way marginal errors, and train on synthetic / test on real for a column the user
+    picks (computed only then). On a table with categorical columns, also a numeric column within each
+    category, real against synthetic.
     """
     from dpsynth_core import viz
 
     dom = d.domain
-    if not dom.is_mixed:
-        return
-    real = d.to_frame() if real is None else real
-    synth = sources.table_of(rel.synthetic, dom) if synth is None else synth
     with st.expander("What the release preserves (:material/lock: owner view)", icon=":material/fact_check:"):
-        c1, c2 = st.columns(2)
-        column = c1.selectbox("Numeric column", list(dom.numeric_names), key=f"{key}_pres_num",
-                              persist_state="session")
-        by = c2.selectbox("Within each category of", list(dom.categories), key=f"{key}_pres_by",
-                          persist_state="session")
-        j = list(dom.numeric_names).index(column)
-        plot(viz.numeric_by_category(real, synth, column, by, dom.categories[by], lower=dom.lower[j],
-                                     upper=dom.upper[j], title=f"{column} within each {by}"),
-             f"Does the synthetic data keep how {column} differs between the categories of {by}? Dotted: the real "
-             f"rows of each category ({OWNER}) Bars: the synthetic rows. Densities within the category.",
-             key=f"{key}_pres_plot")
+        st.caption("Computed from the real data without noise: NOT differentially private, for your eyes only, "
+                   "never part of a download.")
+        target = st.selectbox("Train on synthetic, test on real: predict", ["—"] + list(dom.names),
+                              key=f"{key}_pres_target", persist_state="session",
+                              help="A model (gradient boosting) trained on the synthetic rows and one trained on "
+                                   "real rows, both scored on real rows held out, next to a constant guess.")
+        target = None if target == "—" else target
+        w1 = None if w is None else float(w.upper)
+        synth = rel.synthetic if dom.is_mixed else sources.numeric_rows(rel.synthetic, dom)
+        rep = safe(cached_report, d.X, synth, dom_key(dom), target, w1, what="comparing the release with the data")
+        if rep is None:
+            return
+        me = rep["marginal_errors"]
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("1-way error, mean", f"{me['one_way_mean']:.3f}",
+                  help="Total variation between the real and synthetic histogram of a column (its public bins, or "
+                       "its declared categories), averaged over the columns: the largest difference of the share "
+                       "of any set of cells.")
+        m2.metric("1-way error, worst", f"{me['one_way_max']:.3f}", help=f"In column {me['one_way_worst']!r}.")
+        if me.get("two_way_mean") is not None:
+            m3.metric("2-way error, mean", f"{me['two_way_mean']:.3f}",
+                      help="The same on the 2-way table of every pair of columns.")
+            m4.metric("2-way error, worst", f"{me['two_way_max']:.3f}",
+                      help=f"In the pair {' × '.join(me['two_way_worst'] or ())}.")
+        tabs = ["What W1 guarantees", "Columns", "Pairs"] + (["Train on synthetic"] if target else []) \
+            + (["Within categories"] if dom.is_mixed else [])
+        views = dict(zip(tabs, st.tabs(tabs), strict=True))
+        with views["What W1 guarantees"]:
+            table = rep["guarantees"].loc[:, list(_GUARANTEE_COLUMNS)].rename(columns=_GUARANTEE_COLUMNS)
+            st.dataframe(table, hide_index=True, width="stretch")
+            if rep["w1"] is None:
+                st.caption("No ceilings: the W1 of this release to the data is not available"
+                           + (" (W1 with categorical columns needs the mixed metric)." if dom.is_mixed else "."))
+            else:
+                st.caption(f"Every statistic that is L-Lipschitz differs by at most L × W1 (W1 ≤ {rep['w1']:.3g}): "
+                           "a column's mean by at most W1 times the column's range, a category's share by at most "
+                           "W1. The measured differences stay under their ceilings"
+                           + ("." if not rep["contradictions"] else
+                              f", except {rep['contradictions']}: the W1 does not belong to these two tables."))
+        with views["Columns"]:
+            cols = [c for c in _COLUMN_COLUMNS if c in rep["columns"].columns]
+            st.dataframe(rep["columns"].loc[:, cols].rename(columns=_COLUMN_COLUMNS), hide_index=True,
+                         width="stretch")
+        with views["Pairs"]:
+            st.dataframe(rep["pairs"].loc[:, list(_PAIR_COLUMNS)].rename(columns=_PAIR_COLUMNS), hide_index=True,
+                         width="stretch")
+            st.caption("Pearson's correlation (two numeric columns), Cramér's V (two categorical columns), the "
+                       "correlation ratio (a numeric column given a categorical one). W1 puts no ceiling on these.")
+        if target:
+            with views["Train on synthetic"]:
+                st.dataframe(rep["downstream"], hide_index=True, width="stretch")
+                st.caption(f"Predicting {target!r}: trained on the synthetic rows, on real rows, or a constant guess "
+                           "(baseline); every model is scored on real rows held out. Those rows were also in the data "
+                           "the mechanism saw, so the synthetic score is optimistic.")
+        for note in rep["notes"]:
+            st.caption(note)
+        if dom.is_mixed:
+            with views["Within categories"]:
+                c1, c2 = st.columns(2)
+                column = c1.selectbox("Numeric column", list(dom.numeric_names), key=f"{key}_pres_num",
+                                      persist_state="session")
+                by = c2.selectbox("Within each category of", list(dom.categories), key=f"{key}_pres_by",
+                                  persist_state="session")
+                j = list(dom.numeric_names).index(column)
+                plot(viz.numeric_by_category(d.to_frame(), sources.table_of(rel.synthetic, dom), column, by,
+                                             dom.categories[by], lower=dom.lower[j], upper=dom.upper[j],
+                                             title=f"{column} within each {by}"),
+                     f"Does the synthetic data keep how {column} differs between the categories of {by}? Dotted: "
+                     f"the real rows of each category ({OWNER}) Bars: the synthetic rows. Densities within the "
+                     "category.", key=f"{key}_pres_plot")
 
 
 def release_panel(rel, w1v, params: dict, *, title: str) -> None:

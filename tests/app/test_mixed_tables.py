@@ -80,7 +80,7 @@ def test_pmm_release_on_the_clinic_table(mixed_app):
         assert len(at.get("plotly_chart")) >= 3, view
         if view == "Cells of one level":
             assert any("numeric columns only" in c.value for c in at.caption)  # the maps say what they show
-    # "What the release preserves": a numeric column within each category, chosen by the user
+    # "What the release preserves": a numeric column within each category, chosen by the user (a tab)
     at.selectbox(key="pmm_pres_by").set_value("region").run()
     at.selectbox(key="pmm_pres_num").set_value("systolic_bp").run()
     assert not at.exception and not errors(at)
@@ -92,6 +92,52 @@ def test_pmm_release_on_the_clinic_table(mixed_app):
     assert list(frame.columns) == list(fresh.domain.names)
     for col, labels in CLINIC_CATEGORIES.items():
         assert set(frame[col]) <= set(labels), col
+
+
+def _report_tables(at) -> dict:
+    """The dataframes of the "What the release preserves" expander, by their first column's name."""
+    box = next(e for e in at.expander if e.label.startswith("What the release preserves"))
+    return {df.value.columns[0]: df.value for df in box.dataframe}
+
+
+def test_what_the_release_preserves_shows_measured_differences_under_their_ceilings():
+    """The owner report under a numeric release: every difference W1 controls with its ceiling (from the
+    release's certified W1), and all of them under it; with a target, train on synthetic / test on real."""
+    at = new_app(small_data())
+    goto(at, "pmm")
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    tables = _report_tables(at)
+    g = tables["statistic"]
+    assert set(g["column"]) == {"a", "b"} and g["ceiling from W1"].notna().all()
+    assert g["within"].all()  # KR duality: measured <= L x W1 for each (a violation would be a bug)
+    w1 = float(at.metric[0].value)
+    means = g[g["statistic"] == "mean"]
+    assert np.allclose(means["ceiling from W1"], w1, rtol=0.01)  # range 1: the ceiling of a mean is W1 itself
+    assert {"1-way error, mean", "2-way error, worst"} <= {m.label for m in at.metric}
+    at.selectbox(key="pmm_pres_target").set_value("b").run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    down = _report_tables(at)["trained_on"]
+    assert list(down["trained_on"]) == ["synthetic", "real", "baseline"] and (down["metric"] == "r2").all()
+    assert np.isfinite(down["score"]).all() and (down["score"] <= 1).all()
+    assert set(_report_tables(at)["first column"]["second column"]) == {"b"}  # the one pair (a, b)
+
+
+def test_what_the_release_preserves_on_a_mixed_table(mixed_app):
+    at = goto(mixed_app, "pmm")
+    tables = _report_tables(at)
+    g = tables["statistic"]
+    assert g["ceiling from W1"].isna().all()  # no W1 with the mixed metric yet: no ceilings, and it says so
+    assert any("No ceilings" in c.value for c in at.caption)
+    cols = tables["column"]
+    region = cols.set_index("column").loc["region"]
+    real = clinic(600).to_frame()["region"].value_counts(normalize=True)
+    assert region["kind"] == "categorical" and abs(region["largest share difference"]) <= 1
+    assert region["at category"] in real.index
+    at.selectbox(key="pmm_pres_target").set_value("diabetes").run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    down = _report_tables(at)["trained_on"]
+    assert set(down["metric"]) == {"accuracy", "balanced_accuracy"}
+    at.selectbox(key="pmm_pres_target").set_value("—").run()
 
 
 def test_numeric_only_button_continues_on_the_numeric_columns():
