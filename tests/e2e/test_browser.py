@@ -189,7 +189,8 @@ def _type_text(ui, page, label: str, value: str) -> None:
 
 def test_mixed_upload_declare_categories_release_with_pmm_and_download(server, page, ui, tmp_path):
     """Issue 26's path in a real browser: upload a CSV with text columns, declare their categories,
-    release it with PMM, look at the counts per category, download the private release."""
+    release it with PMM, look at the counts per category, open the report of what the release
+    preserves, download the private release."""
     ui.goto(page, f"{server}/data")
     ui.act(page, page.get_by_text("Upload CSV").click)
     _upload(ui, page, "patients.csv", _mixed_csv())
@@ -215,7 +216,10 @@ def test_mixed_upload_declare_categories_release_with_pmm_and_download(server, p
     text = ui.visible_text(page)
     assert "patients" in ui.visible_text(page, "sidebar") and "Level 1 splits sex" in text, text[:3000]
     assert "Shares of the rows in every declared category" in text  # the counts per category are drawn
-    _open_expander(page, "What the release preserves")
+    _open_expander(page, "What the release preserves")  # the owner report
+    page.get_by_role("tab", name="What W1 guarantees").first.wait_for(timeout=30_000)
+    assert "1-way error, mean" in ui.visible_text(page)
+    page.get_by_role("tab", name="Within categories").first.click()  # tabs switch in the browser
     page.get_by_text("Within each category of").first.wait_for(timeout=30_000)
     ui.assert_no_exception(page, "pmm: what the release preserves")
     ui.shot(page, "pmm_mixed")
