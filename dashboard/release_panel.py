@@ -40,7 +40,7 @@ from .widgets import OWNER, plot
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
            "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
-           "category_views", "preserves_view"]
+           "category_views", "preserves_view", "numeric_details"]
 
 #: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
 UNIT_DIAMETER = 1.0
@@ -110,6 +110,19 @@ def numeric_page_gate(*, key: str, what: str) -> bool:
     return False
 
 
+def numeric_details(res):
+    """``res`` of :func:`release_section` for a page whose detail views draw the numeric grid of its
+    trace; on a table with categorical columns None, after saying so (the release, its comparison with
+    the data and the report are above), so that a mechanism that starts taking categorical columns
+    never meets a picture made for numeric cells."""
+    if res is None or not data().domain.is_mixed:
+        return res
+    st.info("The detail views of this page draw the numeric grid of the mechanism; on a table with categorical "
+            "columns they are not drawn. The release, its comparison with the data and the report of what it "
+            "preserves are above.", icon=":material/category:")
+    return None
+
+
 def category_views(d, rel, *, key: str) -> None:
     """Real against synthetic, per category: the share of the rows in every declared category."""
     from dpsynth_core import viz
@@ -152,6 +165,9 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
                               help="A model (gradient boosting) trained on the synthetic rows and one trained on "
                                    "real rows, both scored on real rows held out, next to a constant guess.")
         target = None if target == "—" else target
+        if len(rel.synthetic) == 0:
+            st.caption("This release has no synthetic rows: there is nothing to compare.")
+            return
         w1 = None if w is None else float(w.upper)
         synth = rel.synthetic if dom.is_mixed else sources.numeric_rows(rel.synthetic, dom)
         rep = safe(cached_report, d.X, synth, dom_key(dom), target, w1, what="comparing the release with the data")

@@ -22,6 +22,7 @@ from .compute import dom_key, domain_of, mechanisms, safe, teaching_release, w1_
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import (
     UNIT_DIAMETER,
+    numeric_details,
     numeric_page_gate,
     relation_supported,
     release_section,
@@ -39,7 +40,7 @@ __all__ = [
     # library calls
     "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of",
     # a mechanism's release
-    "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER", "numeric_page_gate",
+    "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER", "numeric_page_gate", "numeric_details",
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
     # a computation behind a button

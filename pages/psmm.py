@@ -11,6 +11,7 @@ _ui.require_app(__file__)
 
 spec, params = _ui.mechanism_header("psmm", "psmm")
 res = _ui.release_section("psmm", params, title="psmm")
+res = _ui.numeric_details(res)  # this page's detail views draw numeric grids
 if res is not None:
     rel, w = res
     d = _ui.data()

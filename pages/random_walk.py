@@ -27,6 +27,7 @@ def _example_path(kind: str, k: int, d: int):
 
 spec, params = _ui.mechanism_header("random_walk", "haar_walk")
 res = _ui.release_section("haar_walk", params, title="random_walk")
+res = _ui.numeric_details(res)  # this page's detail views draw numeric grids
 if res is not None:
     rel, w = res
     tr, owner = HaarWalkTrace.of(rel), HaarWalkOwner.of(rel)

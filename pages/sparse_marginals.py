@@ -27,6 +27,7 @@ def _block(v, k, s):
 
 spec, params = _ui.mechanism_header("sparse_marginals", "sparse_marginals", defaults={"s": min(2, _ui.data().d)})
 res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
+res = _ui.numeric_details(res)  # this page's detail views draw numeric grids
 if res is not None:
     rel, w = res
     d = _ui.data()

@@ -345,3 +345,34 @@ def test_mixed_dataset_is_shareable_by_name():
     part = sources.numeric_only(ds)
     assert part.domain.names == ds.domain.numeric_names and part.X.shape == (ds.n, 3)
     np.testing.assert_array_equal(sources.numeric_rows(ds.to_frame(), ds.domain), part.X)
+
+
+def test_numeric_details_are_left_out_on_a_mixed_table():
+    """A page whose detail views draw numeric grids skips them on a mixed table (and says so), so that a
+    mechanism that starts taking categorical columns never meets a picture made for numeric cells."""
+    from streamlit.testing.v1 import AppTest
+
+    script = '''
+import streamlit as st
+from dashboard import ui as _ui
+st.session_state["out"] = _ui.numeric_details(("release", "w1"))
+'''
+    for data, expected in ((clinic(50), None), (small_data(50), ("release", "w1"))):
+        at = AppTest.from_string(script, default_timeout=60)
+        at.session_state["dataset"] = data
+        at.run()
+        assert not at.exception, exceptions(at)
+        assert at.session_state["out"] == expected
+        assert bool(at.info) == (expected is None)
+
+
+def test_a_shared_link_names_the_clinic_table():
+    from apptest import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"dataset": "clinic", "page": "data"})
+    at.run()
+    assert not at.exception, exceptions(at)
+    assert at.session_state["dataset"].name == "clinic" and at.session_state["dataset"].domain.is_mixed
+    assert at.query_params.get("dataset") in ("clinic", ["clinic"])  # and the URL keeps naming it
