@@ -14,20 +14,19 @@ _ui.require_app(__file__)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _loss(X, Y, dom, s):
-    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive",
-                                     return_details=True)
+    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper); on a
+    table with categorical columns under the mixed metric (the domain travels whole in its key)."""
+    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
 
 
 def _block(v, k, s):
-    v = np.asarray(v, dtype=float)
+    v = np.asarray(v, dtype=float)[:k**s]  # a mixed release pads its blocks to the largest one's cells
     return v.reshape(k, k) if s == 2 else v.reshape(1, -1)
 
 
 spec, params = _ui.mechanism_header("sparse_marginals", "sparse_marginals", defaults={"s": min(2, _ui.data().d)})
 res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
-res = _ui.numeric_details(res)  # this page's detail views draw numeric grids
 if res is not None:
     rel, w = res
     d = _ui.data()
@@ -64,8 +63,15 @@ if res is not None:
 
     def _marginals():
         labels = [" × ".join(names[i] for i in S) for S in subsets]
-        which = st.selectbox("Table", list(range(len(subsets))), format_func=lambda i: labels[i], key="sm_block",
-                             persist_state="session") if len(subsets) > 1 else 0
+        # tables over a categorical column have one cell per category (not k): only the numeric ones are drawn
+        shown = [i for i, S in enumerate(subsets) if not any(names[j] in rel.domain.categories for j in S)]
+        if len(shown) < len(subsets):
+            st.caption("Tables over a categorical column (one cell per category) are part of the release but not "
+                       "drawn here.")
+        if not shown:
+            return
+        which = st.selectbox("Table", shown, format_func=lambda i: labels[i], key="sm_block",
+                             persist_state="session") if len(shown) > 1 else shown[0]
         panels = {"true (owner view)": _block(rel.owner.true_marginals[which], k, s_ord),
                   "noisy (private)": _block(tr.noisy_marginals[which], k, s_ord),
                   "synthetic points (private)": _block(tr.projected_marginals[which], k, s_ord)}

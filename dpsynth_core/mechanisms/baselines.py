@@ -14,6 +14,7 @@ import numpy as np
 from .. import limits
 from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
+from ..mixed_grid import MixedGrid, check_combinations, combinations, per_combination_size
 from ..noise import discrete_laplace, laplace
 from ..privacy import Ledger, count_sensitivity, resolve_size
 from ..theory import Theory
@@ -41,25 +42,36 @@ class FlatHistogramConfig(Config):
 
     def check_domain(self, domain: Domain, owner: str) -> None:
         super().check_domain(domain, owner)
+        if domain.is_mixed:
+            check_combinations(domain, MAX_HISTOGRAM_CELLS, owner=owner, why="at most 2^22 cells")
         if self.bins is not None:
-            _check_grid(self.bins, domain.d, owner, "")
+            _check_grid(self.bins, domain.k, owner, "", combinations(domain.category_sizes))
 
 
-def _check_grid(k: int, d: int, owner: str, which: str) -> None:
-    if k**d > MAX_HISTOGRAM_CELLS:
-        raise param_error(owner, "bins", "at most 2^22 cells (bins^d)", f"{which}{k}^{d}")
-    limits.check_planned(k**d, "max_cells", owner=owner, param="bins", what="grid cells",
-                         fix="pass fewer bins", got=f"{which}{k}^{d} = {k**d} grid cells")
+def _check_grid(k: int, d: int, owner: str, which: str, combos: int = 1) -> None:
+    """``combos`` × k^d cells (combos: the combinations of categories of a mixed domain) within the caps."""
+    if combos == 1:
+        grid, expected = f"{which}{k}^{d}", "at most 2^22 cells (bins^d)"
+    else:
+        grid, expected = f"{which}{combos} combinations × {k}^{d}", "at most 2^22 cells (combinations × bins^d)"
+    if combos * k**d > MAX_HISTOGRAM_CELLS:
+        raise param_error(owner, "bins", expected, grid)
+    limits.check_planned(combos * k**d, "max_cells", owner=owner, param="bins", what="grid cells",
+                         fix="pass fewer bins", got=f"{grid} = {combos * k**d} grid cells")
 
 
 @dataclass(frozen=True)
 class FlatHistogramTrace(Trace):
-    """The noisy cell counts (DP), clipped at 0, and the counts of the synthetic points per cell."""
+    """The noisy cell counts (DP), clipped at 0, and the counts of the synthetic points per cell. On a mixed
+    domain the cell arrays have ``combinations`` × bins^d entries (d numeric axes), combination-major
+    (:mod:`dpsynth_core.mixed_grid`); ``category_sizes`` gives the categories per categorical column."""
 
     bins: int
     noisy_counts: np.ndarray
     clipped_counts: np.ndarray
     synthetic_counts: np.ndarray
+    combinations: int = 1
+    category_sizes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,7 @@ class GridOwner(OwnerView):
     algorithm="Laplace histogram on one grid ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("add_remove", "replace"),
+    categorical=True,
     config=FlatHistogramConfig,
     theory=Theory(proven=False),
     summary="Discrete-Laplace noise on every cell of a single grid, clipped at 0 and normalised.",
@@ -91,10 +104,13 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
 
     Parameters
     ----------
-    X : array (n, d); domain : Domain; epsilon : float in (0, inf)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain; epsilon : float in (0, inf)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, ``C k^d`` cells with C the number of combinations (docs/mixed-data.md); the synthetic
+        data is then a DataFrame whose categories are those of each point's cell.
     bins : int in [1, 4096] or None
-        Cells per axis (``k^d`` cells, at most 2^22 and at most ``dpsynth_core.limits`` ``max_cells``).
-        ``None``: ``k^d ≈ ε n``.
+        Cells per numeric axis (``k^d`` cells, ``C k^d`` on a mixed domain, at most 2^22 and at most
+        ``dpsynth_core.limits`` ``max_cells``). ``None``: ``k^d ≈ ε n`` (``ε n / C`` per combination).
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
         ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and
@@ -110,7 +126,8 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
        See docs/references.md.
     """
-    cfg, d = p.config, p.domain.d
+    cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
+    sizes = p.domain.category_sizes
     ledger = Ledger()
     size = None
     if cfg.bins is None or cfg.n_synthetic is None:
@@ -121,28 +138,42 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     eps_counts = p.epsilon - ledger.epsilon
     k = cfg.bins
     if k is None:
-        k = default_cells_per_axis(size.n, eps_counts, d)
-        _check_grid(k, d, p.owner, "the default ")
+        # public quantities only: the public or noisy n, ε', the numeric dimension and, on a mixed domain, the
+        # number C of combinations of the declared categories (k^d ≈ ε'n/C per combination, ≈ ε'n cells in all)
+        C = combinations(sizes)
+        k = (default_cells_per_axis(size.n, eps_counts, d) if C == 1 else
+             default_cells_per_axis(per_combination_size(size.n, sizes), eps_counts, d, cap_cells=max(1, 2**16 // C)))
+        _check_grid(k, d, p.owner, "the default ", C)
     capped = None
     if cfg.n_synthetic is None:
         # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
         # public quantity, so capping it is post-processing
-        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
+        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=p.domain.d)
     else:
         m = cfg.n_synthetic
-    counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
+    grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
+    # the one pass over the private rows (exact integer counts); on a mixed domain one cell per combination of
+    # categories and numeric cell: each record is still in exactly one cell
+    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
     scale = count_sensitivity(p.neighbours) / eps_counts
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
-    ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
+    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{d} numeric cells"
+    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
     clipped = np.maximum(noisy, 0)
     weights = clipped if clipped.sum() > 0 else np.ones_like(clipped)
     out_counts = largest_remainder(weights, m)
-    U_syn = points_in_cells(out_counts, k, d, p.rng)
     params = {"bins": k, "cells": k**d, "noise_scale": scale, "n_synthetic": m, "size": size.to_dict() if size else None}
-    trace = FlatHistogramTrace(bins=k, noisy_counts=noisy, clipped_counts=clipped, synthetic_counts=out_counts)
-    return p.finish(p.domain.from_unit(U_syn), ledger=ledger, trace=trace,
+    trace = FlatHistogramTrace(bins=k, noisy_counts=noisy, clipped_counts=clipped, synthetic_counts=out_counts,
+                               combinations=1 if grid is None else grid.combinations, category_sizes=sizes)
+    if grid is None:
+        synthetic, notes = p.domain.from_unit(points_in_cells(out_counts, k, d, p.rng)), []
+    else:
+        synthetic, notes = grid.sample(out_counts, p.rng), [grid.describe()]
+        params.update({"cells": grid.cells, "numeric_cells": grid.numeric_cells, "combinations": grid.combinations,
+                       "category_sizes": list(sizes)})
+    return p.finish(synthetic, ledger=ledger, trace=trace,
                     owner=GridOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts), params=params,
-                    bound=None, bound_kind="no paper bound (baseline)", capped=capped)
+                    bound=None, bound_kind="no paper bound (baseline)", capped=capped, notes=notes)
 
 
 @mechanism(

@@ -17,6 +17,13 @@ Pipeline (unit cube, l_inf metric):
    constant): a weighted L1 isotonic regression, solved exactly by :func:`isotonic_l1`.
 5. Synthetic data: :math:`\\tau` rounded to :math:`\\hat n` points (cumulative rounding by default),
    placed uniformly inside their cells, mapped back to the domain.
+
+Mixed tables (docs/mixed-data.md, "The Haar walk"): the cells are every combination of the declared
+categories times the numeric grid (:mod:`dpsynth_core.mixed_grid`); the path visits the combinations in
+a reflected Gray-code order, the numeric path inside each (reversed every other combination), so that
+consecutive combinations are joined by one step of length :math:`w_j` (the weight of the one column that
+changes). The line positions add these jumps, so the folding stays 1-Lipschitz and the bound uses the
+whole path length.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from .. import limits
 from ..domain import Domain
 from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
+from ..mixed_grid import MixedGrid, check_combinations, combinations, gray_combinations, per_combination_size
 from ..paths import PATHS, GridPath, grid_path
 from ..privacy import SIZE_SHARE, Ledger, SizeEstimate, count_sensitivity, resolve_size
 from ..theory import Theory
@@ -344,19 +352,25 @@ class HaarWalkConfig(Config):
     n_public: int | None = n_public_param()
 
     def check_domain(self, domain: Domain, owner: str) -> None:
-        """A given grid: at most 2^22 cells in the domain's dimension (and within the current limits), a power
-        of two for the Hilbert path."""
+        """A given grid: at most 2^22 cells in the domain's (numeric) dimension, times the combinations of
+        categories of a mixed domain (and within the current limits), a power of two for the Hilbert path."""
         super().check_domain(domain, owner)
+        C = combinations(domain.category_sizes)
+        if domain.is_mixed:
+            check_combinations(domain, MAX_CELLS, owner=owner, why="at most 2^22 cells")
         if self.grid is None:
             return
-        g, d = self.grid, domain.d
-        cells = g if d == 1 else g**d
+        g, d = self.grid, domain.k
+        cells = C * (g if d == 1 else g**d)
         if cells > MAX_CELLS:
-            raise param_error(owner, "grid", f"such that grid^d <= 2^22 cells (d={d})", g)
+            what = f"such that grid^d <= 2^22 cells (d={d})" if C == 1 else \
+                f"such that {C} combinations × grid^d <= 2^22 cells (d={d} numeric)"
+            raise param_error(owner, "grid", what, g)
         if d >= 2 and self.path == "hilbert" and g & (g - 1):
             raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
+        of = "" if C == 1 else f" × {C} combinations"
         limits.check_planned(cells, "max_cells", owner=owner, param="grid", what="cells", fix="pass a smaller grid",
-                             got=f"{cells} cells (given grid {g}, d={d})")
+                             got=f"{cells} cells (given grid {g}, d={d}{of})")
 
 
 @dataclass(frozen=True)
@@ -369,7 +383,9 @@ class HaarWalkTrace(Trace):
     noise of the same privacy (the pictures' comparison). ``path_order`` is the row-major index of the j-th
     cell, ``positions`` its line coordinate :math:`w_j`; ``noisy_counts`` :math:`\\tilde c`, ``signed_cdf``
     :math:`F_\\nu`, ``projected_cdf`` :math:`F_\\tau`, ``tau`` :math:`\\tau` and ``synthetic_counts`` the
-    synthetic points per cell."""
+    synthetic points per cell. On a mixed domain ``d`` counts the numeric axes, ``combinations`` the
+    combinations of categories (``category_sizes`` per column), and a cell index is combination × k^d +
+    numeric cell (:mod:`dpsynth_core.mixed_grid`)."""
 
     cells: int
     cells_per_axis: int
@@ -385,6 +401,8 @@ class HaarWalkTrace(Trace):
     projected_cdf: np.ndarray
     tau: np.ndarray
     synthetic_counts: np.ndarray
+    combinations: int = 1
+    category_sizes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -431,6 +449,7 @@ class _Line:
     neighbours=("add_remove", "replace"),
     config=HaarWalkConfig,
     theory=Theory(proven=True, bound_label="random walk: its proven bound"),
+    categorical=True,
     max_dim=MAX_DIM,
     max_dim_reason=MAX_DIM_REASON,
     summary="Counts along a path through the grid, Haar-correlated Laplace noise whose partial sums grow "
@@ -445,7 +464,10 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame; domain : Domain (public bounds, d <= 32)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain (public bounds, d <= 32 numeric columns)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, visited along one path (the combinations in Gray-code order, the
+        numeric path inside each; docs/mixed-data.md, "The Haar walk"); ``grid`` is then per combination.
     epsilon : float in (0, inf)
         Total ε. Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its
         default, a share ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.
@@ -503,39 +525,89 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
     .. [Val73] S. S. Vallender. Calculation of the Wasserstein distance between probability distributions on the line. Theory Probab. Appl. 18(4), 1973.
     See docs/references.md for the full entries.
     """
-    cfg, d = p.config, p.domain.d
+    cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
     ledger = Ledger()
     size = _size_if_needed(p, ledger)
     eps_c = p.epsilon - ledger.epsilon
     k = _grid(p, size, eps_c)
     gp = grid_path(cfg.path if d >= 2 else "snake", k, d)
+    grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
+    path = _Path.numeric(gp) if grid is None else _Path.mixed(gp, p.domain.category_sizes, p.domain.weights)
     # The one pass over the private rows. grid_counts has exactly k^d entries (cell_of clips every axis to
-    # [0, k-1]) and the path visits each of the k^d cells once (a permutation, paths.grid_path), so this is
-    # the vector of counts along the path.
-    c = p.rows.sum(grid_counts, k)[gp.order]
+    # [0, k-1]; on a mixed domain C k^d, one per combination of categories and numeric cell) and the path
+    # visits each cell once (a permutation, paths.grid_path / _Path.mixed), so this is the vector of
+    # counts along the path.
+    c = (p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows))[path.order]
     K = levels_for(c.size)
-    noisy, noise, b = _noisy_walk(p, c, K, eps_c, ledger)
-    line = _measure_on_line(p, size, noisy, gp.positions)
+    noisy, noise, b = _noisy_walk(p, c, K, eps_c, ledger, grid)
+    line = _measure_on_line(p, size, noisy, path.positions)
     cells_out = np.zeros(c.size, dtype=np.int64)
-    cells_out[gp.order] = line.out_counts
-    synthetic = p.domain.from_unit(points_in_cells(cells_out, k, d, p.rng))
-    bound, bound_kind, bound_terms = _bound(p, size, k, b, K, gp.length, line)
+    cells_out[path.order] = line.out_counts
+    if grid is None:
+        synthetic = p.domain.from_unit(points_in_cells(cells_out, k, d, p.rng))
+    else:
+        synthetic = grid.sample(cells_out, p.rng)
+    bound, bound_kind, bound_terms = _bound(p, size, k, b, K, path.length, line)
     # an i.i.d. Laplace walk of equal privacy, for comparison (owner-side: c + iid noise would be a second
     # release of c; it is never released and costs nothing)
     iid_scale = count_sensitivity(p.neighbours) / eps_c
     iid = iid_laplace_noise(c.size, scale=iid_scale, rng=p.rng, discrete=(cfg.noise == "discrete"))
-    params = _params(p, size, k, gp, K, b, eps_c, line, bound_terms)
+    params = _params(p, size, k, path, K, b, eps_c, line, bound_terms)
     trace = HaarWalkTrace(
         cells=c.size, cells_per_axis=k, d=d, path_kind=gp.kind, levels_K=K, coefficient_scale=b,
-        iid_equal_privacy_scale=iid_scale, path_order=gp.order, positions=gp.positions, noisy_counts=noisy,
+        iid_equal_privacy_scale=iid_scale, path_order=path.order, positions=path.positions, noisy_counts=noisy,
         signed_cdf=line.signed_cdf, projected_cdf=line.projected_cdf, tau=line.tau,
-        synthetic_counts=line.out_counts)
+        synthetic_counts=line.out_counts, combinations=1 if grid is None else grid.combinations,
+        category_sizes=p.domain.category_sizes)
     owner = HaarWalkOwner(
         n=p.n, n_clamped=p.n_clamped, true_counts=c, true_cdf=np.cumsum(c) / max(p.n, 1), noise=noise,
         noise_partial_sums=np.cumsum(noise), iid_noise=iid, iid_noise_partial_sums=np.cumsum(iid),
         iid_noisy_counts=c + iid, iid_signed_cdf=np.cumsum(c + iid) / line.n_hat)
+    notes = [] if grid is None else [grid.describe(), path.note]
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind=bound_kind, capped=line.capped)
+                    bound_kind=bound_kind, capped=line.capped, notes=notes)
+
+
+@dataclass(frozen=True)
+class _Path:
+    """The cells in path order (``order``: cell indices), their line positions, the path length, the public
+    record of the path (``params["path"]``) and, on a mixed domain, the note that describes it."""
+
+    order: np.ndarray
+    positions: np.ndarray
+    length: float
+    record: dict
+    note: str = ""
+
+    @classmethod
+    def numeric(cls, gp: GridPath) -> _Path:
+        return cls(gp.order, gp.positions, gp.length, gp.to_dict())
+
+    @classmethod
+    def mixed(cls, gp: GridPath, sizes: tuple[int, ...], weights: tuple[float, ...]) -> _Path:
+        """The combinations in reflected Gray-code order (:func:`dpsynth_core.mixed_grid.gray_combinations`:
+        consecutive ones differ in one column j), the numeric path ``gp`` inside each, reversed every other
+        combination so that a combination ends in the numeric cell where the next one starts: the step between
+        them has length exactly :math:`w_j` in the mixed metric, and the positions add it (1-Lipschitz folding)."""
+        combos, changed = gray_combinations(sizes, weights)
+        C, K = combos.size, gp.order.size
+        odd = (np.arange(C) % 2 == 1)[:, None]
+        order = (combos[:, None] * K + np.where(odd, gp.order[::-1][None, :], gp.order[None, :])).ravel()
+        jumps = np.asarray(weights, dtype=np.float64)[changed]
+        start = np.arange(C) * gp.length + np.concatenate([[0.0], np.cumsum(jumps)])
+        inner = np.where(odd, (gp.length - gp.positions[::-1])[None, :], gp.positions[None, :])
+        positions = (start[:, None] + inner).ravel()
+        length = float(positions[-1])
+        record = {**gp.to_dict(), "cells": int(order.size), "length": length, "combinations": int(C),
+                  "numeric_length": gp.length, "category_jumps": int(jumps.size),
+                  "category_jump_length": float(math.fsum(jumps)),
+                  "combination_order": "reflected Gray code, heaviest column most significant"}
+        note = (f"Path: the {C} combinations of categories in reflected Gray-code order (consecutive ones differ in "
+                f"one column; the heaviest column changes least), the numeric {gp.kind} path inside each (reversed "
+                f"every other one), so {jumps.size} steps change one category, each of length w_j "
+                f"({math.fsum(jumps):.4g} in all). Path length L = {length:.4g} = {C} × {gp.length:.4g} + "
+                f"{math.fsum(jumps):.4g}; the bound uses this L.")
+        return cls(order, positions, length, record, note)
 
 
 def _size_if_needed(p: Prepared[HaarWalkConfig], ledger: Ledger) -> SizeEstimate | None:
@@ -554,18 +626,26 @@ def _size_if_needed(p: Prepared[HaarWalkConfig], ledger: Ledger) -> SizeEstimate
 def _grid(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, eps_c: float) -> int:
     """Step 1: the given grid (checked by :meth:`HaarWalkConfig.check_domain`) or :func:`default_grid` at the
     public or noisy n, checked against the limits before anything is allocated."""
-    cfg, d = p.config, p.domain.d
+    cfg, d = p.config, p.domain.k
     if cfg.grid is not None:
         return cfg.grid
-    g = default_grid(size.n, eps_c, d, cfg.path, cfg.grid_rule)  # a default grid: _size_if_needed bought a size
-    cells = g if d == 1 else g**d
+    sizes = p.domain.category_sizes
+    C = combinations(sizes)
+    if C == 1:
+        g = default_grid(size.n, eps_c, d, cfg.path, cfg.grid_rule)  # a default grid: _size_if_needed bought a size
+    else:  # public quantities only: the rule at the mean size of a combination, n̂ / C, then C × cells <= 2^22
+        g = default_grid(per_combination_size(size.n, sizes), eps_c, d, cfg.path, cfg.grid_rule)
+        while g > 1 and C * (g if d == 1 else g**d) > MAX_CELLS:
+            g = g // 2 if d == 1 or cfg.path == "hilbert" else g - 1
+    cells = C * (g if d == 1 else g**d)
+    of = "" if C == 1 else f" × {C} combinations"
     limits.check_planned(cells, "max_cells", owner=p.owner, param="grid", what="cells", fix="pass a smaller grid",
-                         got=f"{cells} cells (default grid {g}, d={d})")
+                         got=f"{cells} cells (default grid {g}, d={d}{of})")
     return g
 
 
-def _noisy_walk(p: Prepared[HaarWalkConfig], c: np.ndarray, K: int, eps_c: float,
-                ledger: Ledger) -> tuple[np.ndarray, np.ndarray, float]:
+def _noisy_walk(p: Prepared[HaarWalkConfig], c: np.ndarray, K: int, eps_c: float, ledger: Ledger,
+                grid: MixedGrid | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Step 3: the ε'-DP counts :math:`\\tilde c = c + [\\Phi\\eta]_{1:N}` (:func:`dpsynth_core.haar.privatize_counts`),
     the noise (owner-side) and the Laplace scale b of the K-level Haar coefficients; one ledger entry."""
     noisy, noise = privatize_counts(c, eps_c, p.neighbours, p.rng, discrete=(p.config.noise == "discrete"),
@@ -574,7 +654,8 @@ def _noisy_walk(p: Prepared[HaarWalkConfig], c: np.ndarray, K: int, eps_c: float
         b = 1.0 / eps_c
     else:
         b = 2.0 * K / ((K + 1) * eps_c) if K > 0 else 0.0
-    ledger.add(f"Haar (superregular) noise on {c.size} path counts, coefficient scale {b:.4g}", eps_c)
+    of = "" if grid is None else f" ({grid.combinations} category combinations × {grid.numeric_cells} numeric cells)"
+    ledger.add(f"Haar (superregular) noise on {c.size} path counts{of}, coefficient scale {b:.4g}", eps_c)
     return noisy, noise, b
 
 
@@ -626,14 +707,17 @@ def _bound(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, b: fl
                    "[BSV22, Section 5], exact rounding error; at the public/noisy n"), terms
 
 
-def _params(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, gp: GridPath, K: int, b: float,
+def _params(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, path: _Path, K: int, b: float,
             eps_c: float, line: _Line, bound_terms: dict) -> dict:
     """The public record of the release (every resolved parameter)."""
-    cfg, N = p.config, gp.order.size
+    cfg, N = p.config, path.order.size
     sens = count_sensitivity(p.neighbours)
+    extra = {} if not p.domain.is_mixed else {"numeric_d": p.domain.k, "category_sizes": list(p.domain.category_sizes),
+                                              "combinations": combinations(p.domain.category_sizes)}
     return {
+        **extra,
         "grid": k, "grid_rule": cfg.grid_rule if cfg.grid is None else "given", "cells": N, "cells_per_axis": k,
-        "d": p.domain.d, "cell_side": 1.0 / k, "path": gp.to_dict(), "levels_K": K, "padded_length": 1 << K,
+        "d": p.domain.d, "cell_side": 1.0 / k, "path": path.record, "levels_K": K, "padded_length": 1 << K,
         "noise": cfg.noise, "coefficient_scale": b,
         "discrete_coefficient_scale": (K + 1) * b if cfg.noise == "discrete" else None,
         "sensitivity": sens, "epsilon_counts": eps_c, "iid_equal_privacy_scale": sens / eps_c,

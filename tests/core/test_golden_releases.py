@@ -170,9 +170,17 @@ def _mixed_data(n: int = 400) -> tuple[object, Domain]:
 #: hashed as their indices in the declared lists.
 MIXED_CASES = {
     "pmm_mixed": ("pmm", dict(epsilon=1.0)),
+    "psmm_mixed": ("psmm", dict(epsilon=1.0)),
+    "flat_histogram_mixed": ("flat_histogram", dict(epsilon=1.0)),
+    "haar_walk_mixed": ("haar_walk", dict(epsilon=1.0)),
+    "sparse_marginals_mixed": ("sparse_marginals", dict(epsilon=1.0, public_size=300, mc_draws=50)),
 }
 MIXED_PINNED = {
     "pmm_mixed": "42b8fbcf17bd7834c10b51d8ef60d882e17856c56129a3ba0cc2e63a65c216c5",
+    "psmm_mixed": "0f848ec5afd4ec99a376d823207599b1316389a4fdd73e24410f273b3cdce0b8",
+    "flat_histogram_mixed": "dc827ae0298334a3052ab9b0c348384100ceb20da23f900b79ef17d2e07ae418",
+    "haar_walk_mixed": "407ade3218e7e7be09a1cd5704356dc0bc1485b6d83d97d37aca281af5679a52",
+    "sparse_marginals_mixed": "a7a26054a44210ec88d554983dc18c2ddbbf86b13c05d623e4225151659c18ec",
 }
 
 

@@ -68,6 +68,16 @@ Algorithm 1 of the paper, as implemented by :func:`sparse_marginals`:
    the certificate / loss ratio and the exceedance frequency (n = 2000, d = 4, s = 2, k = 8, ε = 1, two
    datasets) is measured in ``benchmarks/results/sparse_marginals.json`` ("coverage_tightness").
 
+**Categorical columns** (a mixed domain, docs/mixed-data.md): the marginal over a set S of columns lives
+on the product of its numeric grid cells (k per numeric axis) and the declared categories of its
+categorical columns (one cell each, nothing discretised). This is the setting of [DLS+24, Appendix C]
+(one finite metric space per block, blocks of different sizes, each with its own Haar matrix), with the
+mixed metric :math:`\\max(\\|\\cdot\\|_\\infty \\text{ on numeric},\\ w_j[\\text{category differs}])`;
+:mod:`.mixed` holds the blocks' geometry (paths, step lengths, noise, U_T), and every step above takes it.
+The sensitivity is unchanged (one record moves two cells of each block, whatever it changes), the
+discretisation term stays 1/2k (a categorical axis adds 0), U_T is the KR norm under the mixed metric,
+and Step 3 is the L_T LP with the path's step lengths (the U_T Step 3 is refused on mixed domains).
+
 Only the replace relation is supported: the histograms are normalised by n, which must be public
 (the paper's setting). Under add/remove the mechanism refuses to run.
 
@@ -83,6 +93,7 @@ Modules
     :mod:`.proxies` the proxy losses L_T and U_T (exact U_T within a solve budget);
     :mod:`.projection` Step 3 (the public candidates and the projection LPs, SciPy HiGHS);
     :mod:`.consistency` the consistency projection Π (item 5);
+    :mod:`.mixed` the blocks of a mixed domain (categorical columns);
     :mod:`.certificate` Step 4 (the Monte Carlo quantile and the certificate's terms);
     :mod:`.mechanism` :func:`sparse_marginals` itself, calling those steps.
 The public names of these modules are re-exported here (``from dpsynth_core.mechanisms.sparse_marginals
@@ -93,8 +104,15 @@ import step3_lp``); the release's typed results are :class:`SparseMarginalsTrace
 from ...datasets import shift_scenario  # the test-data generator of the shift figures; it lives in datasets
 from ...transport.marginals import marginal_subsets, sparse_utility_loss
 from .certificate import CERTIFICATES, CertificateTerms, kr_grid_points, mc_order
-from .consistency import CONSISTENCY, consistency_constraints, consistency_map, consistent_part
+from .consistency import (
+    CONSISTENCY,
+    consistency_constraints,
+    consistency_map,
+    consistent_part,
+    mixed_consistency_map,
+)
 from .mechanism import SparseMarginalsConfig, SparseMarginalsOwner, SparseMarginalsTrace, sparse_marginals
+from .mixed import DENSE_MIXED_MAX, MixedBlocks, block_scales, mixed_marginal_counts
 from .projection import (
     PUBLIC_GENERATORS,
     TIE_BREAK,
@@ -138,6 +156,11 @@ __all__ = [
     "consistency_constraints",
     "consistency_map",
     "consistent_part",
+    "mixed_consistency_map",
+    "MixedBlocks",
+    "block_scales",
+    "mixed_marginal_counts",
+    "DENSE_MIXED_MAX",
     "kr_grid_points",
     "mc_order",
     "default_k",

@@ -22,13 +22,14 @@ import numpy as np
 from ...grid import cell_centres
 from ...transport.marginals import unique_weighted
 from .consistency import consistent_part
+from .mixed import DENSE_MIXED_MAX
 from .proxies import SolveBudget, emd_value, proxy_lt, solve_cost, ut_block_max, ut_bounds, ut_exact
-from .query import Grid, haar_block_noise, marginal_bins, path_rank
+from .query import Grid, haar_block_noise, path_rank
 
 __all__ = ["CERTIFICATES", "DIRECT_MAX_NODES", "mc_order", "quantile_high", "ut_solve_plan", "ut_quantile",
            "default_k_within_budget", "support_discretisation", "kr_grid_points", "direct_projection",
            "CertificateTerms", "certificate_terms", "NoiseDraws", "noise_draws", "plan_quantiles", "Fit", "fit",
-           "Noisy",            "Certificates", "certify", "section_5_3"]
+           "Noisy", "Certificates", "certify", "section_5_3", "lt_of", "block_max"]
 
 #: Proxy losses a certificate can use (``certificate=...``; also the Step 3 choices).
 CERTIFICATES: tuple[str, ...] = ("U_T", "L_T")
@@ -80,7 +81,8 @@ def quantile_high(samples: np.ndarray, delta: float) -> float:
     return float(srt[mc_order(srt.size, delta) - 1])
 
 
-def ut_solve_plan(w_row: np.ndarray, k: int, s: int, delta: float | None = None) -> int:
+def ut_solve_plan(w_row: np.ndarray, k: int, s: int, delta: float | None = None, *, geo: Any = None,
+                  weighted: bool = False) -> int:
     """An upper bound, from the cheap bounds only (no transport solve), on what :func:`ut_quantile`
     (``delta`` given; ``w_row`` of shape (M, K, k^s)) or :func:`ut_block_max` (``delta=None``, shape
     (K, k^s)) can charge to the solve budget.
@@ -90,8 +92,14 @@ def ut_solve_plan(w_row: np.ndarray, k: int, s: int, delta: float | None = None)
     superset of the refined ones. Within a draw, :func:`ut_block_max` solves blocks by decreasing upper
     bound and stops at the first whose upper bound is at most the best exact value; the block with the
     largest lower bound comes before any block whose upper bound is below that lower bound, so only
-    blocks with ub >= max lb can be solved. One-cell and all-zero blocks cost nothing."""
+    blocks with ub >= max lb can be solved. One-cell and all-zero blocks cost nothing.
+
+    ``geo`` (:class:`~.mixed.MixedBlocks`): the blocks of a mixed domain, each solve costing its own block's
+    cells (blocks above :data:`~.mixed.DENSE_MIXED_MAX` are never solved). ``weighted``: each solve counted
+    by its cost squared (what :func:`default_k_within_budget` estimates time with)."""
     w = np.asarray(w_row, dtype=float)
+    if geo is not None:
+        return _mixed_solve_plan(w, delta, geo, weighted)
     if k**s == 1:
         return 0
     lb, ub = ut_bounds(w, k, s)
@@ -108,8 +116,32 @@ def ut_solve_plan(w_row: np.ndarray, k: int, s: int, delta: float | None = None)
     return int(solvable[open_].sum()) * solve_cost(k**s)
 
 
+def _open_draws(lo: np.ndarray, hi: np.ndarray, delta: float | None) -> np.ndarray:
+    """The draws whose interval [max lb, max ub] meets the order statistic's initial range (all without δ)."""
+    if delta is None:
+        return np.ones(lo.shape, dtype=bool)
+    r = mc_order(lo.size, delta) - 1
+    q_lo, q_hi = float(np.partition(lo, r)[r]), float(np.partition(hi, r)[r])
+    return (hi >= q_lo) & (lo <= q_hi)
+
+
+def _mixed_solve_plan(w: np.ndarray, delta: float | None, geo: Any, weighted: bool) -> int:
+    """:func:`ut_solve_plan` on the blocks of a mixed domain: a block's solve costs :func:`solve_cost` of its
+    own cells; one-cell blocks and blocks too large for an exact solve cost nothing."""
+    lb, ub = geo.ut_bounds(w if delta is not None else w[None])
+    if delta is None:
+        w = w[None]
+    lo, hi = lb.max(axis=-1), ub.max(axis=-1)
+    cost = np.array([solve_cost(int(mb)) if 1 < mb and (num or mb <= DENSE_MIXED_MAX) else 0
+                     for mb, num in zip(geo.cells.tolist(), geo.numeric_block.tolist(), strict=True)])
+    if weighted:
+        cost = cost * cost
+    solvable = (ub >= lo[:, None]) & np.any(w != 0, axis=-1)
+    return int((solvable[_open_draws(lo, hi, delta)] * cost).sum())
+
+
 def ut_quantile(w_row: np.ndarray, k: int, s: int, delta: float,
-                 budget: SolveBudget | None = None) -> tuple[float, np.ndarray]:
+                 budget: SolveBudget | None = None, *, geo: Any = None) -> tuple[float, np.ndarray]:
     """The Monte Carlo (1-δ) quantile (:func:`quantile_high`, order statistic :func:`mc_order`) of :math:`\\max_S \\mathcal U_T` over the
     draws of ``w_row`` (M, K, k^s), exact, and the samples it is the order statistic of.
 
@@ -117,16 +149,17 @@ def ut_quantile(w_row: np.ndarray, k: int, s: int, delta: float,
     interval can still contain the order statistic are computed exactly (:func:`ut_block_max`), until
     it is determined. The returned samples are exact for those draws; for the others they are the
     bound on the same side of the quantile (the upper bound below it, the lower bound above it), so the
-    same order statistic of the samples is the quantile."""
+    same order statistic of the samples is the quantile. ``geo``: the blocks of a mixed domain."""
     M = w_row.shape[0]
-    lb, ub = ut_bounds(w_row, k, s)
+    lb, ub = ut_bounds(w_row, k, s) if geo is None else geo.ut_bounds(w_row)
     lo, hi = lb.max(axis=-1), ub.max(axis=-1)
     exact = np.full(M, np.nan)
     known = np.zeros(M, dtype=bool)
     r = mc_order(M, delta) - 1
 
     def refine(t: int) -> None:
-        exact[t] = ut_block_max(w_row[t], k, s, budget, (lb[t], ub[t]))
+        exact[t] = (ut_block_max(w_row[t], k, s, budget, (lb[t], ub[t])) if geo is None
+                    else geo.ut_block_max(w_row[t], budget, (lb[t], ub[t])))
         known[t] = True
 
     while True:
@@ -150,18 +183,23 @@ def ut_quantile(w_row: np.ndarray, k: int, s: int, delta: float,
 
 
 def default_k_within_budget(k0: int, s: int, K: int, M: int, delta: float, n_quantiles: int, exact_total: bool,
-                             rng: np.random.Generator, allowance: int) -> int:
+                             rng: np.random.Generator, allowance: int, *, make_geo: Any = None) -> int:
     """The largest k <= k0 whose estimated exact-solve plan for ``n_quantiles`` U_T quantiles is at most
     ``allowance``, each solve weighted by its own cost (one solve on m cells counts ⌈m/64⌉ against the
     limit but takes time of order m², so the default stays fast; the limit itself is the unweighted count):
     :func:`ut_solve_plan` on at most 40 planning draws of the noise law (U_T and its bounds
     are positively homogeneous, so the plan does not depend on the noise scale, hence not on n or ε),
     scaled to M draws; bisection between 1 (no solve: one cell) and k0. Data-independent; the planning
-    draws are not the certificate's."""
+    draws are not the certificate's. ``make_geo(k)``: on a mixed domain, the blocks for k and their relative
+    noise scales (the plan is homogeneous in one common scale, not in the blocks' ratios)."""
     Mp = min(M, 40)
     dp = max(delta, 1.0 / (Mp + 1))
 
     def fits(k: int) -> bool:
+        if make_geo is not None:
+            geo, rel = make_geo(k)
+            w = geo.to_row(geo.noise(rel, rng, draws=Mp, exact_total=exact_total))
+            return n_quantiles * ut_solve_plan(w, k, s, dp, geo=geo, weighted=True) * M / Mp <= allowance
         if k**s == 1:
             return True
         _, rank = path_rank(k, s)
@@ -179,14 +217,18 @@ def default_k_within_budget(k0: int, s: int, K: int, M: int, delta: float, n_qua
 
 
 # ------------------------------------------------------------------------- the projection term
-def support_discretisation(points: np.ndarray, weights: np.ndarray, subsets, k: int) -> float:
+def support_discretisation(points: np.ndarray, weights: np.ndarray, subsets, k: int,
+                           categorical: np.ndarray | None = None) -> float:
     """:math:`\\mathcal U(T^{-1}T\\mu, \\mu) = \\max_S \\sum_j \\alpha_j \\|z_j^S - c(z_j^S)\\|_\\infty` exactly.
 
     Moving every point to its own cell centre is an optimal coupling: the own centre is the nearest
-    centre, and every coupling moves each unit of mass at least that far.
+    centre, and every coupling moves each unit of mass at least that far. ``categorical`` (a mask of the
+    columns, mixed domains): a categorical coordinate is its own cell, it moves by 0.
     """
     centre = (np.clip(np.floor(points * k), 0, k - 1) + 0.5) / k
     dev = np.abs(points - centre)
+    if categorical is not None:
+        dev[:, categorical] = 0.0
     return float(max(float(np.dot(weights, dev[:, list(S)].max(axis=1))) for S in subsets))
 
 
@@ -216,13 +258,37 @@ def kr_grid_points(w_row: Any, k: int, s: int, points: Any, weights: Any) -> flo
     return emd_value(A_, B_, np.ascontiguousarray(cost))
 
 
-def direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subsets, k: int, s: int) -> np.ndarray:
-    """Per block :math:`\\|T^{-1}v^S - P^S_\\#\\mu\\|_{KR,0}` for μ = Σ α_j δ_{z_j} (points merged per block)."""
+def direct_projection(v_row: np.ndarray, pts: np.ndarray, wts: np.ndarray, subsets, k: int, s: int, *,
+                      geo: Any = None) -> np.ndarray:
+    """Per block :math:`\\|T^{-1}v^S - P^S_\\#\\mu\\|_{KR,0}` for μ = Σ α_j δ_{z_j} (points merged per block);
+    ``geo``: the blocks of a mixed domain (the mixed metric, :meth:`~.mixed.MixedBlocks.kr_points`)."""
     out = np.empty(len(subsets))
     for b, S in enumerate(subsets):
         Pu, wu = unique_weighted(pts[:, list(S)], wts)
-        out[b] = kr_grid_points(v_row[b], k, s, Pu, wu)
+        out[b] = kr_grid_points(v_row[b], k, s, Pu, wu) if geo is None else geo.kr_points(b, v_row[b], Pu, wu)
     return out
+
+
+def lt_of(grid: Grid, w_path: Any, *, per_block: bool = False):
+    """The proxy L_T of blocks in path order: :func:`~.proxies.proxy_lt` (Eq. (10)); on a mixed domain the
+    cumulative sums weighted by the path's step lengths (Eq. (28), :attr:`~.mixed.MixedBlocks.steps`)."""
+    if not grid.mixed:
+        return proxy_lt(w_path, grid.k, per_block=per_block)
+    vals = (np.abs(np.cumsum(np.asarray(w_path, dtype=float), axis=-1)) * grid.blocks.steps).sum(axis=-1)
+    return vals if per_block else vals.max(axis=-1)
+
+
+def block_max(grid: Grid, w_row: np.ndarray, budget: SolveBudget | None = None) -> float:
+    """:math:`\\max_S \\mathcal U_T` of the blocks of ``w_row`` (K, m), exact (:func:`~.proxies.ut_block_max`)."""
+    if not grid.mixed:
+        return ut_block_max(w_row, grid.k, grid.s, budget)
+    return grid.blocks.ut_block_max(w_row, budget)
+
+
+def _block_exact(grid: Grid, w_row: np.ndarray, b: int, budget: SolveBudget | None) -> float:
+    if not grid.mixed:
+        return ut_exact(w_row, grid.k, grid.s, budget)
+    return grid.blocks.ut_exact(w_row, b, budget)
 
 
 # ---------------------------------------------------------------------------- the certificates
@@ -270,7 +336,7 @@ class NoiseDraws:
 def noise_draws(grid: Grid, scale: float, rng: np.random.Generator, draws: int, *, exact_total: bool,
                 cmap: dict | None, consistent: bool) -> NoiseDraws:
     """The certificate's Monte Carlo draws of the noise law (fresh noise from ``rng``, no data)."""
-    path = haar_block_noise(grid.K, grid.k, grid.s, scale, rng, draws=draws, exact_total=exact_total)
+    path = grid.noise(scale, rng, draws=draws, exact_total=exact_total)
     row = grid.to_row(path)
     return NoiseDraws(path=path, row=row, projected=consistent_part(row, cmap) if consistent else None)
 
@@ -278,9 +344,9 @@ def noise_draws(grid: Grid, scale: float, rng: np.random.Generator, draws: int, 
 def plan_quantiles(draws: NoiseDraws, grid: Grid, delta: float) -> int:
     """Exact solves the U_T quantiles (of η and, with the consistency projection, of Πη) can need, from the
     cheap bounds only (:func:`ut_solve_plan`)."""
-    plan = ut_solve_plan(draws.row, grid.k, grid.s, delta)
+    plan = ut_solve_plan(draws.row, grid.k, grid.s, delta, geo=grid.blocks)
     if draws.projected is not None:
-        plan += ut_solve_plan(draws.projected, grid.k, grid.s, delta)
+        plan += ut_solve_plan(draws.projected, grid.k, grid.s, delta, geo=grid.blocks)
     return plan
 
 
@@ -297,8 +363,9 @@ class Fit:
 
 def fit(points: np.ndarray, weights: np.ndarray, grid: Grid, *, snap: bool) -> Fit:
     """:class:`Fit` of the measure with ``weights`` on ``points`` (snapped points: no support term)."""
-    t_mu = marginal_bins(points, grid.s, grid.k, "path", weights)
-    sup = 0.0 if snap else support_discretisation(points, weights, grid.subsets, grid.k)
+    t_mu = grid.bins(points, weights)
+    cat = np.asarray(grid.blocks.weights) > 0 if grid.mixed else None
+    sup = 0.0 if snap else support_discretisation(points, weights, grid.subsets, grid.k, cat)
     return Fit(points=points, weights=weights, t_mu=t_mu, support_term=sup)
 
 
@@ -340,8 +407,8 @@ def certify(grid: Grid, noisy: Noisy, draws: NoiseDraws, budget: SolveBudget, re
         _ut_certificate(out, draws.row, [grid.to_row(r) for r in r_dp], grid, (released, lp), delta, budget)
     if noisy.consistent:
         r_cons = [noisy.consistent_row - grid.to_row(f.t_mu) for f in (released, lp)]  # Π v_DP - Tμ, row-major
-        _lt_certificate(out, "L_T_consistent", "L_T∘Π", draws.projected[..., grid.order],
-                        [r[:, grid.order] for r in r_cons], grid, (released, lp), delta)
+        _lt_certificate(out, "L_T_consistent", "L_T∘Π", grid.to_path(draws.projected),
+                        [grid.to_path(r) for r in r_cons], grid, (released, lp), delta)
         if use_ut:
             _consistent_ut_certificate(out, draws.projected, r_cons, noisy, grid, (released, lp), delta, budget,
                                        snap=snap)
@@ -355,7 +422,7 @@ def _plan_projection(grid: Grid, noisy: Noisy, released: Fit, lp: Fit, *, snap: 
     residuals = [grid.to_row(noisy.dp - released.t_mu), grid.to_row(noisy.dp - lp.t_mu)]
     if noisy.consistent:
         residuals += [noisy.consistent_row - grid.to_row(released.t_mu), noisy.consistent_row - grid.to_row(lp.t_mu)]
-    plan = sum(ut_solve_plan(r_row, k, s) for r_row in residuals)
+    plan = sum(ut_solve_plan(r_row, k, s, geo=grid.blocks) for r_row in residuals)
     if noisy.consistent and not snap:
         plan += sum(grid.K * (solve_cost(m) + solve_cost(m + 1 + n_pts))
                     for n_pts in (released.points.shape[0], lp.points.shape[0]) if m + 1 + n_pts <= DIRECT_MAX_NODES)
@@ -365,10 +432,10 @@ def _plan_projection(grid: Grid, noisy: Noisy, released: Fit, lp: Fit, *, snap: 
 def _lt_certificate(out: Certificates, key: str, proxy: str, samples_path: np.ndarray, residuals_path: list,
                     grid: Grid, fits: tuple[Fit, Fit], delta: float) -> None:
     """An L_T certificate: the quantile of L_T over the noise draws, L_T of each residual (path order)."""
-    mc = proxy_lt(samples_path, grid.k)
+    mc = lt_of(grid, samples_path)
     q = quantile_high(mc, delta)
     for store, r, f in zip((out.released, out.lp_measure), residuals_path, fits, strict=True):
-        store[key] = certificate_terms(proxy, k=grid.k, quantile=q, proj_proxy=float(proxy_lt(r, grid.k)),
+        store[key] = certificate_terms(proxy, k=grid.k, quantile=q, proj_proxy=float(lt_of(grid, r)),
                                        proj_support=f.support_term)
     out.mc_samples[key] = mc
 
@@ -377,9 +444,9 @@ def _ut_certificate(out: Certificates, samples_row: np.ndarray, residuals_row: l
                     fits: tuple[Fit, Fit], delta: float, budget: SolveBudget) -> None:
     """The paper's U_T certificate: the exact quantile and maxima, solving only the draws and blocks that
     decide them (:func:`ut_quantile`)."""
-    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget)
+    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget, geo=grid.blocks)
     for store, r, f in zip((out.released, out.lp_measure), residuals_row, fits, strict=True):
-        top = ut_block_max(r, grid.k, grid.s, budget)
+        top = block_max(grid, r, budget)
         store["U_T"] = certificate_terms("U_T", k=grid.k, quantile=q, proj_proxy=top, proj_support=f.support_term)
     out.mc_samples["U_T"] = mc
 
@@ -389,7 +456,7 @@ def _consistent_ut_certificate(out: Certificates, samples_row: np.ndarray, resid
                                snap: bool) -> None:
     """The consistent U_T certificate: the quantile of U_T(Πη) and, per measure, the exact KR projection
     term (:func:`_ut_projection`)."""
-    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget)
+    q, mc = ut_quantile(samples_row, grid.k, grid.s, delta, budget, geo=grid.blocks)
     out.mc_samples["U_T_consistent"] = mc
     for store, r, f in zip((out.released, out.lp_measure), residuals_row, fits, strict=True):
         per_block, exact, via_grid = _ut_projection(r, f, noisy, grid, budget, snap=snap)
@@ -411,12 +478,12 @@ def _ut_projection(r_row: np.ndarray, f: Fit, noisy: Noisy, grid: Grid, budget: 
     :data:`DIRECT_MAX_NODES` and the budget."""
     k, s, m, sup = grid.k, grid.s, grid.m, f.support_term
     if snap or m + 1 + f.points.shape[0] > DIRECT_MAX_NODES:
-        top = ut_block_max(r_row, k, s, budget) + sup
+        top = block_max(grid, r_row, budget) + sup
         return np.array([top]), snap, float(top)
-    via_grid = np.array([ut_exact(row, k, s, budget) for row in r_row]) + sup
+    via_grid = np.array([_block_exact(grid, row, b, budget) for b, row in enumerate(r_row)]) + sup
     if not all([budget.charge(m + 1 + f.points.shape[0]) for _ in grid.subsets]):  # a soft budget declined
         return via_grid, False, float(via_grid.max())
-    direct = direct_projection(noisy.consistent_row, f.points, f.weights, grid.subsets, k, s)
+    direct = direct_projection(noisy.consistent_row, f.points, f.weights, grid.subsets, k, s, geo=grid.blocks)
     return np.minimum(direct, via_grid), True, float(via_grid.max())
 
 

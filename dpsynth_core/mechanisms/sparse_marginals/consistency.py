@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,10 @@ from scipy import sparse
 
 from ...transport.marginals import marginal_subsets
 from ...validation import check_int
+from .mixed import block_scales
 from .query import block_noise_factor
 
-__all__ = ["CONSISTENCY", "consistency_constraints", "consistency_map", "consistent_part"]
+__all__ = ["CONSISTENCY", "consistency_constraints", "consistency_map", "mixed_consistency_map", "consistent_part"]
 
 #: Where the consistency projection Π of the noisy marginals is used (package docstring, item 5).
 CONSISTENCY: tuple[str, ...] = ("certificate", "both", "none")
@@ -51,31 +53,38 @@ def consistency_constraints(d: int, s: int, k: int) -> sparse.csr_matrix:
     dd = check_int(d, "d", owner, low=1)
     ss = check_int(s, "s", owner, low=1, high=dd)
     kk = check_int(k, "k", owner, low=1)
-    subsets = marginal_subsets(dd, ss)
-    K, m = len(subsets), kk**ss
-    coords = np.array(np.unravel_index(np.arange(m), (kk,) * ss)).T  # (m, s) row-major cell coordinates
+    return _constraints(marginal_subsets(dd, ss), (kk,) * dd, kk**ss)
+
+
+def _constraints(subsets: list[tuple[int, ...]], sizes: tuple[int, ...], m: int) -> sparse.csr_matrix:
+    """:func:`consistency_constraints` for blocks whose column j has ``sizes[j]`` cells (k for every column on
+    the cube; a categorical column its categories), each block's cells the first entries of a row of width m."""
+    K, ss = len(subsets), len(subsets[0])
+    shapes = [tuple(sizes[a] for a in S) for S in subsets]
+    coords = [np.array(np.unravel_index(np.arange(math.prod(sh)), sh)).T for sh in shapes]  # row-major cells
     rows, cols, vals = [], [], []
     n_rows = 0
     for b in range(K):  # totals
-        rows.append(np.full(m, n_rows))
-        cols.append(b * m + np.arange(m))
-        vals.append(np.ones(m))
+        mb = coords[b].shape[0]
+        rows.append(np.full(mb, n_rows))
+        cols.append(b * m + np.arange(mb))
+        vals.append(np.ones(mb))
         n_rows += 1
     if ss >= 2:
-        mr = kk ** (ss - 1)
-        for R in itertools.combinations(range(dd), ss - 1):
+        for R in itertools.combinations(range(len(sizes)), ss - 1):
             blocks = [b for b, S in enumerate(subsets) if set(R) <= set(S)]
+            r_shape = tuple(sizes[a] for a in R)
 
-            def r_index(b: int, R: tuple[int, ...] = R) -> np.ndarray:
+            def r_index(b: int, R: tuple[int, ...] = R, r_shape: tuple[int, ...] = r_shape) -> np.ndarray:
                 keep = [i for i, a in enumerate(subsets[b]) if a in R]
-                return np.ravel_multi_index(tuple(coords[:, keep].T), (kk,) * (ss - 1))
+                return np.ravel_multi_index(tuple(coords[b][:, keep].T), r_shape)
 
             first = r_index(blocks[0])
             for b in blocks[1:]:
                 rows += [n_rows + first, n_rows + r_index(b)]
-                cols += [blocks[0] * m + np.arange(m), b * m + np.arange(m)]
-                vals += [np.ones(m), -np.ones(m)]
-                n_rows += mr
+                cols += [blocks[0] * m + np.arange(first.size), b * m + np.arange(coords[b].shape[0])]
+                vals += [np.ones(first.size), -np.ones(coords[b].shape[0])]
+                n_rows += math.prod(r_shape)
     return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                              shape=(n_rows, K * m))
 
@@ -97,22 +106,39 @@ def consistency_map(d: int, s: int, k: int, *, exact_total: bool = True):
     ``rank``; or None when ``rows > 4000`` or ``K k^s · rows > 2·10^7`` (then Π = I).
     """
     A = consistency_constraints(d, s, k)
+    m = k**s
+    K = A.shape[1] // m
+    return _build_map(A, K, m, lambda: [block_noise_factor(k, s, bool(exact_total))] * K)
+
+
+@functools.lru_cache(maxsize=8)
+def mixed_consistency_map(blocks: Any, *, exact_total: bool = True):
+    """:func:`consistency_map` for the blocks of a mixed domain (:class:`~.mixed.MixedBlocks`): the same
+    constraints (block totals, shared lower marginals; padding in none) and the GLS weights of each block's
+    own noise (its Haar factor times its relative scale). Π is the identity on ``ker A``, which contains
+    every difference of query vectors of two probability measures on the mixed space, so the certificate's
+    argument is unchanged; padding columns are zero in A and in Σ, so Π keeps the padding at 0."""
+    A = _constraints(blocks.subsets, blocks.sizes, blocks.m)
+    scales = block_scales(1, 1.0, blocks, exact_total=bool(exact_total))
+    return _build_map(A, blocks.K, blocks.m, lambda: blocks.noise_factors(scales, bool(exact_total)))
+
+
+def _build_map(A, K: int, m: int, factors: Any):
+    """Π's M for constraints A over K blocks of width m, ``factors()`` the per-block noise factors (GLS);
+    None when A is too large."""
     n_rows, n_cols = A.shape
     if n_rows > _CONS_MAX_ROWS or n_rows * n_cols > _CONS_MAX_ENTRIES:
         return None
-    m = k**s
-    K = n_cols // m
     Ad = A.toarray()
-    F = block_noise_factor(k, s, bool(exact_total)) if m <= _CONS_GLS_MAX_CELLS else None
-    r_dim = n_cols if F is None else K * F.shape[1]
+    Fs = factors() if m <= _CONS_GLS_MAX_CELLS else None
+    r_dim = n_cols if Fs is None else K * Fs[0].shape[1]
     if n_rows > r_dim:
-        return _consistency_map_columns(A, Ad, F, K, m)
+        return _consistency_map_columns(A, Ad, Fs, K, m)
     if m <= _CONS_GLS_MAX_CELLS:
-        F = block_noise_factor(k, s, bool(exact_total))
         SAt = np.empty((n_cols, n_rows))  # Σ A^T, block by block
         for b in range(K):
             Ab = Ad[:, b * m:(b + 1) * m]
-            SAt[b * m:(b + 1) * m] = F @ (F.T @ Ab.T)
+            SAt[b * m:(b + 1) * m] = Fs[b] @ (Fs[b].T @ Ab.T)
         G = Ad @ SAt
         kind = "GLS"
     else:
@@ -128,7 +154,7 @@ def consistency_map(d: int, s: int, k: int, *, exact_total: bool = True):
     return {"A": A, "M": M, "kind": kind, "rows": int(n_rows), "rank": int(keep.sum())}
 
 
-def _consistency_map_columns(A, Ad: np.ndarray, F: np.ndarray | None, K: int, m: int) -> dict:
+def _consistency_map_columns(A, Ad: np.ndarray, Fs: list[np.ndarray] | None, K: int, m: int) -> dict:
     """:func:`consistency_map` through the smaller Gram matrix when A has more rows than Σ has factor columns.
 
     With :math:`\\Sigma = \\mathcal F\\mathcal F^\\top` (:math:`\\mathcal F` block diagonal with blocks F; the
@@ -138,14 +164,16 @@ def _consistency_map_columns(A, Ad: np.ndarray, F: np.ndarray | None, K: int, m:
     :math:`BB^\\top` (rows × rows). High d with small k has many more constraints (shared lower
     marginals) than cells."""
     n_rows, n_cols = Ad.shape
-    if F is None:
+    if Fs is None:
         B, kind, rb = Ad, "euclidean", m
     else:
-        F = F[:, np.any(F != 0, axis=0)]  # a zero column adds nothing to Σ (one cell, exact totals: F = 0)
-        rb = F.shape[1]
+        # a column zero in every block adds nothing to Σ (one cell, exact totals: F = 0)
+        keep_cols = np.any(np.stack([F != 0 for F in Fs]), axis=(0, 1))
+        Fs = [F[:, keep_cols] for F in Fs]
+        rb = Fs[0].shape[1]
         B = np.empty((n_rows, K * rb))
         for b in range(K):
-            B[:, b * rb:(b + 1) * rb] = Ad[:, b * m:(b + 1) * m] @ F
+            B[:, b * rb:(b + 1) * rb] = Ad[:, b * m:(b + 1) * m] @ Fs[b]
         kind = "GLS"
     if B.shape[1] == 0:  # no noise to remove (one cell per block with exact totals): Π = I
         M = np.zeros((n_cols, n_rows))
@@ -156,12 +184,12 @@ def _consistency_map_columns(A, Ad: np.ndarray, F: np.ndarray | None, K: int, m:
     lam, V = np.linalg.eigh(H)
     keep = lam > 1e-10 * max(float(lam.max()), 1e-300)
     X = ((V[:, keep] / lam[keep]) @ V[:, keep].T) @ B.T  # (B^T B)^+ B^T = B^+, shape (K rb, rows)
-    if F is None:
+    if Fs is None:
         M = X
     else:
         M = np.empty((n_cols, n_rows))
         for b in range(K):
-            M[b * m:(b + 1) * m] = F @ X[b * rb:(b + 1) * rb]
+            M[b * m:(b + 1) * m] = Fs[b] @ X[b * rb:(b + 1) * rb]
     M.setflags(write=False)
     return {"A": A, "M": M, "kind": kind, "rows": int(n_rows), "rank": int(keep.sum())}
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import limits
 from ...domain import Domain
-from ...grid import cell_of, largest_remainder
+from ...grid import largest_remainder
 from ...haar import levels_for
 from ...privacy import Ledger
 from ...theory import Theory, marginal_rate
@@ -27,17 +27,20 @@ from .certificate import (
     Fit,
     NoiseDraws,
     Noisy,
+    block_max,
     certify,
     default_k_within_budget,
     fit,
+    lt_of,
     mc_order,
     noise_draws,
     plan_quantiles,
     section_5_3,
 )
-from .consistency import CONSISTENCY, consistency_map, consistent_part
+from .consistency import CONSISTENCY, consistency_map, consistent_part, mixed_consistency_map
+from .mixed import DENSE_MIXED_MAX, MixedBlocks, block_scales, mixed_marginal_counts
 from .projection import PUBLIC_GENERATORS, TIE_BREAK, discretise_support, public_points, step3_lp, step3_ut_lp
-from .proxies import SolveBudget, proxy_lt, ut_block_max
+from .proxies import SolveBudget
 from .query import (
     MAX_CELLS_PER_BLOCK,
     MAX_CELLS_TOTAL,
@@ -137,6 +140,9 @@ class SparseMarginalsConfig(Config):
         limits.check_planned(M * K, "max_cells", owner=owner, param="mc_draws", what="Monte Carlo entries",
                              fix="pass fewer mc_draws or a smaller s",
                              got=f"{M} draws x C({d}, {s}) = {K} blocks = {M * K} entries at k = 1")
+        if domain.is_mixed:
+            self._check_mixed(domain, owner, K, M)
+            return
         if self.k is None and K > MAX_CELLS_TOTAL:
             raise param_error(owner, "k", f"an int with C(d, s) k^s <= {MAX_CELLS_TOTAL} (d={d}, s={s}, "
                               f"C(d, s)={K})", None)
@@ -144,6 +150,35 @@ class SparseMarginalsConfig(Config):
             _check_grid(self.k, s, K, d, M, owner)
         if not isinstance(self.public, str):
             check_points(self.public, "public", owner, d=d, columns=_public_columns(self.public, domain))
+
+    def _check_mixed(self, domain: Domain, owner: str, K: int, M: int) -> None:
+        """A mixed domain: the L_T Step 3 (the U_T one is a flow on the numeric grid's king-move graph, which
+        does not carry the mixed metric), the largest block within the size limits at the given k (at k = 1
+        for the default: the categorical axes alone), public points with the declared categories."""
+        if self.step3 == "U_T":
+            raise param_error(owner, "step3", "'L_T' on a domain with categorical columns (the U_T Step 3 is a "
+                              "flow on the numeric grid's king-move graph, which does not carry the mixed metric; "
+                              "the released certificate may still use U_T)", "U_T")
+        for k in (1,) if self.k is None else (1, self.k):  # the categorical axes alone, then the given k
+            m, shape = _largest_block(domain, self.s, k)
+            what = (f"the largest {self.s}-marginal ({shape}) has {m} cells at k = {k}"
+                    + ("; categorical columns have one cell per declared category" if k == 1 else ""))
+            if m > MAX_CELLS_PER_BLOCK or K * m > MAX_CELLS_TOTAL:
+                param, fix = ("s", "a smaller s or fewer categories") if k == 1 else ("k", "a smaller k or s")
+                raise param_error(owner, param, f"a value whose marginal tables fit {MAX_CELLS_PER_BLOCK} cells each "
+                                  f"and {MAX_CELLS_TOTAL} in all (pass {fix})", f"{getattr(self, param)}: {what}")
+        limits.check_planned(M * K * m, "max_cells", owner=owner, param="k" if self.k is not None else "mc_draws",
+                             what="Monte Carlo entries", fix="pass a smaller k, s or fewer mc_draws",
+                             got=f"{M} draws x {K} blocks x {m} cells = {M * K * m} entries ({what})")
+        if not isinstance(self.public, str):
+            domain.read(self.public, name="public", owner=owner)
+
+
+def _largest_block(domain: Domain, s: int, k: int) -> tuple[int, str]:
+    """The cells of the largest s-marginal of a mixed domain at k cells per numeric axis, and its shape."""
+    sizes = [(len(domain.categories[c]) if c in domain.categories else k, c) for c in domain.names]
+    top = sorted(sizes, key=lambda t: -t[0])[:s]
+    return math.prod(t[0] for t in top), " x ".join(f"{c} ({n})" for n, c in top)
 
 
 def _check_grid(k: int, s: int, K: int, d: int, M: int, owner: str) -> None:
@@ -237,6 +272,7 @@ class SparseMarginalsOwner(OwnerView):
     neighbours=("replace",),
     config=SparseMarginalsConfig,
     theory=Theory(proven=False, rate=marginal_rate),
+    categorical=True,
     summary="All s-way marginals on k^s grids with Haar-transformed Laplace noise, projected onto measures over "
             "public points by a sparse LP, released with a private high-probability bound on the utility loss.",
 )
@@ -315,13 +351,12 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
                      else limits.cap_rows(p.n, source="the public n (replace)", d=grid.d))
     true, eta, scale = _noisy_marginals(p, grid)
     noisy = _consistent(true + eta, grid, cfg)
-    ledger = Ledger().add(f"noisy {grid.s}-marginals: Haar-transformed Laplace, scale {scale:.4g} (Lemma 2"
-                          + (", exact totals" if cfg.exact_total else "") + ")", p.epsilon)
+    ledger = Ledger().add(_ledger_entry(grid, scale, cfg), p.epsilon)
     draws = noise_draws(grid, scale, mc_gen, cfg.mc_draws, exact_total=cfg.exact_total, cmap=noisy.cmap,
                         consistent=cfg.consistent)
     budget = _solve_budget(p, grid, draws)
     raw, described = public_points(cfg.public, cfg.public_size, p.domain, grid.k, p.rng, owner=p.owner)
-    support = discretise_support(raw, grid.k) if cfg.snap_public else raw
+    support = (discretise_support(raw, grid.k, _categorical_mask(grid)) if cfg.snap_public else raw)
     lp = _step3(p, grid, noisy, support)
     U_syn, released = _round(lp["alpha"], support, m_syn, grid, p)
     lp_fit = fit(support, lp["alpha"], grid, snap=cfg.snap_public)
@@ -344,6 +379,8 @@ def _grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> 
     """The grid and the rule that chose k: the given k, or the default (:func:`default_k`, data-independent)
     searched within the size limits and, with U_T, lowered until the certificate's exact-solve plan fits."""
     cfg, d, s = p.config, p.domain.d, p.config.s
+    if p.domain.is_mixed:
+        return _mixed_grid(p, plan_gen)
     if cfg.k is not None:
         return Grid(d, s, cfg.k), "given"
     K, M = math.comb(d, s), cfg.mc_draws
@@ -371,13 +408,57 @@ def _grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> 
     return Grid(d, s, k), rule
 
 
-def _noisy_marginals(p: Prepared[SparseMarginalsConfig], grid: Grid) -> tuple[np.ndarray, np.ndarray, float]:
+def _mixed_grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> tuple[Grid, str]:
+    """:func:`_grid` on a mixed domain: the given k, or the default k (:func:`default_k` for (n, ε, d, s), the
+    same data-independent rule) searched among the k whose largest block fits max(4096, its categorical part)
+    cells and the size limits, and with U_T lowered until the certificate's estimated plan fits."""
+    cfg, dom, d, s = p.config, p.domain, p.domain.d, p.config.s
+
+    def grid_of(k: int) -> Grid:
+        return Grid(d, s, k, MixedBlocks.of(dom, s, k))
+
+    if cfg.k is not None:
+        return grid_of(cfg.k), "given"
+    K, M, lim = math.comb(d, s), cfg.mc_draws, limits.current()
+    full = int(math.floor(_DEFAULT_MAX_CELLS ** (1.0 / s) + 1e-9))
+    cap = max(_DEFAULT_MAX_CELLS, _largest_block(dom, s, 1)[0])
+    cells_cap = min(MAX_CELLS_TOTAL, lim.max_cells // M) // K
+    cand = math.prod(len(c) for c in dom.categories.values())
+    k_cap = full
+    while k_cap > 1 and (_largest_block(dom, s, k_cap)[0] > min(cap, cells_cap)
+                         or K * (min(cfg.public_size, k_cap**dom.k * cand) + 7 * _largest_block(dom, s, k_cap)[0])
+                         > lim.max_lp_nonzeros):
+        k_cap -= 1
+    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap)
+    rule = (f"default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30) for (n, ε, d, s), data-independent; "
+            f"searched up to k = {k_cap} (largest block within max(4096, its categories) cells and the limits)")
+    if cfg.uses_ut:
+        def make_geo(kk: int) -> tuple[MixedBlocks, np.ndarray]:
+            blocks = MixedBlocks.of(dom, s, kk)
+            return blocks, block_scales(1, 1.0, blocks, exact_total=cfg.exact_total)
+
+        k0 = k
+        k = default_k_within_budget(k0, s, K, M, cfg.delta_cert, 1 + cfg.consistent, cfg.exact_total, plan_gen,
+                                    lim.max_transport_solves // 2, make_geo=make_geo)
+        if k < k0:
+            rule += (f"; lowered from k = {k0} so that the certificate's exact transport solves fit "
+                     f"dpsynth_core.limits max_transport_solves")
+    return grid_of(k), rule
+
+
+def _noisy_marginals(p: Prepared[SparseMarginalsConfig], grid: Grid) -> tuple[np.ndarray, np.ndarray, Any]:
     """Steps 1-2: the true query vector T μ_D (owner-side) and the Haar-transformed Laplace noise η added to
     it (Eq. (7), Lemma 2), both in path order, and the noise's Laplace scale.
 
     The one read of the private rows: integer marginal counts summed over the rows (in memory once; with
-    Dask per partition, merged exactly), divided by the public n here, correctly rounded per cell."""
+    Dask per partition, merged exactly), divided by the public n here, correctly rounded per cell. On a mixed
+    domain the counts are those of every block's cells (:func:`~.mixed.mixed_marginal_counts`) and the scale
+    one value per block (:func:`~.mixed.block_scales`)."""
     cfg = p.config
+    if grid.mixed:
+        true = p.rows.sum(mixed_marginal_counts, grid.blocks) / p.n
+        scales = block_scales(p.n, p.epsilon, grid.blocks, exact_total=cfg.exact_total)
+        return true, grid.noise(scales, p.rng, exact_total=cfg.exact_total), scales
     true = p.rows.sum(marginal_counts, grid.s, grid.k, "path") / p.n
     scale = noise_scale(p.n, p.epsilon, grid.d, grid.s, grid.k, exact_total=cfg.exact_total)
     eta = haar_block_noise(grid.K, grid.k, grid.s, scale, p.rng, exact_total=cfg.exact_total)
@@ -387,9 +468,12 @@ def _noisy_marginals(p: Prepared[SparseMarginalsConfig], grid: Grid) -> tuple[np
 def _consistent(v_dp: np.ndarray, grid: Grid, cfg: SparseMarginalsConfig) -> Noisy:
     """v_DP and its consistency projection (post-processing): v_cons = c0 + Π(v_DP - c0), c0 the uniform
     tables (v_cons = v_DP without the projection, or when Π is too large to build)."""
-    cmap = consistency_map(grid.d, grid.s, grid.k, exact_total=cfg.exact_total) if cfg.consistent else None
+    cmap = None
+    if cfg.consistent:
+        cmap = (mixed_consistency_map(grid.blocks, exact_total=cfg.exact_total) if grid.mixed
+                else consistency_map(grid.d, grid.s, grid.k, exact_total=cfg.exact_total))
     v_dp_row = grid.to_row(v_dp)
-    c0 = 1.0 / grid.m
+    c0 = grid.uniform
     v_cons_row = v_dp_row.copy() if cmap is None else c0 + consistent_part(v_dp_row - c0, cmap)
     return Noisy(dp=v_dp, consistent_row=v_cons_row, cmap=cmap, consistent=cfg.consistent)
 
@@ -415,9 +499,11 @@ def _step3(p: Prepared[SparseMarginalsConfig], grid: Grid, noisy: Noisy, support
                          fix="pass a smaller public_size or k",
                          got=f"C({grid.d}, {s}) = {K} blocks x ({N} public points + 7 x {k}^{s} cells) = {nnz}")
     cells = np.empty((K, N), dtype=np.int64)
-    for b, S in enumerate(grid.subsets):
-        cells[b] = cell_of(support[:, S], k)
-    v_fit = noisy.consistent_row[:, grid.order] if cfg.consistency == "both" else noisy.dp
+    for b in range(K):
+        cells[b] = grid.cells_of(support, b)
+    v_fit = grid.to_path(noisy.consistent_row) if cfg.consistency == "both" else noisy.dp
+    if grid.mixed:  # the L_T Step 3 with the path's step lengths (check_domain refuses the U_T one)
+        return step3_lp(v_fit, np.take_along_axis(grid.rank, cells, axis=1), k, steps=grid.blocks.steps)
     if cfg.step3 == "L_T":
         return step3_lp(v_fit, grid.rank[cells], k)
     return step3_ut_lp(v_fit[:, grid.rank], cells, k, s)
@@ -454,10 +540,10 @@ def _owner(p: Prepared[SparseMarginalsConfig], grid: Grid, cfg: SparseMarginalsC
     eta_row = grid.to_row(eta)
     pi_eta = consistent_part(eta_row, noisy.cmap) if cfg.consistent else None
     return SparseMarginalsOwner(
-        n=p.n, n_clamped=p.n_clamped, true_marginals=grid.to_row(true), noise_lt=float(proxy_lt(eta, grid.k)),
-        noise_ut=ut_block_max(eta_row, grid.k, grid.s) if cfg.uses_ut else None,
-        noise_lt_consistent=None if pi_eta is None else float(proxy_lt(pi_eta[:, grid.order], grid.k)),
-        noise_ut_consistent=ut_block_max(pi_eta, grid.k, grid.s) if pi_eta is not None and cfg.uses_ut else None)
+        n=p.n, n_clamped=p.n_clamped, true_marginals=grid.to_row(true), noise_lt=float(lt_of(grid, eta)),
+        noise_ut=block_max(grid, eta_row) if cfg.uses_ut else None,
+        noise_lt_consistent=None if pi_eta is None else float(lt_of(grid, grid.to_path(pi_eta))),
+        noise_ut_consistent=block_max(grid, pi_eta) if pi_eta is not None and cfg.uses_ut else None)
 
 
 def _params(cfg: SparseMarginalsConfig, grid: Grid, k_rule: str, scale: float, n: int, key: str, noisy: Noisy,
@@ -475,7 +561,30 @@ def _params(cfg: SparseMarginalsConfig, grid: Grid, k_rule: str, scale: float, n
     }
     if budget.declined:  # the default grid's certificate met the solve limit: proven upper bounds took over
         params["certificate_upper_bounds"] = budget.declined
+    if grid.mixed:
+        blocks = grid.blocks
+        params.update({
+            "cells_per_block": blocks.cells.tolist(), "haar_levels": [levels_for(int(m)) for m in blocks.cells],
+            "noise_scale": float(np.max(scale)), "noise_scales": np.asarray(scale).tolist(),
+            "block_shapes": [list(g.shape) for g in blocks.geos], "path": "snake, categorical axes outermost",
+            "categorical": "one cell per declared category (not discretised); numeric columns k cells each",
+            "certificate_large_blocks": budget.bounded})
     return params
+
+
+def _ledger_entry(grid: Grid, scale: Any, cfg: SparseMarginalsConfig) -> str:
+    """The ledger's one line: the noisy marginals and their Laplace scale(s)."""
+    total = ", exact totals" if cfg.exact_total else ""
+    if not grid.mixed:
+        return f"noisy {grid.s}-marginals: Haar-transformed Laplace, scale {scale:.4g} (Lemma 2{total})"
+    lo, hi = float(np.min(scale)), float(np.max(scale))
+    return (f"noisy {grid.s}-marginals over numeric and categorical columns: Haar-transformed Laplace per block, "
+            f"scale {lo:.4g}" + (f" to {hi:.4g}" if hi > lo else "") + f" (Lemma 2, Appendix C.2{total})")
+
+
+def _categorical_mask(grid: Grid) -> np.ndarray | None:
+    """The categorical columns of a mixed grid (None on the cube)."""
+    return np.asarray(grid.blocks.weights) > 0 if grid.mixed else None
 
 
 def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float, key: str, certs: Certificates,
@@ -500,4 +609,18 @@ def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float,
         notes.append(f"The certificate reached dpsynth_core.limits max_transport_solves ({budget.limit}): "
                      f"{budget.declined} exact transport solve(s) were replaced by their proven upper bounds, so "
                      f"the bound is valid but looser than the exact computation.")
+    if grid.mixed:
+        notes.append("Categorical columns: a marginal over a categorical column has one cell per declared category "
+                     "(nothing is discretised on that axis); the public candidates carry categories drawn from the "
+                     "declared lists; the bound is on the largest W1 over the marginals under the mixed metric "
+                     "(l_inf on the numeric unit coordinates, w_j between two different categories, combined by max; "
+                     "docs/mixed-data.md).")
+        if budget.bounded:
+            notes.append(f"{budget.bounded} U_T value(s) of marginal tables over more than {DENSE_MIXED_MAX} cells "
+                         "with a categorical axis were replaced by their proven upper bounds (valid, looser).")
+        diam = max(1.0, max(grid.blocks.weights))
+        if bound >= diam:
+            notes.append(f"The bound {bound:.3g} is not below the largest distance in the space ({diam:g}), which "
+                         "bounds every W1 anyway: it says nothing here. More rows, a larger ε, a smaller s or "
+                         "fewer categories give an informative one.")
     return notes

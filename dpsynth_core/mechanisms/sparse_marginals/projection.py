@@ -31,17 +31,23 @@ TIE_BREAK = 1e-3
 
 
 # ------------------------------------------------------------------------------ public support
-def discretise_support(P: np.ndarray, k: int) -> np.ndarray:
+def discretise_support(P: np.ndarray, k: int, categorical: np.ndarray | None = None) -> np.ndarray:
     """Move points of the unit cube to the centres of their cells of :math:`T_{k,d}` and drop duplicates.
 
     Section 5.1 takes the public points in :math:`T_k`, so that :math:`T^{-1}T\\mu = \\mu` and the last
-    projection term of Eq. (4) vanishes.
+    projection term of Eq. (4) vanishes. ``categorical`` (a mask of the columns, mixed domains): those
+    columns hold category indices, which are their own cells and stay as they are.
 
     Returns
     -------
     ndarray (n_unique, d) of cell centres, sorted row-major.
     """
     idx = np.clip(np.floor(P * k).astype(np.int64), 0, k - 1)
+    if categorical is not None:
+        idx[:, categorical] = P[:, categorical].astype(np.int64)
+        uniq = np.unique(idx, axis=0).astype(np.float64)
+        uniq[:, ~categorical] = (uniq[:, ~categorical] + 0.5) / k
+        return uniq
     uniq = np.unique(idx, axis=0)
     return (uniq + 0.5) / k
 
@@ -54,11 +60,14 @@ def public_points(public: Any, public_size: int, domain: Domain, k: int, rng: np
     centres of :math:`T_{k,d}`: all of them when ``k^d <= public_size``, else ``public_size`` of them chosen
     uniformly) or points in domain units (an array or a DataFrame with the domain's columns), already
     checked against the domain by the caller; they are clamped into the unit cube like X. No data used.
+    On a mixed domain the candidates carry categories too (:func:`_mixed_public_points`).
     """
     d = domain.d
     if not isinstance(public, str):
         U = domain.to_unit(public, owner=owner)
         return U, f"{U.shape[0]} public points given by the caller"
+    if domain.is_mixed:
+        return _mixed_public_points(public, public_size, domain, k, rng)
     if public == "uniform":
         return rng.random((public_size, d)), f"{public_size} points drawn uniformly on the domain (data-independent)"
     total = k**d
@@ -77,12 +86,47 @@ def public_points(public: Any, public_size: int, domain: Domain, k: int, rng: np
     return (coords + 0.5) / k, f"{public_size} of the {total} k^d grid centres, chosen uniformly (data-independent)"
 
 
+def _mixed_public_points(public: str, public_size: int, domain: Domain, k: int,
+                         rng: np.random.Generator) -> tuple[np.ndarray, str]:
+    """Public candidates on a mixed domain (encoded unit rows), data-independent: "uniform" draws the numeric
+    columns uniformly on the cube and every category uniformly among the declared ones; "grid" takes the
+    centres of the numeric k-grid times every combination of declared categories (all of them when there
+    are at most ``public_size``, else that many chosen uniformly)."""
+    cat = domain.categorical_index
+    sizes = np.array([len(domain.categories[c]) if c in domain.categories else k for c in domain.names],
+                     dtype=np.int64)
+    if public == "uniform":
+        U = rng.random((public_size, domain.d))
+        U[:, cat] = np.minimum(np.floor(U[:, cat] * sizes[cat]), sizes[cat] - 1)
+        return U, (f"{public_size} points drawn uniformly on the domain, categories uniform among the declared "
+                   "ones (data-independent)")
+    total = int(np.prod(sizes.astype(object)))
+    if total <= public_size:
+        flat = np.arange(total, dtype=np.int64)
+        what = f"all {total} cells of the k-grid times the declared categories (exact Step 3)"
+    else:
+        picks: set[int] = set()
+        while len(picks) < public_size:
+            picks.update(int(x) for x in rng.integers(0, total, size=public_size - len(picks)))
+        flat = np.array(sorted(picks), dtype=np.int64)
+        what = (f"{public_size} of the {total} cells of the k-grid times the declared categories, chosen uniformly "
+                "(data-independent)")
+    coords = np.empty((flat.size, domain.d))
+    rest = flat.copy()
+    for a in range(domain.d - 1, -1, -1):
+        coords[:, a] = rest % sizes[a]
+        rest //= sizes[a]
+    num = domain.numeric_index
+    coords[:, num] = (coords[:, num] + 0.5) / k
+    return coords, what
+
+
 # ------------------------------------------------------------------------------------- the LPs
 def _cum_targets(v_path: np.ndarray) -> np.ndarray:
     return np.cumsum(v_path, axis=-1)
 
 
-def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> dict:
+def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK, steps: Any = None) -> dict:
     """Step 3 of Algorithm 1 over measures on public points [DLS+24, Section 5.1, Eq. (16)], sparse.
 
     .. math:: \\min_{\\alpha \\in \\Delta^{N-1}} \\ t + \\frac{\\lambda}{K}\\sum_S \\ell_S \\quad \\text{s.t.}\\quad
@@ -101,6 +145,9 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     pos : int array (K, N): path position of public point j's cell in block S
     k : int >= 1
     tie_break : float >= 0, λ
+    steps : array (K, m) or None
+        On a mixed domain the weights of the cumulative sums (the path's step lengths, Eq. (28);
+        :attr:`~.mixed.MixedBlocks.steps`) in place of 1/k.
 
     Returns
     -------
@@ -124,10 +171,10 @@ def step3_lp(v_path: Any, pos: Any, k: int, *, tie_break: float = TIE_BREAK) -> 
     it = N + 2 * nP  # t
     n_var = it + 1
     A_eq, b_eq = _lt_equalities(pos, K, m, n_var)
-    A_ub, b_ub = _lt_inequalities(c, k, N, n_var)
+    A_ub, b_ub = _lt_inequalities(c, k, N, n_var, steps)
     obj = np.zeros(n_var)
     obj[it] = 1.0
-    obj[iE:it] = tie_break / (K * k)
+    obj[iE:it] = tie_break / (K * k) if steps is None else (tie_break / K) * np.asarray(steps, dtype=float).ravel()
     bounds = np.zeros((n_var, 2))
     bounds[:, 1] = np.inf
     bounds[N:iE] = (-np.inf, np.inf)
@@ -156,8 +203,10 @@ def _lt_equalities(pos: np.ndarray, K: int, m: int, n_var: int) -> tuple[sparse.
     return A_eq, b_eq
 
 
-def _lt_inequalities(c: np.ndarray, k: int, N: int, n_var: int) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """-P - e <= -c; P - e <= c (so e >= |c - P|); (1/k) Σ_l e_{b,l} - t <= 0 for every block b."""
+def _lt_inequalities(c: np.ndarray, k: int, N: int, n_var: int,
+                     steps: Any = None) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """-P - e <= -c; P - e <= c (so e >= |c - P|); (1/k) Σ_l e_{b,l} - t <= 0 for every block b (Σ_l h_{b,l} e_{b,l}
+    with the path's step lengths h on a mixed domain)."""
     K, m = c.shape
     nP = K * m
     it = N + 2 * nP
@@ -167,8 +216,8 @@ def _lt_inequalities(c: np.ndarray, k: int, N: int, n_var: int) -> tuple[sparse.
     r3 = 2 * nP + np.repeat(np.arange(K), m)
     rows = np.concatenate([r1, r1, r2, r2, r3, 2 * nP + np.arange(K)])
     cols = np.concatenate([Pcol.ravel(), Ecol.ravel(), Pcol.ravel(), Ecol.ravel(), Ecol.ravel(), np.full(K, it)])
-    data = np.concatenate([-np.ones(nP), -np.ones(nP), np.ones(nP), -np.ones(nP), np.full(nP, 1.0 / k),
-                           -np.ones(K)])
+    weight = np.full(nP, 1.0 / k) if steps is None else np.asarray(steps, dtype=float).ravel()
+    data = np.concatenate([-np.ones(nP), -np.ones(nP), np.ones(nP), -np.ones(nP), weight, -np.ones(K)])
     A_ub = sparse.csr_matrix((data, (rows, cols)), shape=(2 * nP + K, n_var))
     return A_ub, np.concatenate([-c.ravel(), c.ravel(), np.zeros(K)])
 

@@ -211,6 +211,7 @@ class SolveBudget:
         self.limit = limits.current().max_transport_solves
         self.used = 0
         self.declined = 0
+        self.bounded = 0  # mixed blocks above the dense limit: proven upper bounds (.mixed.DENSE_MIXED_MAX)
         self.planned = 0
         self.soft = soft
         self.owner, self.k, self.s, self.K, self.mc_draws = owner, k, s, K, mc_draws

@@ -59,11 +59,20 @@ def path_rank(k: int, s: int) -> tuple[np.ndarray, np.ndarray]:
 class Grid:
     """The public layout of the query vector: K = C(d, s) blocks, one per subset S of s coordinates
     (:func:`~dpsynth_core.transport.marginals.marginal_subsets` order), of k^s cells each, ordered
-    along the snake path (``order``, ``rank``: :func:`path_rank`)."""
+    along the snake path (``order``, ``rank``: :func:`path_rank`).
+
+    On a mixed domain ``blocks`` (:class:`~.mixed.MixedBlocks`) describes blocks of different sizes
+    padded to a common width ``m``; ``order`` and ``rank`` are then (K, m) arrays, one row per block, and
+    :meth:`to_row`, :meth:`to_path`, :meth:`bins`, :meth:`noise` dispatch to it."""
 
     d: int
     s: int
     k: int
+    blocks: Any = None
+
+    @property
+    def mixed(self) -> bool:
+        return self.blocks is not None
 
     @functools.cached_property
     def subsets(self) -> list[tuple[int, ...]]:
@@ -76,22 +85,57 @@ class Grid:
 
     @property
     def m(self) -> int:
-        """Cells per block, k^s."""
-        return self.k**self.s
+        """Cells per block, k^s (on a mixed domain the padded width, the largest block's cells)."""
+        return self.blocks.m if self.mixed else self.k**self.s
 
     @property
     def order(self) -> np.ndarray:
-        """``order[p]``: the row-major cell at path position p."""
-        return path_rank(self.k, self.s)[0]
+        """``order[p]``: the row-major cell at path position p (per block on a mixed domain)."""
+        return self.blocks.order if self.mixed else path_rank(self.k, self.s)[0]
 
     @property
     def rank(self) -> np.ndarray:
-        """``rank[c]``: the path position of row-major cell c."""
-        return path_rank(self.k, self.s)[1]
+        """``rank[c]``: the path position of row-major cell c (per block on a mixed domain)."""
+        return self.blocks.rank if self.mixed else path_rank(self.k, self.s)[1]
 
     def to_row(self, w_path: np.ndarray) -> np.ndarray:
         """Blocks in path order -> row-major cell order (row-major cell c sits at path position rank[c])."""
-        return w_path[..., self.rank]
+        return self.blocks.to_row(w_path) if self.mixed else w_path[..., self.rank]
+
+    def to_path(self, w_row: np.ndarray) -> np.ndarray:
+        """Blocks in row-major cell order -> path order."""
+        return self.blocks.to_path(w_row) if self.mixed else w_row[..., self.order]
+
+    def bins(self, points: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        """Counts (``weights`` None) or summed weights per cell of the points (unit rows), path order."""
+        if self.mixed:
+            return self.blocks.bins(points, weights)
+        return marginal_bins(points, self.s, self.k, "path", weights)
+
+    def noise(self, scale: Any, rng: np.random.Generator, *, draws: int | None = None,
+              exact_total: bool) -> np.ndarray:
+        """The Haar-transformed Laplace noise of every block (:func:`haar_block_noise`; on a mixed domain
+        per block of its own size, ``scale`` one value per block)."""
+        if self.mixed:
+            return self.blocks.noise(scale, rng, draws=draws, exact_total=exact_total)
+        return haar_block_noise(self.K, self.k, self.s, scale, rng, draws=draws, exact_total=exact_total)
+
+    def cells_of(self, points: np.ndarray, b: int) -> np.ndarray:
+        """Row-major cell of each point (unit rows) in block b."""
+        if self.mixed:
+            return self.blocks.cell_index(points, b)
+        return cell_of(points[:, self.subsets[b]], self.k)
+
+    def position(self, cells: np.ndarray, b: int) -> np.ndarray:
+        """Path positions of row-major cells of block b."""
+        return (self.blocks.rank[b] if self.mixed else self.rank)[cells]
+
+    @property
+    def uniform(self) -> np.ndarray | float:
+        """The block totals' uniform tables c0: 1/m_S on every cell of block S (0 on padding)."""
+        if not self.mixed:
+            return 1.0 / self.m
+        return np.where(self.blocks.real, 1.0 / self.blocks.cells[:, None], 0.0)
 
 
 def marginal_bins(arr: np.ndarray, s: int, k: int, order: str, weights: np.ndarray | None) -> np.ndarray:
