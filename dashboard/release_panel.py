@@ -111,10 +111,10 @@ def numeric_page_gate(*, key: str, what: str) -> bool:
 
 
 def numeric_details(res):
-    """``res`` of :func:`release_section` for a page whose detail views draw the numeric grid of its
-    trace; on a table with categorical columns None, after saying so (the release, its comparison with
-    the data and the report are above), so that a mechanism that starts taking categorical columns
-    never meets a picture made for numeric cells."""
+    """``res`` of :func:`release_section` for a page whose detail views are made for numeric data only
+    (today Private Evolution's); on a table with categorical columns None, after saying so (the release,
+    its comparison with the data and the report are above), so that a mechanism that starts taking
+    categorical columns never meets a picture made for numeric rows."""
     if res is None or not data().domain.is_mixed:
         return res
     st.info("The detail views of this page draw the numeric grid of the mechanism; on a table with categorical "

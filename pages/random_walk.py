@@ -27,7 +27,6 @@ def _example_path(kind: str, k: int, d: int):
 
 spec, params = _ui.mechanism_header("random_walk", "haar_walk")
 res = _ui.release_section("haar_walk", params, title="random_walk")
-res = _ui.numeric_details(res)  # this page's detail views draw numeric grids
 if res is not None:
     rel, w = res
     tr, owner = HaarWalkTrace.of(rel), HaarWalkOwner.of(rel)
@@ -69,6 +68,11 @@ if res is not None:
 
     def _path():
         k_axis = tr.cells_per_axis
+        if tr.combinations > 1:
+            st.caption(f"On this table the path runs through the {tr.combinations} combinations of categories, one "
+                       "after the other (neighbouring combinations differ in one category), and through the numeric "
+                       "grid within each: it is drawn for a 2-D numeric grid only.")
+            return
         if tr.d != 2:
             st.caption("The path is drawn for 2-D data; in 1-D the line is the data space itself.")
             return

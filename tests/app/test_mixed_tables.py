@@ -141,15 +141,41 @@ def test_what_the_release_preserves_on_a_mixed_table(mixed_app):
 
 
 def test_numeric_only_button_continues_on_the_numeric_columns():
+    """low_dim stays numeric (private PCA needs a vector space): its page offers the numeric columns."""
     at = new_app(clinic(400))
-    goto(at, "psmm")
+    goto(at, "low_dim")
     assert any(REFUSAL in i.value for i in at.info)
-    at.button(key="numeric_only_psmm").click().run()
+    at.button(key="numeric_only_low_dim").click().run()
     assert not at.exception, exceptions(at)
     d = at.session_state["dataset"]
     assert d.domain.names == ("age", "bmi", "systolic_bp") and not d.domain.is_mixed
     assert d.domain.lower == (18.0, 10.0, 60.0)  # the declared bounds, kept
-    assert not errors(at) and len(at.metric) >= 4  # PSMM now releases
+    assert not errors(at) and len(at.metric) >= 4  # low_dim now releases
+
+
+@pytest.mark.parametrize("page,key,views", [
+    ("psmm", "psmm_view", ["The signed measure", "True, noisy, projected", "Projection against clipping"]),
+    ("random_walk", "rw_view", ["Running sums of the noise", "Distributions on the line", "The path through the grid",
+                                "The Haar basis"]),
+    ("sparse_marginals", "sm_view", ["The certificate", "The tables"]),
+])
+def test_grid_mechanism_views_on_the_clinic_table(mixed_app, page, key, views):
+    """The grid mechanisms that take categorical columns: every detail view renders on the mixed table
+    (the numeric grids with the combinations of categories summed, or a sentence where a picture needs a
+    numeric grid), never an error."""
+    if not MECHANISMS[PAGE_MECH[page]].categorical:
+        pytest.fail(f"{PAGE_MECH[page]} takes categorical columns in this build; this test needs it")
+    at = goto(mixed_app, page)
+    for view in views:
+        at.segmented_control(key=key).set_value(view).run()
+        assert not at.exception and not errors(at), (page, view, exceptions(at), errors(at))
+        assert len(at.get("plotly_chart")) >= 2, (page, view)
+        captions = " ".join(c.value for c in at.caption)
+        if page == "psmm":
+            assert "numeric columns only" in captions and "combinations of categories" in captions
+        if view == "The path through the grid":
+            assert "drawn for a 2-D numeric grid only" in captions
+    mixed_app.session_state["neighbours"] = "add_remove"
 
 
 def test_pmm_button_loads_the_clinic_table():
