@@ -23,9 +23,9 @@ def sidebar(page: str) -> Any:
     sb = st.sidebar
     with sb:
         st.markdown(f"**Dataset:** `{d.name}` — d = {d.d}")
-        st.caption("Public bounds: " + ", ".join(f"{n} ∈ [{lo:g}, {hi:g}]" for n, lo, hi in
-                                                 zip(d.domain.names[:4], d.domain.lower, d.domain.upper,
-                                                     strict=False)) + (" …" if d.d > 4 else ""))
+        st.caption(("Public domain: " if d.domain.is_mixed else "Public bounds: ") + _domain_text(d.domain))
+        if not d.domain.declared:
+            st.caption(":material/warning: read off the data: NOT private")
         st.caption(f"n = {d.n} rows (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
                    "noisy or declared size)")
         st.select_slider("ε (privacy budget, log scale)", options=EPSILON_GRID, key="epsilon", persist_state="session",
@@ -51,6 +51,19 @@ def sidebar(page: str) -> Any:
             st.warning(msg)
         ledger = st.container()
     return ledger
+
+
+def _domain_text(dom, most: int = 4) -> str:
+    """The first columns of the public domain: bounds of numeric columns, categories of the others."""
+    bounds = dict(zip(dom.numeric_names, zip(dom.lower, dom.upper, strict=True), strict=True))
+    parts = []
+    for n in dom.names[:most]:
+        if n in dom.categories:
+            labels = dom.categories[n]
+            parts.append(f"{n} ∈ {{{', '.join(labels[:4])}{', …' if len(labels) > 4 else ''}}}")
+        else:
+            parts.append(f"{n} ∈ [{bounds[n][0]:g}, {bounds[n][1]:g}]")
+    return ", ".join(parts) + (" …" if dom.d > most else "")
 
 
 def show_ledger(box: Any) -> None:

@@ -64,9 +64,10 @@ def settings() -> dict:
 
 
 def bounds_from_data() -> bool:
-    """True when the current dataset's bounds were read off the data (then nothing is private)."""
+    """True when the current dataset's bounds or categories were read off the data (then nothing is
+    private): the domain says so (``provenance="data"``), or the data source does."""
     source = st.session_state.get("dataset_source")
-    return bool(getattr(source, "bounds_from_data", False))
+    return bool(getattr(source, "bounds_from_data", False)) or not data().domain.declared
 
 
 def flash(kind: str, message: str) -> None:

@@ -20,7 +20,14 @@ from __future__ import annotations
 
 from .compute import dom_key, domain_of, mechanisms, safe, teaching_release, w1_of
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
-from .release_panel import UNIT_DIAMETER, relation_supported, release_section, switch_relation
+from .release_panel import (
+    UNIT_DIAMETER,
+    numeric_details,
+    numeric_page_gate,
+    relation_supported,
+    release_section,
+    switch_relation,
+)
 from .state import data, flash, set_data, settings, show_flash
 from .sweep import kept_sweep
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
@@ -33,7 +40,7 @@ __all__ = [
     # library calls
     "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of",
     # a mechanism's release
-    "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER",
+    "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER", "numeric_page_gate", "numeric_details",
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
     # a computation behind a button

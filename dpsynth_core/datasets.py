@@ -17,6 +17,11 @@ Generators
 Real data
     :func:`digits` ([HSVZ23, Section 5]), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
     :func:`default_dataset` is the dashboard's embedded default.
+Mixed data (numeric and categorical columns)
+    :func:`clinic`, a small health-like table generated with a fixed seed from a documented model, with
+    its declared public domain (:data:`CLINIC_BOUNDS`, :data:`CLINIC_CATEGORIES`); :data:`MIXED_DATASETS`.
+    A mixed dataset's ``X`` is the domain's encoding (category indices in the categorical columns,
+    :meth:`~dpsynth_core.domain.Domain.read`); :meth:`Dataset.to_frame` gives the table with its labels.
 CSV
     Reading and writing CSV files is :mod:`dpsynth_core.tabular` (:func:`~dpsynth_core.tabular.load_csv`,
     :func:`~dpsynth_core.tabular.csv_bytes`).
@@ -52,6 +57,11 @@ __all__ = [
     "iris",
     "wine",
     "REAL_DATASETS",
+    "clinic",
+    "CLINIC_BOUNDS",
+    "CLINIC_CATEGORIES",
+    "CLINIC_SEED",
+    "MIXED_DATASETS",
     "default_dataset",
     "resampler",
     "MAX_N",
@@ -72,7 +82,9 @@ class Dataset:
     Parameters
     ----------
     X : ndarray of shape (n, d)
-        The points, in the domain's units. Stored read-only (the object is a frozen value).
+        The points, in the domain's units. Stored read-only (the object is a frozen value). For a domain
+        with categorical columns, the domain's encoding: a categorical column holds the index of each
+        row's category in the declared list (:meth:`~dpsynth_core.domain.Domain.read`).
     domain : Domain
         The PUBLIC bounds of the data, known without looking at ``X``.
     name : str
@@ -113,8 +125,12 @@ class Dataset:
         return int(self.X.shape[1])
 
     def to_frame(self):
-        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy)."""
-        return pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
+        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy); categorical
+        columns as pandas categoricals of their declared labels."""
+        frame = pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
+        for col, labels in self.domain.categories.items():
+            frame[col] = pd.Categorical.from_codes(frame[col].to_numpy().astype(np.int64), categories=list(labels))
+        return frame
 
 
 # ----------------------------------------------------------------------------- shared checks
@@ -780,6 +796,104 @@ def wine() -> Dataset:
 
 #: name -> loader (a function with no argument returning a :class:`Dataset`).
 REAL_DATASETS: dict[str, Callable[[], Dataset]] = {"digits": digits, "iris": iris, "wine": wine}
+
+
+# ---------------------------------------------------------------------------------- mixed data
+#: The clinic table's public bounds, declared as a data owner would before looking at any record:
+#: adult patients (18 to 100 years), a body-mass index in [10, 60] kg/m² and a systolic blood pressure
+#: in [60, 250] mmHg (the ranges a clinical form accepts). The generator draws inside narrower ranges.
+CLINIC_BOUNDS: dict[str, tuple[float, float]] = {
+    "age": (18.0, 100.0),
+    "bmi": (10.0, 60.0),
+    "systolic_bp": (60.0, 250.0),
+}
+#: The clinic table's categories, declared with the form's choices (not read off the records).
+CLINIC_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "sex": ("F", "M"),
+    "region": ("north", "east", "south", "west"),
+    "diabetes": ("no", "yes"),
+}
+#: The columns in the table's order.
+CLINIC_COLUMNS = ("age", "sex", "bmi", "systolic_bp", "region", "diabetes")
+#: The fixed seed of the bundled table.
+CLINIC_SEED = 20260
+_CLINIC_REGION_P = (0.30, 0.20, 0.30, 0.20)            # north, east, south, west
+_CLINIC_REGION_BMI = (0.0, 0.5, 2.0, -0.5)             # kg/m² added to the BMI, per region
+
+
+def clinic(n: int = 2000, *, rng: Any = CLINIC_SEED) -> Dataset:
+    """A small health-like table with numeric and categorical columns, generated from a documented model.
+
+    Columns (in this order): ``age`` (years), ``sex`` (F, M), ``bmi`` (kg/m²), ``systolic_bp`` (mmHg),
+    ``region`` (north, east, south, west) and ``diabetes`` (no, yes). The generating model, with
+    :math:`Z_1, Z_2 \\sim N(0, 1)` independent and :math:`\\sigma(t) = 1/(1 + e^{-t})`:
+
+    .. math::
+
+        \\mathrm{sex} &\\sim \\mathrm{Cat}(F: 0.52,\\ M: 0.48), \\qquad
+        \\mathrm{region} \\sim \\mathrm{Cat}(\\mathrm{north}: 0.3,\\ \\mathrm{east}: 0.2,\\
+        \\mathrm{south}: 0.3,\\ \\mathrm{west}: 0.2)\\\\
+        \\mathrm{age} &= 18 + 72\\,B, \\quad B \\sim \\mathrm{Beta}(2, 2.2)\\\\
+        \\mathrm{bmi} &= \\mathrm{clip}_{[12, 55]}\\big(21 + 0.08(\\mathrm{age} - 18) + 0.8[\\mathrm{M}]
+        + r_{\\mathrm{region}} + 4 Z_1\\big), \\quad r = (0, 0.5, 2, -0.5)\\\\
+        \\mathrm{systolic\\_bp} &= \\mathrm{clip}_{[80, 220]}\\big(100 + 0.55(\\mathrm{age} - 18)
+        + 0.9(\\mathrm{bmi} - 25) + 5[\\mathrm{M}] + 12 Z_2\\big)\\\\
+        P(\\mathrm{diabetes} = \\mathrm{yes}) &= \\sigma\\big(-8.5 + 0.045\\,\\mathrm{age} + 0.17\\,\\mathrm{bmi}
+        + 0.4[\\mathrm{south}]\\big)
+
+    so the columns are related as in real clinical data: blood pressure grows with age and BMI, BMI
+    with age and differs by region, diabetes is more frequent with age, BMI and in the south (about one
+    row in five says "yes"). Nothing in it describes real people.
+
+    The public domain is declared, not read off the sample: :data:`CLINIC_BOUNDS` (wider than the
+    ranges drawn, as a clinical form's limits are) and :data:`CLINIC_CATEGORIES` (the form's choices).
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of rows (default 2000).
+    rng : numpy.random.Generator, int or None
+        Randomness; the default :data:`CLINIC_SEED` gives the bundled table.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 6): the domain's encoding (numbers, and the index of each category in its
+        declared list); :meth:`Dataset.to_frame` gives the table with its labels. No labels.
+    """
+    owner = "clinic"
+    n = _check_n(n, owner)
+    gen = check_rng(rng, owner)
+    male = gen.random(n) < 0.48
+    region = gen.choice(4, size=n, p=_CLINIC_REGION_P)
+    age = 18.0 + 72.0 * gen.beta(2.0, 2.2, size=n)
+    bmi = np.clip(21.0 + 0.08 * (age - 18.0) + 0.8 * male + np.asarray(_CLINIC_REGION_BMI)[region]
+                  + 4.0 * gen.standard_normal(n), 12.0, 55.0)
+    bp = np.clip(100.0 + 0.55 * (age - 18.0) + 0.9 * (bmi - 25.0) + 5.0 * male + 12.0 * gen.standard_normal(n),
+                 80.0, 220.0)
+    logit = -8.5 + 0.045 * age + 0.17 * bmi + 0.4 * (region == 2)
+    diabetes = gen.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    cats = CLINIC_CATEGORIES
+    frame = pd.DataFrame({
+        "age": age,
+        "sex": np.asarray(cats["sex"])[male.astype(np.int64)],
+        "bmi": bmi,
+        "systolic_bp": bp,
+        "region": np.asarray(cats["region"])[region],
+        "diabetes": np.asarray(cats["diabetes"])[diabetes.astype(np.int64)],
+    }, columns=list(CLINIC_COLUMNS))
+    numeric = [c for c in CLINIC_COLUMNS if c in CLINIC_BOUNDS]
+    dom = Domain([CLINIC_BOUNDS[c][0] for c in numeric], [CLINIC_BOUNDS[c][1] for c in numeric],
+                 names=CLINIC_COLUMNS, categories=cats)
+    return Dataset(dom.read(frame, name="frame", owner=owner), dom, "clinic",
+                   f"{n} patients of a generated clinic (not real people): age, sex, BMI, systolic blood pressure, "
+                   "region and diabetes. Public domain declared as on a clinical form: age in [18, 100] years, "
+                   "BMI in [10, 60] kg/m², blood pressure in [60, 250] mmHg; sex F/M, region north/east/south/west, "
+                   "diabetes no/yes.")
+
+
+#: name -> loader (no argument) of the bundled tables with categorical columns.
+MIXED_DATASETS: dict[str, Callable[[], Dataset]] = {"clinic": clinic}
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,6 +17,7 @@ if params.get("init") in NONPRIVATE:
     params["allow_nonprivate_init"] = True
 params["track_w1"] = False  # the per-iteration W1 (owner view) is computed only when its view is open
 res = _ui.release_section("private_evolution", params, title="private_evolution")
+res = _ui.numeric_details(res)  # the detail views are made for numeric rows
 if res is not None:
     rel, w = res
     d = _ui.data()

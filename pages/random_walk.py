@@ -68,6 +68,11 @@ if res is not None:
 
     def _path():
         k_axis = tr.cells_per_axis
+        if tr.combinations > 1:
+            st.caption(f"On this table the path runs through the {tr.combinations} combinations of categories, one "
+                       "after the other (neighbouring combinations differ in one category), and through the numeric "
+                       "grid within each: it is drawn for a 2-D numeric grid only.")
+            return
         if tr.d != 2:
             st.caption("The path is drawn for 2-D data; in 1-D the line is the data space itself.")
             return

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
-from dpsynth_core import Domain, viz
+from dpsynth_core import viz
 from dpsynth_core.experiments import certificate_measure, sweep
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
 from dpsynth_core.transport import sparse_utility_loss
@@ -13,12 +13,10 @@ _ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _loss(X, Y, lower, upper, names, s, categories=(), weights=()):
-    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper). With
-    categorical columns (``categories``: (name, labels) pairs) under the mixed metric."""
-    dom = (Domain(list(lower), list(upper), names=tuple(names), categories=dict(categories), weights=dict(weights))
-           if categories else _ui.domain_of(lower, upper, names))
-    value, det = sparse_utility_loss(X, Y, int(s), dom, budget="interactive", return_details=True)
+def _loss(X, Y, dom, s):
+    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper); on a
+    table with categorical columns under the mixed metric (the domain travels whole in its key)."""
+    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
 
 
@@ -51,10 +49,7 @@ if res is not None:
 
     def _certificate():
         terms = tr.released
-        cats = tuple(rel.domain.categories.items())
-        weights = tuple(zip(rel.domain.categories, rel.domain.weights, strict=True))
-        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, cats, weights,
-                        what="computing the loss")
+        loss = _ui.safe(_loss, d.X, rel.synthetic, _ui.dom_key(d.domain), s_ord, what="computing the loss")
         _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
                                       "noise (high-probability level)": terms.privatisation_quantile,
                                       "fit of the synthetic points": terms.projection},

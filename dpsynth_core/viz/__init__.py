@@ -38,6 +38,7 @@ viz.<builder>(...)`` is the one way to call them):
 :mod:`.private_evolution`  ``pe_iteration``, ``pe_animation``
 :mod:`.low_dim`            ``pca_3d``, ``spectrum``, ``angles_plot``, ``digit_images``
 :mod:`.sweeps`             results over runs: ``series_plot``, ``rates_loglog``, ``compare_bars``, ``audit_band``
+:mod:`.categories`         categorical columns: ``category_counts`` (real against synthetic), ``numeric_by_category``
 =========================  ==================================================================================
 """
 
@@ -55,6 +56,7 @@ from ._common import (
     is_owner,
     thin,
 )
+from .categories import MAX_CATEGORY_BARS, MAX_CATEGORY_PANELS, category_counts, numeric_by_category
 from .grids import grid_measures, signed_grid
 from .lines import grid_path, haar_basis, kr_duality, line_cdfs, partial_sum_paths
 from .low_dim import angles_plot, digit_images, pca_3d, spectrum
@@ -73,6 +75,8 @@ __all__ = [
     "MAX_POINTS",
     "FIGURE_POINTS",
     "MAX_TREE_LEVEL",
+    "MAX_CATEGORY_BARS",
+    "MAX_CATEGORY_PANELS",
     "is_owner",
     "thin",
     "scatter_data",
@@ -101,5 +105,7 @@ __all__ = [
     "compare_bars",
     "audit_band",
     "pe_animation",
+    "category_counts",
+    "numeric_by_category",
     "empty_figure",
 ]

@@ -73,11 +73,13 @@ def _edges_1d(lower, upper, *arrays, bins: int = 60) -> np.ndarray:
 
 def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | None = None,
                  lower=None, upper=None, axes: tuple[int, int] = (0, 1), title: str = "",
-                 max_points: int = MAX_POINTS, label_name: str = "data", note: str | None = None) -> go.Figure:
+                 max_points: int = MAX_POINTS, label_name: str = "data", note: str | None = None,
+                 label_title: str = "label") -> go.Figure:
     """The dataset: a scatter of two coordinates (a histogram when d = 1), the public box dotted.
 
     Each axis spans its own public bounds unless both axes have the same bounds (then one scale);
-    the x-axis title says which. With ``labels`` the points are coloured by label (at most 12)."""
+    the x-axis title says which. With ``labels`` the points are coloured by label (at most 12; the
+    legend is titled ``label_title``, e.g. the categorical column the labels come from)."""
     X = as_points(X)
     if X.shape[1] == 1:
         edges = _edges_1d(lower, upper, X[:, 0])
@@ -99,14 +101,14 @@ def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | No
             traces.append(go.Scatter(x=f32(x[m]), y=f32(y[m]), mode="markers", name=str(v),
                                      marker=dict(size=4, opacity=0.65, color=LABEL_COLORS[i % len(LABEL_COLORS)],
                                                  symbol=GROUP_SYMBOLS[(i // len(LABEL_COLORS)) % 8]),
-                                     hovertemplate=hover_text(f"row with label {v}", xn, yn)))
+                                     hovertemplate=hover_text(f"row with {label_title} {v}", xn, yn)))
     else:
         traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name=label_name,
                                  marker=dict(size=4, opacity=0.5, color=COLORS["real"]),
                                  hovertemplate=hover_text("a row of the data", xn, yn)))
     b = bounds_2d(lower, upper, axes)
     lay = figure_layout(title=title, note=note, legend=len(traces) > 1)
-    lay["legend"]["title"] = dict(text="label ")
+    lay["legend"]["title"] = dict(text=f"{label_title} ")
     scatter_axes(lay, 0, b, xn, yn)
     if b is not None:
         lay["shapes"] = [box_shape(b)]

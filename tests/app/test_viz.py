@@ -42,7 +42,7 @@ def people(n: int = 5000, seed: int = 0) -> np.ndarray:
 
 def realistic_cases() -> dict:
     """name → function(viz module) → Figure, at the sizes the dashboard draws (old keywords only)."""
-    from dpsynth_core import haar, paths
+    from dpsynth_core import datasets, haar, paths
     from dpsynth_core.domain import Domain
     from dpsynth_core.mechanisms import run
 
@@ -90,6 +90,9 @@ def realistic_cases() -> dict:
     lb, ub = cell_bounds(16, 2)
     a, b = rng.beta(2, 5, 5000), rng.beta(3, 4, 5000)
     labels = (Xr[:, 0] > 50).astype(int)
+    clinic = datasets.clinic(5000)
+    real_t, synth_t = clinic.to_frame(), datasets.clinic(5000, rng=7).to_frame()  # a stand-in synthetic table
+    cats = clinic.domain.categories
     return {
         "scatter_data": lambda v: v.scatter_data(Xr, NAMES, labels=labels, lower=LO, upper=HI),
         "scatter_compare": lambda v: v.scatter_compare(Xr, Yr, NAMES, lower=LO, upper=HI),
@@ -124,6 +127,9 @@ def realistic_cases() -> dict:
         "audit_band": lambda v: v.audit_band(pD, pD2, edges, pD / np.e, np.minimum(pD * np.e, 1), epsilon=1.0),
         "pe_animation": lambda v: v.pe_animation(Xr, pe_synth, lower=LO, upper=HI,
                                                  w1=list(np.geomspace(0.3, 0.05, 11))),
+        "category_counts": lambda v: v.category_counts(real_t, synth_t, cats),
+        "numeric_by_category": lambda v: v.numeric_by_category(real_t, synth_t, "systolic_bp", "region",
+                                                               cats["region"], lower=60, upper=250),
     }
 
 
@@ -550,6 +556,61 @@ def test_other_builders_smoke():
     assert fig.layout.shapes[0].x0 == 1.0  # shapes on a log axis are placed at log10(x)
     fig = viz.empty_figure("nothing")
     assert fig.layout.annotations[0].text == "nothing"
+
+
+def test_category_counts_shows_every_declared_category_and_the_largest_gap():
+    import pandas as pd
+
+    cats = {"sex": ["F", "M"], "region": ["north", "east", "south", "west"]}
+    real = pd.DataFrame({"sex": ["F", "F", "M", "F"], "region": ["north", "north", "south", "south"]})
+    synth = pd.DataFrame({"sex": pd.Categorical(["M", "M"], categories=["F", "M"]), "region": ["east", "south"]})
+    fig = viz.category_counts(real, synth, cats)
+    strict_json(fig)
+    bars = {(t.name, t.xaxis): t for t in fig.data}
+    assert len(fig.data) == 4  # real and synthetic per column
+    real_region = bars[("real data (owner view)", "x2")]
+    assert list(real_region.x) == cats["region"]  # every declared category, in the declared order ...
+    np.testing.assert_allclose(real_region.y, [0.5, 0, 0.5, 0])  # ... also those nobody is in (shares)
+    np.testing.assert_allclose(bars[("synthetic data (DP)", "x")].y, [0, 1])
+    heads = [a.text for a in fig.layout.annotations]
+    assert "largest gap 0.750" in heads[0] and "largest gap 0.500" in heads[1]  # |0.75 - 0| ; |0.5 - 0|
+    assert real_region.marker.color == viz.COLORS["real"] and real_region.marker.pattern.shape == "/"
+    assert bars[("synthetic data (DP)", "x")].marker.color == viz.COLORS["synthetic"]
+    assert_legend_below(fig)
+    # the real data alone: counts, no legend; one column; many categories are capped and said so
+    fig = viz.category_counts(real, None, cats, columns=["region"])
+    assert len(fig.data) == 1 and list(fig.data[0].y) == [2, 0, 2, 0] and fig.layout.showlegend is False
+    many = {"code": [f"c{i}" for i in range(100)]}
+    fig = viz.category_counts(pd.DataFrame({"code": ["c1", "c99"]}), None, many)
+    assert len(fig.data[0].x) == viz.MAX_CATEGORY_BARS and "first 40 of 100" in fig.layout.annotations[0].text
+    assert "no categorical column" in viz.category_counts(real, None, {}).layout.annotations[0].text
+    with pytest.raises(TypeError, match="DataFrame"):
+        viz.category_counts(np.zeros((2, 2)), None, cats)
+
+
+def test_numeric_by_category_panels_per_category_on_shared_bounds():
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    real = pd.DataFrame({"bp": rng.uniform(90, 150, 300), "region": rng.choice(["north", "south"], 300)})
+    synth = pd.DataFrame({"bp": rng.uniform(90, 150, 200), "region": ["north"] * 200})
+    fig = viz.numeric_by_category(real, synth, "bp", "region", ["north", "south", "east"], lower=60, upper=250)
+    strict_json(fig)
+    xs = axes(fig, "x")
+    assert len(xs) == 3 and all(v["range"] == [60.0, 250.0] for v in xs.values())
+    heads = [a.text for a in fig.layout.annotations if a.yanchor == "bottom"]
+    n_south = int((real["region"] == "south").sum())
+    assert f"{n_south:,} real, 0 synthetic" in heads[1]  # a category the synthetic data left empty shows
+    assert any(a.text == "no rows" for a in fig.layout.annotations)  # "east": nobody, in either table
+    outline = [t for t in fig.data if t.name == "real data (owner view)"]
+    assert len(outline) == 3 and all(t.line.dash == "dot" for t in outline)
+    # densities within the category: each real histogram integrates to 1 (over non-empty categories)
+    width = 190 / 30
+    for t in outline[:2]:
+        assert abs(np.nansum(np.asarray(t.y, dtype=float)[1:-1]) * width - 1) < 1e-3
+    assert len(viz.numeric_by_category(real, None, "bp", "region", ["north"]).data) == 1
+    with pytest.raises(ValueError, match="columns 'bp' and 'sex'"):
+        viz.numeric_by_category(real, None, "bp", "sex", ["F"])
 
 
 # ------------------------------------------------------------------------------------ measurement

@@ -261,3 +261,49 @@ def test_default_dataset():
     assert ds.name == "two_clusters" and ds.X.shape == (5000, 2)
     np.testing.assert_array_equal(ds.X, gaussian_mixture(5000, d=2, k=2, rng=0).X)
     assert ds.domain == Domain.unit(2, ("x0", "x1")) and set(np.unique(ds.labels)) == {0, 1}
+
+
+# ------------------------------------------------------------------------------- mixed data
+def test_clinic_declared_domain_is_the_constants_not_the_sample():
+    ds = D.clinic()
+    dom = ds.domain
+    assert ds.name == "clinic" and ds.X.shape == (2000, 6) and dom.names == D.CLINIC_COLUMNS
+    assert dom.categories == D.CLINIC_CATEGORIES
+    assert dict(zip(dom.numeric_names, zip(dom.lower, dom.upper, strict=True), strict=True)) == D.CLINIC_BOUNDS
+    # honest: every row inside the declared box, and the box wider than the sample on every side
+    assert dom.contains(ds.X).all()
+    num = ds.X[:, dom.numeric_index]
+    assert (num > dom.lower_array).all() and (num < dom.upper_array).all()
+    # every declared category occurs in the bundled table, and nothing else can (codes in range)
+    frame = ds.to_frame()
+    for col, labels in D.CLINIC_CATEGORIES.items():
+        assert set(frame[col].astype(str)) == set(labels), col
+    # the same domain for another sample (it is fixed by the declaration, not by the rows)
+    assert D.clinic(300, rng=1).domain == dom
+
+
+def test_clinic_is_reproducible_and_encodes_its_table():
+    a, b, c = D.clinic(), D.clinic(), D.clinic(rng=D.CLINIC_SEED + 1)
+    np.testing.assert_array_equal(a.X, b.X)
+    assert not np.array_equal(a.X, c.X)
+    frame = a.to_frame()
+    assert list(frame.columns) == list(D.CLINIC_COLUMNS)
+    assert str(frame["sex"].dtype) == "category" and list(frame["sex"].cat.categories) == ["F", "M"]
+    np.testing.assert_array_equal(a.domain.read(frame), a.X)  # the frame reads back to the same encoding
+
+
+def test_clinic_follows_its_documented_model():
+    """The relations the docstring states, on 20,000 rows (seed fixed). Tolerances: the standard error
+    of a share near 0.5 over 20,000 rows is 0.0035, of a mean BMI difference between two regions of
+    ~6,000 rows each about 0.08 kg/m²; every check below is at least 5 standard errors wide."""
+    f = D.clinic(20_000).to_frame()
+    assert abs((f["sex"] == "M").mean() - 0.48) < 0.02
+    shares = f["region"].value_counts(normalize=True)
+    for region, p in zip(("north", "east", "south", "west"), (0.3, 0.2, 0.3, 0.2), strict=True):
+        assert abs(shares[region] - p) < 0.02, region
+    by_region = f.groupby("region", observed=True)["bmi"].mean()
+    assert 1.5 < by_region["south"] - by_region["north"] < 2.5  # r_south - r_north = 2 kg/m²
+    assert np.corrcoef(f["age"], f["systolic_bp"])[0, 1] > 0.4  # 0.55 mmHg per year against sd 12
+    assert 0.12 < (f["diabetes"] == "yes").mean() < 0.25
+    young, old = f[f["age"] < 40], f[f["age"] > 65]
+    assert (old["diabetes"] == "yes").mean() > (young["diabetes"] == "yes").mean() + 0.1
