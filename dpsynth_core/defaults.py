@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .theory import AUTO_SHIFT, default_depth
 from .validation import check_float, check_int
 
 __all__ = [
@@ -65,7 +66,7 @@ PSMM_CELLS_SCALE: dict[int, float] = {1: 2.0, 2: 1.55, 3: 1.45, 4: 1.2, 5: 1.1}
 #: c_d of :func:`haar_walk_grid`: k = c_d (εn)^{1/(d+1)} (a power of two on the line).
 HAAR_GRID_SCALE: dict[int, float] = {1: 1.65, 2: 1.2, 3: 1.3}
 #: s_d of :func:`pmm_depth`: r = round(log2(εn)) - s_d for d >= 2.
-PMM_DEPTH_SHIFT: dict[int, int] = {2: 1, 3: 0, 4: 0, 5: 0, 6: 0}
+PMM_DEPTH_SHIFT: dict[int, int] = AUTO_SHIFT["least_squares"]  # declared once, in dpsynth_core.theory
 #: Budget split (covariance, mean, subroutine) of low_dim under :func:`low_dim_plan`.
 LOW_DIM_SPLIT: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
 #: Up to this dimension :func:`low_dim_plan` hands over to PSMM in full dimension (PSMM's own limit).
@@ -96,10 +97,15 @@ def _table(table: dict, d: int):
 
 def _per_axis(k_real: float, d: int, cap: int) -> int:
     """k = round(k_real), at least 1, lowered until k^d <= cap."""
+    if not math.isfinite(k_real):
+        raise ValueError(f"_per_axis: k_real must be finite, got {k_real!r}")
     k = max(1, int(round(k_real)))
-    while k > 1 and k**d > cap:
-        k -= 1
-    return k
+    k_max = max(1, int(math.floor(cap ** (1.0 / d))))  # the largest k with k^d <= cap, up to rounding
+    while (k_max + 1) ** d <= cap:
+        k_max += 1
+    while k_max > 1 and k_max**d > cap:
+        k_max -= 1
+    return min(k, k_max)
 
 
 def flat_histogram_bins(n: int, epsilon: float, d: int) -> int:
@@ -194,18 +200,7 @@ def pmm_depth(n: int, epsilon: float, d: int) -> int:
     [0, 16]).
     """
     n, eps, d = _check(n, epsilon, d, "pmm_depth")
-    x = max(eps * n, 1.0)
-    if d == 1:
-        from .rates import pmm_theorem11
-
-        best, best_r = math.inf, 0
-        for r in range(0, 25):
-            b = pmm_theorem11(n, eps, 1, r, neighbours="add_remove")
-            if b < best - 1e-15:
-                best, best_r = b, r
-        return int(min(best_r, 16))
-    r = int(round(math.log2(x))) - _table(PMM_DEPTH_SHIFT, d)
-    return int(min(max(r, 0), 16))
+    return int(default_depth(n, eps, d))
 
 
 @dataclass(frozen=True)

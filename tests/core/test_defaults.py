@@ -152,12 +152,3 @@ def test_flat_histogram_at_the_rule_beats_todays_default():
         w_rule.append(wasserstein1(X, a.synthetic, domain=dom, method="pot"))
         w_today.append(wasserstein1(X, b.synthetic, domain=dom, method="pot"))
     assert np.mean(w_rule) < 0.75 * np.mean(w_today), (k, w_rule, w_today)
-
-
-def test_pmm_depth_is_todays_rule():
-    """The study confirmed PMM's depth rule in d = 4-6; pmm_depth states it and must stay equal to the
-    mechanism's own default (least squares, add/remove) until the lead wires the module in."""
-    from dpsynth_core.mechanisms.pmm import default_depth
-
-    for n, eps, d in itertools.product(NS, EPSILONS, [1, 2, 3, 4, 5, 6]):
-        assert defaults.pmm_depth(n, eps, d) == default_depth(n, eps, d), (n, eps, d)
