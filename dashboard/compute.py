@@ -29,10 +29,12 @@ from dpsynth_core.domain import Domain
 from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
 from dpsynth_core.transport import wasserstein1
 
+from . import w1_live
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report"]
+           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report", "headline_w1",
+           "headline_job"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -152,6 +154,39 @@ def w1_of(Y, *, fast: bool = False):
         Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
     with st.spinner("Computing W1 …"):
         return safe(cached_w1, d.X, np.asarray(Y, dtype=float), dom_key(d.domain), fast, what="computing W1")
+
+
+def headline_w1(Y):
+    """W1 of ``Y`` to the current data for a release's headline: ``(result, key)``.
+
+    On numeric data the result comes from a background job (:mod:`dashboard.w1_live`): the page waits
+    for a certified bracket at most 1% wide (or the exact value) within about a second, and ``key``
+    names the job, whose later, exact result the headline's fragment picks up (:func:`headline_job`).
+    On a table with categorical columns it is :func:`w1_of` (key None). ``(None, None)`` when there is
+    no W1 (an empty release, or the error is shown)."""
+    d = data()
+    if d.domain.is_mixed or len(Y) == 0:
+        return w1_of(Y), None
+    Y = np.asarray(Y, dtype=float)
+
+    def _wait():
+        job = w1_live.start(d.X, Y, d.domain, dom_key(d.domain))
+        res = job.wait()
+        while res is None and job.state == "cancelled":  # put aside by another session meanwhile
+            w1_live.resume(job)
+            res = job.wait()
+        if res is None:
+            raise RuntimeError(job.error or "no W1 result")
+        return res, job.key
+
+    with st.spinner("Computing W1 …"):
+        out = safe(_wait, what="computing W1")
+    return (None, None) if out is None else out
+
+
+def headline_job(key: str | None):
+    """The background W1 job of a headline (:func:`headline_w1`), None when there is none (any more)."""
+    return None if key is None else w1_live.get(key)
 
 
 def mechanisms() -> dict:
