@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import json
 import logging
+import math
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -27,14 +28,14 @@ import streamlit as st
 from dpsynth_core import evaluate
 from dpsynth_core.domain import Domain
 from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
-from dpsynth_core.transport import wasserstein1
+from dpsynth_core.transport import choose_method, wasserstein1
 
 from . import w1_live
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
            "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report", "headline_w1",
-           "headline_job"]
+           "headline_job", "certified_w1_measure"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -187,6 +188,27 @@ def headline_w1(Y):
 def headline_job(key: str | None):
     """The background W1 job of a headline (:func:`headline_w1`), None when there is none (any more)."""
     return None if key is None else w1_live.get(key)
+
+
+def certified_w1_measure(target: float = w1_live.TARGET):
+    """A :func:`dpsynth_core.experiments.sweep` measure for the Rates page: W1 of each release to its data,
+    exact where the interactive budget is exact (dense POT), otherwise by the sparse transshipment method
+    stopped at a certified bracket at most ``target`` of its upper end wide (or exact, when the bracket
+    closed first). Columns ``w1`` (the bracket's upper end), ``w1_lower``, ``w1_upper``, ``w1_exact``."""
+
+    def measure(rel, X: np.ndarray, dom: Domain) -> dict:
+        Y = np.asarray(rel.synthetic, dtype=float)
+        if Y.shape[0] == 0:
+            return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan, "w1_exact": False}
+        fast, _ = choose_method(X.shape[0], Y.shape[0], X.shape[1], budget="interactive")
+        if fast in ("pot", "exact_1d"):
+            res = wasserstein1(X, Y, domain=dom, budget="interactive", return_result=True)
+        else:
+            res = wasserstein1(X, Y, domain=dom, method="sparse", target_width=target, return_result=True)
+        return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper),
+                "w1_exact": bool(res.exact)}
+
+    return measure
 
 
 def mechanisms() -> dict:
