@@ -53,7 +53,7 @@ Usage::
 
     python benchmarks/bench_browser.py [--pages pmm,psmm] [--notches 6] [--quiet-ms 500] [--quick]
 
-writes ``benchmarks/results/browser.json``. Chromium: ``--chromium`` / ``$DPSYNTH_CHROMIUM``
+writes ``benchmarks/results/browser.json`` (``--out NAME``: ``NAME.json``). Chromium: ``--chromium`` / ``$DPSYNTH_CHROMIUM``
 (default ``/usr/bin/chromium``).
 """
 
@@ -601,6 +601,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quick", action="store_true", help="home and pmm only, 3 notches")
     ap.add_argument("--chromium", default=os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--no-write", action="store_true", help="print only, do not write browser.json")
+    ap.add_argument("--out", default="browser",
+                    help="results file name under benchmarks/results/ (default browser, i.e. browser.json)")
     ap.add_argument("--no-server-trace", action="store_true", help="plain `streamlit run`, no message log")
     ap.add_argument("--entry", default="serve.py", choices=("serve.py", "app.py"),
                     help="the script `streamlit run` starts (serve.py is what `make run` uses)")
@@ -657,7 +659,7 @@ def main(argv: list[str] | None = None) -> dict:
     }
     payload = rounded(payload)
     if not args.no_write:
-        write("browser", payload)
+        write(args.out, payload)
     return payload
 
 
