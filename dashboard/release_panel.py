@@ -290,7 +290,7 @@ def _headline(w1v, w1_key, others, no_mixed_w1: bool, *, polling: bool = False) 
         if job.latest is not None:
             w1v = job.latest
     pending = job is not None and not job.finished and not (w1v is not None and w1v.exact)
-    c1, *cols = st.columns(4)
+    c1, *cols = st.columns([1.7, 1, 1, 1])  # the W1 column is wider: it may show an interval
     c1.metric("Distance to the real data (W1)", "—" if w1v is None else
               (f"{w1v.value:.4g}" if w1v.exact else w1_interval_text(w1v.lower, w1v.upper)),
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
