@@ -35,7 +35,8 @@ and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). F
 * ``skeletons_gone``: input -> the last loading skeleton was replaced by its element;
 * ``ready``: the later of the two (the script is done AND every element is there);
 * ``headline``: input -> the first metric of the main area shows its final text (None when the text
-  did not change or the page has no metric);
+  did not change or the page has no metric); ``headline_first``: input -> its first new text (the W1
+  headline shows a certified bracket first and fills in the exact value later);
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
   element type, decoded with Streamlit's protobufs);
@@ -370,6 +371,9 @@ def summarise(rec: dict, origin: float, *, headline_before: str | None) -> dict:
         "ready_s": sec(max(x for x in (idle[-1] if idle else None, skeletons_gone, origin) if x is not None)),
         "dom_settle_s": sec(rec["domLast"]),
         "headline_s": sec(headline),
+        # the first new text of the headline (e.g. W1's certified bracket, before the exact value fills in)
+        "headline_first_s": sec(next((t for t, x in heads if x is not None and x != headline_before), None)),
+        "headline_texts": [[round(sec(t), 3), x] for t, x in heads],
         "skeletons_gone_s": sec(skeletons_gone),
         "skeletons_max": max((n for _, n in skel), default=0),
         "first_run_start_s": sec(starts[0] if starts else None),
@@ -527,6 +531,8 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
         "notch_settle_median_s": settle["median"], "notch_settle_min_s": settle["min"],
         "notch_settle_max_s": settle["max"],
         "notch_headline_median_s": _stats(ns, "headline_s")["median"],
+        "first_notch_headline_first_s": ns[0].get("headline_first_s") if ns else None,
+        "first_notch_headline_s": ns[0].get("headline_s") if ns else None,
         "notch_dom_settle_median_s": _stats(ns, "dom_settle_s")["median"],
         "notch_browser_script_median_s": _stats(ns, "browser_script_s")["median"],
         "notch_server_script_median_s": _stats(ns, "server_script_s")["median"],
