@@ -1,7 +1,7 @@
 """Data beyond memory (issue #20): Private Evolution on Dask input.
 
 PE reads the private rows only through the nearest-neighbour votes of each iteration, an int64 sum
-over records (``private_evolution._votes`` summed by ``Rows.sum``). Each row's vote depends only on the
+over records (``dpsynth_core.evolution.nn_votes`` summed by ``Rows.sum``). Each row's vote depends only on the
 row and on the candidates, so with the same rng the release from a Dask array or DataFrame, in any
 number of partitions, must equal the NumPy release bit for bit: these tests compare the whole public
 report (JSON text), not a tolerance.
@@ -14,8 +14,9 @@ import pytest
 from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
 from dpsynth_core import Domain
+from dpsynth_core.evolution import nn_assign
+from dpsynth_core.evolution import nn_votes
 from dpsynth_core.mechanisms import run
-from dpsynth_core.mechanisms.private_evolution import _votes, nn_assign
 from dpsynth_core.rows import merge
 
 pytestmark = pytest.mark.usefixtures("dask_synchronous")
@@ -89,9 +90,9 @@ def test_votes_are_additive_with_exact_ties():
     U = np.array([(a, b) for a in mid for b in g] + [(a, b) for a in g for b in mid] + [(a, b) for a in mid for b in mid])
     U = np.concatenate([U, U[::3]])
     for metric in ("l2", "l1", "linf"):
-        whole = _votes(U, V, "box", metric)
+        whole = nn_votes(U, V, "box", metric)
         for parts in (2, 7, U.shape[0]):
-            blocks = [_votes(b, V, "box", metric) for b in np.array_split(U, parts)]
+            blocks = [nn_votes(b, V, "box", metric) for b in np.array_split(U, parts)]
             total = blocks[0]
             for b in blocks[1:]:
                 total = merge(total, b)
@@ -107,7 +108,7 @@ def test_votes_are_additive_with_exact_ties():
 def test_votes_do_not_modify_the_block():
     U = np.random.default_rng(0).random((50, 2))
     before = U.copy()
-    _votes(U, U[:5] * 0.3, "ball", "l2")
+    nn_votes(U, U[:5] * 0.3, "ball", "l2")
     assert np.array_equal(U, before)
 
 

@@ -1,0 +1,430 @@
+"""The building blocks of Private Evolution [GFR25]: the working region, the variation API (Eq. 1),
+the nearest-neighbour votes (Algorithm 4), the noisy histograms and their post-processings
+(Algorithms 2-3, Section 4.2), the Gaussian accounting and the default rules.
+
+The mechanism itself (validation, the iterations, the ledger and the release) is
+:mod:`dpsynth_core.mechanisms.private_evolution`; everything here is a pure function of its
+arguments, so that the steps can be read, tested and reused one at a time.
+
+References
+----------
+.. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+.. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+.. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+See docs/references.md for the full entries.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .noise import discrete_laplace, gaussian
+from .privacy import gaussian_sigma
+from .validation import check_choice
+
+__all__ = [
+    "METRICS",
+    "REGIONS",
+    "N_SYNTHETIC_DEFAULT_CAP",
+    "pe_l2_sensitivity",
+    "pe_sigma",
+    "default_iterations",
+    "region_diameter",
+    "theorem_4_1_rate",
+    "default_alpha",
+    "variation_scales_eq1",
+    "default_n_synthetic",
+    "project_into_region",
+    "uniform_in_region",
+    "in_region",
+    "variation_api",
+    "nn_assign",
+    "nn_histogram",
+    "nn_votes",
+    "gaussian_noisy_counts",
+    "laplace_count_threshold",
+    "laplace_threshold_counts",
+    "threshold_weights",
+    "bl_weights",
+]
+
+#: The owner named in messages (the mechanism these blocks belong to).
+OWNER = "private_evolution"
+
+METRICS: tuple[str, ...] = ("l2", "l1", "linf")
+REGIONS: tuple[str, ...] = ("box", "ball")
+_MINKOWSKI_P = {"l2": 2.0, "l1": 1.0, "linf": np.inf}
+
+#: Largest default synthetic size (Theorem 4.1's n_s grows like 1/σ); pass ``n_synthetic`` to go beyond.
+N_SYNTHETIC_DEFAULT_CAP = 20_000
+
+#: Relative/absolute tolerance under which two KD-tree distances are re-checked as a possible tie.
+_TIE_TOL = 1e-9
+
+
+# ------------------------------------------------------------------------------ accounting
+def pe_l2_sensitivity(neighbours: str) -> float:
+    """l2 sensitivity of the nearest-neighbour histogram of counts.
+
+    .. math:: \\Delta_2 = 1 \\text{ (add/remove)}, \\qquad \\Delta_2 = \\sqrt{2} \\text{ (replace)}
+
+    Adding or removing a record changes one count by 1; replacing one moves one vote from a count
+    to another ([GFR25, proof of Theorem 4.1]: √2/n for the normalised histogram).
+    """
+    value = check_choice(neighbours, "neighbours", "pe_l2_sensitivity", ("add_remove", "replace"))
+    return 1.0 if value == "add_remove" else math.sqrt(2.0)
+
+
+def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> float:
+    """Standard deviation of the Gaussian noise on each count so that T iterations are (ε, δ)-DP.
+
+    .. math:: \\sigma = \\sqrt{T}\\,\\Delta_2 / \\mu(\\varepsilon, \\delta)
+
+    where μ(ε, δ) is the largest μ with μ-GDP ⟹ (ε, δ)-DP (exact composition of T Gaussian
+    mechanisms, [DRS22, Corollary 3.3]; [GFR25, Theorem 4.1] uses the looser
+    ``4 √(T log(1.25/δ)) / (nε)``).
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf); delta : float in (0, 1)
+    neighbours : "add_remove" or "replace"
+    iterations : int >= 1
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
+    See docs/references.md for the full entries.
+    """
+    return gaussian_sigma(epsilon, delta, pe_l2_sensitivity(neighbours), iterations)
+
+
+def default_iterations(n: int, epsilon: float) -> int:
+    """Section 6's number of PE steps :math:`T = 2 \\log(n\\varepsilon)`, rounded, at least 1."""
+    return max(1, int(round(2.0 * math.log(max(n * epsilon, 1.0)))))
+
+
+def region_diameter(region: str, d: int, metric: str) -> float:
+    """Diameter D of the working region (unit cube or its inscribed ball) in unit-cube coordinates.
+
+    Box: √d (l2), d (l1), 1 (l_inf). Ball of radius 1/2: 1 (l2), √d (l1), 1 (l_inf).
+    """
+    if region == "box":
+        return {"l2": math.sqrt(d), "l1": float(d), "linf": 1.0}[metric]
+    return {"l2": 1.0, "l1": math.sqrt(d), "linf": 1.0}[metric]
+
+
+def theorem_4_1_rate(n: int, epsilon: float, delta: float, d: int, diameter: float) -> float:
+    """Theorem 4.1's rate without its constants,
+
+    .. math:: d D \\Big(\\sqrt{\\log\\big(n\\varepsilon/\\sqrt{\\log(1/\\delta)}\\big)\\,\\log(1/\\delta)}
+              \\,/\\,(n\\varepsilon)\\Big)^{1/d}
+
+    (the logarithm floored at 1 for small nε).
+    """
+    ne = n * epsilon
+    inner = max(math.log(max(ne / math.sqrt(math.log(1 / delta)), math.e)), 1.0)
+    return d * diameter * (math.sqrt(inner * math.log(1 / delta)) / ne) ** (1.0 / d)
+
+
+def default_alpha(sigma_normalised: float, diameter: float, d: int) -> float:
+    """Theorem 4.1's smallest variation radius :math:`\\alpha = D\\,\\sigma^{1/\\max(d,2)}`
+    (σ is the noise on the normalised histogram, i.e. on counts / n), capped at D."""
+    return float(min(diameter, diameter * sigma_normalised ** (1.0 / max(d, 2))))
+
+
+def variation_scales_eq1(alpha: float, diameter: float, d: int) -> np.ndarray:
+    """Scales of the variation API, Eq. (1).
+
+    .. math:: \\sigma_l = \\frac{\\alpha\\, 2^{l-1}}{\\sqrt{\\pi[(\\sqrt d + \\log 2)^2 + \\log 2]}},
+              \\qquad l = 1, \\dots, L = \\lceil \\log_2(D/\\alpha) \\rceil \\;(\\ge 1)
+
+    Returns
+    -------
+    ndarray of shape (L,)
+    """
+    L = max(1, int(math.ceil(math.log2(diameter / alpha) - 1e-12)))
+    denom = math.sqrt(math.pi * ((math.sqrt(d) + math.log(2.0)) ** 2 + math.log(2.0)))
+    return alpha * 2.0 ** np.arange(L) / denom
+
+
+def default_n_synthetic(sigma_normalised: float, levels: int, d: int) -> int:
+    """Theorem 4.1's synthetic size :math:`n_s = \\lceil (\\sigma (2L+1)^{1-1/\\max(d,2)})^{-1} \\rceil`
+    (proof in Appendix D), at least 1 and at most :data:`N_SYNTHETIC_DEFAULT_CAP`."""
+    k = max(d, 2)
+    value = 1.0 / (sigma_normalised * (2 * levels + 1) ** (1.0 - 1.0 / k))
+    return int(min(N_SYNTHETIC_DEFAULT_CAP, max(1, math.ceil(value))))
+
+
+# -------------------------------------------------------------------------------- geometry
+def project_into_region(P: np.ndarray, region: str) -> np.ndarray:
+    """Metric projection (in place) onto the unit cube or onto its inscribed l2 ball.
+
+    .. math:: \\mathrm{proj}_{\\mathrm{box}}(x) = \\min(\\max(x, 0), 1), \\qquad
+              \\mathrm{proj}_{\\mathrm{ball}}(x) = c + \\min(1, r/\\|x - c\\|_2)(x - c),\\;
+              c = \\tfrac12 \\mathbf 1,\\; r = \\tfrac12
+
+    Parameters
+    ----------
+    P : float ndarray (m, d), modified in place and returned.
+    region : "box" or "ball"
+    """
+    if region == "ball":
+        D = P - 0.5
+        norms = np.sqrt(np.einsum("ij,ij->i", D, D))
+        over = norms > 0.5
+        if np.any(over):
+            P[over] = 0.5 + D[over] * (0.5 / norms[over])[:, None]
+    np.clip(P, 0.0, 1.0, out=P)
+    return P
+
+
+def uniform_in_region(m: int, d: int, region: str, rng: np.random.Generator) -> np.ndarray:
+    if region == "box":
+        return rng.random((m, d))
+    g = rng.standard_normal((m, d))
+    g /= np.maximum(np.linalg.norm(g, axis=1), 1e-300)[:, None]
+    radius = 0.5 * rng.random(m) ** (1.0 / d)
+    return project_into_region(0.5 + g * radius[:, None], region)
+
+
+def in_region(u: np.ndarray, region: str) -> bool:
+    if np.any(u < 0.0) or np.any(u > 1.0):
+        return False
+    return region == "box" or float(np.linalg.norm(u - 0.5)) <= 0.5
+
+
+def variation_api(S: np.ndarray, scales: np.ndarray, region: str, rng: np.random.Generator) -> np.ndarray:
+    """Variation API of Eq. (1), applied to every point of S and projected into the region.
+
+    .. math:: \\mathrm{Var}(z) = \\{z\\} \\cup \\{\\mathrm{proj}_\\Omega(z + N^{k,l}) :
+              l = 1..L,\\ k = 1, 2\\},\\qquad N^{k,l} \\sim \\mathcal N(0, \\sigma_l^2 I_d)
+
+    Parameters
+    ----------
+    S : ndarray (s, d) in the region (unit-cube coordinates)
+    scales : ndarray (L,) of σ_l > 0
+    region : "box" or "ball"
+    rng : numpy Generator
+
+    Returns
+    -------
+    V : ndarray (s (2L+1), d)
+        Row ``i (2L+1)`` is ``S[i]``; rows ``i (2L+1) + 1 + 2(l-1) + (k-1)`` its variations.
+    """
+    s, d = S.shape
+    L = scales.size
+    block = np.empty((s, 2 * L + 1, d))
+    block[:, 0, :] = S
+    noise = rng.standard_normal((s, 2 * L, d)) * np.repeat(scales, 2)[None, :, None]
+    block[:, 1:, :] = S[:, None, :] + noise
+    V = block.reshape(s * (2 * L + 1), d)
+    return project_into_region(V, region)
+
+
+# ---------------------------------------------------------------- nearest-neighbour histogram
+def _canonical_distance(x: np.ndarray, Y: np.ndarray, metric: str) -> np.ndarray:
+    diff = np.abs(Y - x)
+    if metric == "l2":
+        return np.sqrt(np.sum(diff * diff, axis=1))
+    if metric == "l1":
+        return np.sum(diff, axis=1)
+    return np.max(diff, axis=1)
+
+
+def _merge_duplicates(V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of V with exact duplicates merged, and for each kept row the smallest index of V holding it.
+
+    One stable argsort of a scalar key (a fixed combination of the coordinates with weights drawn once
+    from a fixed seed, public and data-independent; equal rows have equal keys) and one comparison of
+    consecutive rows: O(d m + m log m). (``np.unique(V,
+    axis=0)`` sorts the rows as opaque byte strings, the slowest step of an iteration at m ~ 10^4.)
+    Two different rows with the same key can keep a duplicate apart; that only costs time, not
+    exactness: :func:`nn_assign` sees the two copies at the same distance and its tie re-scoring picks
+    the smallest index among them.
+    """
+    m, d = V.shape
+    key = V[:, 0] if d == 1 else V @ np.random.default_rng(0x5EED).uniform(0.5, 1.5, size=d)
+    order = np.argsort(key, kind="stable")
+    Vs = V[order]
+    new = np.ones(m, dtype=bool)
+    if m > 1:
+        new[1:] = np.any(Vs[1:] != Vs[:-1], axis=1)
+    return Vs[new], order[new].astype(np.int64)
+
+
+def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
+    """Index of the nearest variation of every private point, ties to the smallest index (Algorithm 4).
+
+    .. math:: k(i) = \\min\\{k : k \\in \\arg\\min_j \\rho(U_i, V_j)\\}
+
+    How ties are made exact: exact duplicate rows of V are merged first (:func:`_merge_duplicates`
+    keeps the first occurrence, the smallest index). A KD-tree (``scipy.spatial.cKDTree``, exact search)
+    returns the two nearest distinct rows; when the second is farther than the first by more than
+    ``1e-9 (1 + d_1)`` the first is the unique minimiser. Otherwise every row within that radius
+    is re-scored with the float64 distance ``ρ`` computed by numpy and the smallest original index
+    among the minimisers wins. The radius exceeds any rounding difference between the tree's and
+    numpy's distances (both within a few ulps of the true distance of points in [0, 1]^d), so the
+    candidate set always contains all minimisers: the result equals a brute-force argmin with
+    ties to the smallest index, ``ρ`` being the numpy float64 distance.
+
+    Parameters
+    ----------
+    U : ndarray (n, d); V : ndarray (m, d), m >= 1
+    metric : "l2", "l1" or "linf"
+
+    Returns
+    -------
+    int64 ndarray (n,) of indices into V.
+    """
+    V = np.ascontiguousarray(V, dtype=np.float64)
+    uniq, first = _merge_duplicates(V)
+    tree = cKDTree(uniq)
+    p = _MINKOWSKI_P[metric]
+    if uniq.shape[0] == 1:
+        return np.zeros(U.shape[0], dtype=np.int64) + first[0]
+    dist, idx = tree.query(U, k=2, p=p)
+    d1, d2 = dist[:, 0], dist[:, 1]
+    out = first[idx[:, 0]]
+    tol = _TIE_TOL * (1.0 + d1)
+    ambiguous = np.flatnonzero(d2 <= d1 + tol)
+    if ambiguous.size:
+        cands = tree.query_ball_point(U[ambiguous], r=d1[ambiguous] + tol[ambiguous], p=p)
+        for row, cand in zip(ambiguous, cands, strict=True):
+            cand = np.asarray(cand, dtype=np.int64)
+            dc = _canonical_distance(U[row], uniq[cand], metric)
+            out[row] = first[cand[dc == dc.min()]].min()
+    return out
+
+
+def nn_histogram(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
+    """Nearest-neighbour histogram of counts (Algorithm 4 times n).
+
+    .. math:: c_j = |\\{i : k(i) = j\\}|, \\qquad \\hat\\mu = c / n
+
+    Returns
+    -------
+    int64 ndarray (m,) summing to n.
+    """
+    return np.bincount(nn_assign(U, V, metric), minlength=V.shape[0]).astype(np.int64)
+
+
+def nn_votes(U: np.ndarray, V: np.ndarray, region: str, metric: str) -> np.ndarray:
+    """The private statistic of one PE iteration, for :meth:`dpsynth_core.rows.Rows.sum`: the
+    nearest-neighbour votes of a block of private rows over the candidates ``V``.
+
+    ``U`` is a block of rows in the unit cube (all the rows in memory, one partition with Dask); they
+    are projected into the region (on a copy) and each votes for its nearest candidate by
+    :func:`nn_histogram`. A row's vote depends only on the row and on ``V`` (projection row by row,
+    exact search, ties to the smallest index of V), so the int64 counts of the blocks add up to the
+    counts of all the rows, whatever the partitioning.
+
+    Returns
+    -------
+    int64 ndarray (m,), m = len(V), summing to the number of rows of the block.
+    """
+    P = project_into_region(np.array(U, dtype=np.float64), region)  # np.array copies: U is never modified
+    return nn_histogram(P, V, metric)
+
+
+# ------------------------------------------------------------------------------ noisy histograms
+def gaussian_noisy_counts(counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """The Gaussian mechanism of Algorithms 2-3, line 7, on counts.
+
+    .. math:: \\tilde c = c + \\mathcal N(0, \\sigma^2 I)
+
+    ``counts`` may have any shape (the tests stack many copies to draw many releases at once).
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    return c + gaussian(sigma, c.shape, rng)
+
+
+def laplace_count_threshold(epsilon_t: float, delta_t: float, neighbours: str) -> tuple[float, int]:
+    """Discrete-Laplace scale and integer count threshold of one (ε_t, δ_t)-DP stability histogram.
+
+    [GFR25, Section 4.2, Proposition 4.1] ([Vad17, Theorem 3.5]): noise ``Lap(2/(nε))`` on the
+    positive entries of the normalised histogram and threshold ``H = 2 log(1/δ)/(nε) + 1/n``. On
+    counts with integer noise ``Lap_Z(b)``, ``b = Δ_1/ε_t`` (Δ_1 = 1 add/remove, 2 replace), an
+    entry is kept when
+
+    .. math:: c_j > 0 \\text{ and } c_j + Z_j \\ge 1 + m, \\qquad
+              m = \\min\\{m \\in \\mathbb N : P(Z \\ge m) = p^m/(1+p) \\le \\delta_t/2\\},\\; p = e^{-1/b},
+
+    i.e. ``m ≈ b log(1/δ_t)``: exactly the paper's H under replace. Privacy: counts present in both
+    neighbours shift by 1 in at most Δ_1 bins (ratio e^{ε_t}); a bin whose count goes 1 → 0 is
+    released with probability ``q = p^m/(1+p) ≤ δ_t/2`` (the δ part) and costs a factor
+    ``1/(1-q)`` on the other side, which must not exceed ``e^{ε_t/Δ_1}``; otherwise a ValueError.
+
+    Returns
+    -------
+    scale : float, b
+    count_threshold : int, 1 + m
+
+    References
+    ----------
+    .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
+    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
+    See docs/references.md for the full entries.
+    """
+    delta_1 = 1.0 if neighbours == "add_remove" else 2.0
+    b = delta_1 / epsilon_t
+    p = math.exp(-1.0 / b)
+    m = max(0, int(math.ceil(b * (math.log(2.0 / delta_t) - math.log1p(p)))))
+    while p**m / (1.0 + p) > delta_t / 2.0:  # guard against rounding in the closed form
+        m += 1
+    q = p**m / (1.0 + p)
+    if -math.log1p(-q) > epsilon_t / delta_1:
+        raise ValueError(
+            f"The 'delta' parameter of {OWNER} is too large for the laplace_threshold histogram: each "
+            f"iteration needs delta/T <= 2(1 - exp(-epsilon/(T Δ1))) with Δ1 = {delta_1:g}. Got delta/T = "
+            f"{delta_t:g} and epsilon/T = {epsilon_t:g}."
+        )
+    return b, 1 + m
+
+
+def laplace_threshold_counts(counts: np.ndarray, scale: float, count_threshold: int,
+                             rng: np.random.Generator) -> np.ndarray:
+    """Section 4.2's noisy histogram on counts: noise on positive entries, then the threshold.
+
+    .. math:: \\tilde c_j = (c_j + Z_j)\\, \\mathbb 1(c_j > 0,\\ c_j + Z_j \\ge \\tau),
+              \\qquad Z_j \\sim \\mathrm{Lap}_\\mathbb{Z}(b)
+
+    Noise is drawn for every entry (so the stream of random numbers does not depend on the data)
+    and discarded on the zero counts. Returns int64 of the shape of ``counts``.
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    noisy = c + discrete_laplace(scale, c.shape, rng)
+    keep = (c > 0) & (noisy >= count_threshold)
+    return np.where(keep, noisy, 0)
+
+
+def threshold_weights(noisy: np.ndarray, count_threshold: float) -> np.ndarray | None:
+    """Algorithm 3, line 8: keep entries ``>= H`` and renormalise; ``None`` when nothing is kept.
+
+    .. math:: \\mu'_j = \\tilde c_j \\mathbb 1(\\tilde c_j \\ge H n) / \\textstyle\\sum_k \\tilde c_k \\mathbb 1(\\tilde c_k \\ge H n)
+
+    Entries are also required to be positive (they carry the mass).
+    """
+    x = np.asarray(noisy, dtype=np.float64)
+    kept = np.where((x >= count_threshold) & (x > 0), x, 0.0)
+    total = kept.sum()
+    if not total > 0:
+        return None
+    return kept / total
+
+
+def bl_weights(nu: np.ndarray, V: np.ndarray, metric: str) -> np.ndarray:
+    """Algorithm 2, line 8: the probability vector on V_t closest to ν = c̃/n in D_BL.
+
+    Uses :func:`dpsynth_core.transport.bl_projection` ([HVZ23, Algorithm 2], dense LP). Its function
+    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
+    ``region="ball"`` the bound on |f| is the cube's diameter, not the ball's).
+    """
+    from .transport import bl_projection
+
+    tau = bl_projection(nu, support=V, method="dense", metric=metric).tau
+    tau = np.clip(tau, 0.0, None)
+    return tau / tau.sum()
