@@ -34,6 +34,9 @@ __all__ = [
     "default_iterations",
     "region_diameter",
     "theorem_4_1_rate",
+    "refine_iterations",
+    "budget_shares",
+    "iteration_sigmas",
     "default_alpha",
     "variation_scales_eq1",
     "default_n_synthetic",
@@ -49,6 +52,11 @@ __all__ = [
     "laplace_threshold_counts",
     "threshold_weights",
     "bl_weights",
+    "bl_weights_graph",
+    "SCHEDULES",
+    "REFINE_FINAL_SHARE",
+    "REFINE_LEVELS",
+    "BL_GRAPH_NEIGHBOURS",
 ]
 
 #: The owner named in messages (the mechanism these blocks belong to).
@@ -57,6 +65,16 @@ OWNER = "private_evolution"
 METRICS: tuple[str, ...] = ("l2", "l1", "linf")
 REGIONS: tuple[str, ...] = ("box", "ball")
 _MINKOWSKI_P = {"l2": 2.0, "l1": 1.0, "linf": np.inf}
+
+#: Budget schedules: "refine" (the defaults study) and "paper" ([GFR25, Section 6 and Theorem 4.1]).
+SCHEDULES: tuple[str, ...] = ("refine", "paper")
+#: "refine": share of the privacy budget (of μ², the Gaussian-DP budget) given to the last iteration.
+REFINE_FINAL_SHARE = 0.7
+#: "refine": the last iteration uses at most this many of the finest Eq. (1) scales.
+REFINE_LEVELS = 4
+#: Neighbours per candidate of the graph on which the bounded-Lipschitz projection is solved beyond
+#: :data:`dpsynth_core.transport.BL_DENSE_MAX_M` candidates.
+BL_GRAPH_NEIGHBOURS = 16
 
 #: Largest default synthetic size (Theorem 4.1's n_s grows like 1/σ); pass ``n_synthetic`` to go beyond.
 N_SYNTHETIC_DEFAULT_CAP = 20_000
@@ -105,6 +123,50 @@ def pe_sigma(epsilon: float, delta: float, neighbours: str, iterations: int) -> 
 def default_iterations(n: int, epsilon: float) -> int:
     """Section 6's number of PE steps :math:`T = 2 \\log(n\\varepsilon)`, rounded, at least 1."""
     return max(1, int(round(2.0 * math.log(max(n * epsilon, 1.0)))))
+
+
+def refine_iterations(n: int, epsilon: float) -> int:
+    """The "refine" schedule's number of PE steps :math:`T = \\max(2, \\mathrm{round}(\\tfrac12 \\log(n\\varepsilon)))`.
+
+    A quarter of Section 6's :math:`2\\log(n\\varepsilon)`: every step spends budget, and the defaults
+    study (docs/private-evolution.md) measured that three to five steps bring the cloud from any
+    start in the box to the data, after which more steps only add noise. At least 2: one step to
+    find the data, one to refine it.
+    """
+    return max(2, int(round(0.5 * math.log(max(n * epsilon, 1.0)))))
+
+
+def budget_shares(iterations: int, schedule: str, final_share: float | None = None) -> tuple[float, ...]:
+    """How the Gaussian-DP budget μ² is split over the T iterations (shares summing to 1).
+
+    .. math:: \\text{paper: } s_t = 1/T; \\qquad \\text{refine: } s_T = f,\\ s_t = (1 - f)/(T - 1)\\ (t < T)
+
+    with ``f = final_share`` (:data:`REFINE_FINAL_SHARE` when None; 1 when T = 1). A larger share for
+    the last iteration is a variant of [GFR25, Algorithm 2], whose T Gaussian mechanisms share one σ:
+    the exploration steps only need to bring the cloud to the data, the last one makes the release.
+    """
+    T = int(iterations)
+    if schedule == "paper" or T == 1:
+        return (1.0 / T,) * T
+    f = REFINE_FINAL_SHARE if final_share is None else float(final_share)
+    return ((1.0 - f) / (T - 1),) * (T - 1) + (f,)
+
+
+def iteration_sigmas(epsilon: float, delta: float, neighbours: str, shares: tuple[float, ...]) -> tuple[float, ...]:
+    """Noise σ_t on the counts of each iteration so that the T Gaussian histograms are (ε, δ)-DP together.
+
+    .. math:: \\sigma_t = \\frac{\\Delta_2}{\\mu(\\varepsilon, \\delta)\\sqrt{s_t}}, \\qquad
+              \\sqrt{\\textstyle\\sum_t (\\Delta_2/\\sigma_t)^2} = \\mu(\\varepsilon, \\delta)
+
+    T adaptive Gaussian mechanisms, the t-th μ_t-GDP with μ_t = Δ_2/σ_t, are μ-GDP with
+    μ = (Σ μ_t²)^{1/2} [DRS22, Corollary 3.3]. Equal shares give :func:`pe_sigma` exactly (the same
+    formula, evaluated the same way).
+    """
+    T = len(shares)
+    if all(x == shares[0] for x in shares):
+        return (pe_sigma(epsilon, delta, neighbours, T),) * T
+    base = pe_sigma(epsilon, delta, neighbours, 1)
+    return tuple(base / math.sqrt(x) for x in shares)
 
 
 def region_diameter(region: str, d: int, metric: str) -> float:
@@ -419,12 +481,85 @@ def threshold_weights(noisy: np.ndarray, count_threshold: float) -> np.ndarray |
 def bl_weights(nu: np.ndarray, V: np.ndarray, metric: str) -> np.ndarray:
     """Algorithm 2, line 8: the probability vector on V_t closest to ν = c̃/n in D_BL.
 
-    Uses :func:`dpsynth_core.transport.bl_projection` ([HVZ23, Algorithm 2], dense LP). Its function
-    class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
+    Up to :data:`dpsynth_core.transport.BL_DENSE_MAX_M` candidates the exact projection (the flow of
+    :func:`bl_weights_graph` on the complete graph, the optimum of [HVZ23, Algorithm 2]'s LP); beyond,
+    the projection on the graph joining each candidate to its :data:`BL_GRAPH_NEIGHBOURS` nearest. The
+    function class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
     ``region="ball"`` the bound on |f| is the cube's diameter, not the ball's).
     """
-    from .transport import bl_projection
+    from .transport import BL_DENSE_MAX_M
 
-    tau = bl_projection(nu, support=V, method="dense", metric=metric).tau
-    tau = np.clip(tau, 0.0, None)
-    return tau / tau.sum()
+    m = V.shape[0]
+    return bl_weights_graph(nu, V, metric, k=m - 1 if m <= BL_DENSE_MAX_M else BL_GRAPH_NEIGHBOURS)
+
+
+def bl_weights_graph(nu: np.ndarray, V: np.ndarray, metric: str, k: int = BL_GRAPH_NEIGHBOURS) -> np.ndarray:
+    """The bounded-Lipschitz projection of ν onto the probability vectors on V, as a min-cost flow
+    on the graph joining each candidate to its k nearest ones.
+
+    .. math:: \\hat\\tau = \\arg\\min_{\\tau \\in \\Delta_m} \\min_{x \\ge 0}\\; \\sum_{(i,j) \\in E} \\rho(v_i, v_j)\\,x_{ij}
+              + D \\sum_i (x_{ig} + x_{gi}) \\quad\\text{s.t. the net outflow of } i \\text{ is } \\nu_i - \\tau_i
+
+    E holds both directions of every k-nearest-neighbour pair (``scipy.spatial.cKDTree``, the vote
+    metric ρ), g is a ground node reached at cost D = diam [0,1]^d (the bound |f| ≤ D), and the
+    flows into a sink of demand 1 are τ; exact duplicates of V are merged first (their ν added up:
+    moving mass between them costs nothing, so the problem is the same). By Kantorovich-Rubinstein
+    duality the optimum is :math:`\\min_\\tau d_{BL}^{\\rho_E}(\\nu, \\tau)` for the path metric
+    ρ_E ≥ ρ of the graph; on the complete graph ρ_E = ρ and this is the exact projection of
+    [HVZ23, Algorithm 2]. Solved exactly with POT's network simplex
+    (:func:`dpsynth_core.transport.flows.transshipment_pot`), O(k m) arcs. Post-processing of ν and
+    of the public V: no privacy cost.
+
+    Returns
+    -------
+    ndarray (m,) of non-negative weights summing to 1 (zero on the duplicates merged away).
+    """
+    from .transport.flows import transshipment_pot
+
+    m, d = V.shape
+    uniq, first = _merge_duplicates(V)
+    inverse = _row_index(V, uniq, first)
+    nu_u = np.bincount(inverse, weights=np.asarray(nu, dtype=np.float64), minlength=uniq.shape[0])
+    src, dst, cost = _knn_arcs(uniq, metric, k)
+    u = uniq.shape[0]
+    cells = np.arange(u)
+    g, s = u, u + 1
+    diam = {"l2": math.sqrt(d), "l1": float(d), "linf": 1.0}[metric]
+    S = np.concatenate([src, cells, np.full(u, g), cells])
+    T = np.concatenate([dst, np.full(u, g), cells, np.full(u, s)])
+    c = np.concatenate([cost, np.full(2 * u, diam), np.zeros(u)])
+    supply = np.concatenate([nu_u, [1.0 - math.fsum(nu_u), -1.0]])
+    _, flows, _ = transshipment_pot(supply, S, T, c, "the bounded-Lipschitz projection of private_evolution")
+    tau_u = np.clip(flows[-u:], 0.0, None)
+    tau = np.zeros(m)
+    tau[first] = tau_u / math.fsum(tau_u)
+    return tau
+
+
+def _row_index(V: np.ndarray, uniq: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """For every row of V, the index of its row in ``uniq`` (``uniq[i] == V[first[i]]``)."""
+    if uniq.shape[0] == V.shape[0]:
+        out = np.empty(V.shape[0], dtype=np.int64)
+        out[first] = np.arange(V.shape[0])
+        return out
+    tree = cKDTree(uniq)
+    _, idx = tree.query(V, k=1)
+    return np.asarray(idx, dtype=np.int64)
+
+
+def _knn_arcs(P: np.ndarray, metric: str, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both directions of every k-nearest-neighbour pair of the distinct points P, with their length."""
+    u = P.shape[0]
+    kk = min(k, u - 1)
+    if kk < 1:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    dist, idx = cKDTree(P).query(P, k=kk + 1, p=_MINKOWSKI_P[metric])
+    src = np.repeat(np.arange(u, dtype=np.int64), kk)
+    dst = np.asarray(idx[:, 1:], dtype=np.int64).ravel()
+    length = np.asarray(dist[:, 1:], dtype=np.float64).ravel()
+    a, b = np.concatenate([src, dst]), np.concatenate([dst, src])
+    w = np.concatenate([length, length])
+    keep = a != b
+    key = a[keep] * u + b[keep]
+    _, pick = np.unique(key, return_index=True)
+    return a[keep][pick], b[keep][pick], w[keep][pick]

@@ -3,28 +3,40 @@
 PE refines a synthetic set ``S_0`` drawn from a data-independent Random API. At iteration t it
 draws variations ``V_t = Variation_API(S_{t-1})`` (Eq. 1), counts how many private points have each
 variation as nearest neighbour (Algorithm 4), privatises that histogram, post-processes it into a
-probability vector over ``V_t`` and samples the next synthetic set from it (Algorithms 2 and 3).
+probability vector μ'_t over ``V_t`` and samples the next synthetic set from it (Algorithms 2 and 3).
 
 Post-processings (``histogram``)
 --------------------------------
+``"dbl"`` (default)  Gaussian noise, then the closest probability vector in bounded-Lipschitz
+                 distance (Algorithm 2, line 8, the algorithm of Theorem 4.1): the exact projection up to
+                 400 candidates, beyond it the projection on the graph joining every candidate to its
+                 16 nearest (:func:`dpsynth_core.evolution.bl_weights_graph`, a min-cost flow).
 ``"threshold"``  Gaussian noise on every count, keep entries ``>= H`` and renormalise (Algorithm 3;
                  H = 0 in the paper's simulations, Section 6).
-``"dbl"``        Gaussian noise, then the closest probability vector in bounded-Lipschitz distance
-                 (Algorithm 2, line 8), via :func:`dpsynth_core.transport.bl_projection`; small
-                 supports only.
 ``"laplace_threshold"``  Laplace noise on the positive counts only and the stability threshold
                  ``H = 2 log(1/δ)/(nε) + 1/n`` (Section 4.2, Proposition 4.1), then renormalise.
+
+Schedules and releases (the defaults study, docs/private-evolution.md)
+-----------------------------------------------------------------------
+``schedule="refine"`` (default): T = max(2, round(log(n̂ε)/2)); the last iteration gets the share
+``final_share`` = 0.7 of the Gaussian-DP budget μ² and only the ``refine_levels`` = 4 finest scales of
+Eq. (1), the others share the rest equally; α is Theorem 4.1's with the last iteration's σ, n_s
+Theorem 4.1's with the other iterations' σ (at most n̂). ``schedule="paper"``: one σ for all T = 2
+log(n̂ε) iterations, every scale every time, α and n_s from Theorem 4.1 (Section 6).
+``release="histogram"`` (default) releases ``n_release`` (default n̂) points, the largest-remainder
+rounding of μ'_T: a function of the privatised votes and the public V_T, so post-processing;
+``release="samples"`` releases S_T, the n_s draws of Algorithm 2, line 9.
 
 Privacy accounting
 ------------------
 Gaussian histograms: one record moves one count by 1 under add/remove and two counts by 1 under
 replace, so the histogram of counts has l2 sensitivity Δ = 1 or √2 ([GFR25, proof of Theorem 4.1]
-uses √2/n for the normalised histogram). T adaptive Gaussian mechanisms with noise σ compose
-exactly to μ-GDP with μ = √T Δ/σ [DRS22, Corollary 3.3]; σ is solved from (ε, δ)
-with :func:`dpsynth_core.privacy.gaussian_sigma`. The ledger lists every iteration with the equal
-share ε/T, δ/T of that exact total.
+uses √2/n for the normalised histogram). T adaptive Gaussian mechanisms with noise σ_t compose
+exactly to μ-GDP with μ = (Σ_t (Δ/σ_t)²)^{1/2} [DRS22, Corollary 3.3]; σ_t = Δ/(μ(ε, δ)√s_t) for
+shares s_t summing to 1 (:func:`dpsynth_core.evolution.iteration_sigmas`). The ledger lists every
+iteration with its share (ε s_t, δ s_t) of that exact total.
 
-Laplace + threshold: each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25,
+Laplace + threshold: each iteration is an (ε s_t, δ s_t)-DP stability-based histogram ([GFR25,
 Proposition 4.1]; [Vad17, Theorem 3.5]) and the T iterations compose by basic composition. See
 :func:`laplace_count_threshold` for the exact calibration with discrete Laplace noise.
 
@@ -41,12 +53,13 @@ coordinates with the release's ``metric``.
 Data beyond memory
 ------------------
 The private data enter only through the nearest-neighbour votes of each iteration, a sum over
-records: :func:`dpsynth_core.evolution.nn_votes` (project a block of rows into the region, count each row's vote over the
-current candidates V_t) summed by :meth:`dpsynth_core.rows.Rows.sum`, one pass over the data per
-iteration, V_t going to the workers as an argument. In memory it is called once on all the rows. The
-votes are integers and each row's vote depends only on the row and on V_t (exact search, ties to the
-smallest index), so with the same rng the release from a Dask array or DataFrame, in any number of
-partitions, is bit for bit the NumPy one. With Dask the owner-side W1 (``track_w1``) is not computed
+records: :func:`dpsynth_core.evolution.nn_votes` (project a block of rows into the region, count each
+row's vote over the current candidates V_t) summed by :meth:`dpsynth_core.rows.Rows.sum`, one pass
+over the data per iteration, V_t going to the workers as an argument. In memory it is called once on
+all the rows. The votes are integers and each row's vote depends only on the row and on V_t (exact
+search, ties to the smallest index), so with the same rng the release from a Dask array or
+DataFrame, in any number of partitions, is bit for bit the NumPy one (everything after the votes
+reads only the votes and public values). With Dask the owner-side W1 (``track_w1``) is not computed
 (``trace["owner"]["w1_note"]`` says why) and the non-private teaching starts are refused.
 """
 
@@ -61,13 +74,18 @@ from .. import limits
 from ..evolution import (
     METRICS,
     N_SYNTHETIC_DEFAULT_CAP,
+    REFINE_FINAL_SHARE,
+    REFINE_LEVELS,
     REGIONS,
+    SCHEDULES,
     bl_weights,
+    budget_shares,
     default_alpha,
     default_iterations,
     default_n_synthetic,
     gaussian_noisy_counts,
     in_region,
+    iteration_sigmas,
     laplace_count_threshold,
     laplace_threshold_counts,
     nn_assign,
@@ -76,6 +94,7 @@ from ..evolution import (
     pe_l2_sensitivity,
     pe_sigma,
     project_into_region,
+    refine_iterations,
     region_diameter,
     theorem_4_1_rate,
     threshold_weights,
@@ -83,6 +102,7 @@ from ..evolution import (
     variation_api,
     variation_scales_eq1,
 )
+from ..grid import largest_remainder
 from ..privacy import Ledger, SizeEstimate, check_n_public, resolve_size
 from ..validation import (
     check_bool,
@@ -114,6 +134,8 @@ __all__ = [
     "threshold_weights",
     "HISTOGRAMS",
     "INITS",
+    "RELEASES",
+    "SCHEDULES",
     "METRICS",
     "REGIONS",
     "N_SYNTHETIC_DEFAULT_CAP",
@@ -123,6 +145,7 @@ OWNER = "private_evolution"
 HISTOGRAMS: tuple[str, ...] = ("threshold", "dbl", "laplace_threshold")
 INITS: tuple[str, ...] = ("uniform", "public", "origin", "private", "interpolate")
 NONPRIVATE_INITS: tuple[str, ...] = ("private", "interpolate")
+RELEASES: tuple[str, ...] = ("histogram", "samples")
 
 #: Largest number of private x synthetic pairs for which the owner-side W1 is computed exactly.
 W1_EXACT_PAIRS = 4_000_000
@@ -131,35 +154,45 @@ TRACE_MAX_VALUES = 8_000_000
 
 
 # ------------------------------------------------------------------------------ owner-side W1
-def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str) -> tuple[float, bool, str]:
-    """Exact W1 (uniform weights) via :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the
-    line (d = 1, where every metric is |x - y| and a network simplex on the dense cost matrix was the
-    slowest step of a run), POT's network simplex otherwise."""
+def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str, weights: np.ndarray | None) -> tuple[float, bool, str]:
+    """Exact W1 (private points uniform, B weighted by ``weights`` or uniform) via
+    :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the line (d = 1, where every metric
+    is |x - y| and a network simplex on the dense cost matrix was the slowest step of a run), POT's
+    network simplex otherwise."""
     from ..transport import wasserstein1
 
-    res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", return_result=True)
+    res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", weights_y=weights,
+                       return_result=True)
     return float(res.value), bool(res.certified or res.exact), res.method
 
 
-def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Generator) -> tuple[float, str]:
-    """W1(private, synthetic) in unit-cube coordinates and the release's metric (owner-side).
+def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Generator,
+              weights: np.ndarray | None = None) -> tuple[float, str]:
+    """W1(private, synthetic) in unit-cube coordinates and the release's metric (owner-side); the
+    synthetic side is the points S, or the measure with ``weights`` on them.
 
     Exact (POT network simplex, dual-certified) up to :data:`W1_EXACT_PAIRS` pairs; beyond that the
     same exact solver on a random subsample of the private points, labelled as an estimate (the
     transport module's certified "sparse" method is far slower at 10^5 x 2000 points in l2).
     """
+    if weights is not None:
+        keep = weights > 0
+        S, weights = S[keep], weights[keep]
     if U.shape[1] == 1 or U.shape[0] * S.shape[0] <= W1_EXACT_PAIRS:
-        value, cert, method = _w1_exact(U, S, metric)
+        value, cert, method = _w1_exact(U, S, metric, weights)
         if method == "exact_1d":
             return value, "exact (1-D CDF formula)"
         return value, "exact (POT emd, dual-certified)" if cert else "exact (POT emd, certificate failed)"
     k = max(1, W1_EXACT_PAIRS // max(1, S.shape[0]))
     sub = U[diag_rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)]
-    value, _, _ = _w1_exact(sub, S, metric)
+    value, _, _ = _w1_exact(sub, S, metric, weights)
     return value, f"exact POT on a random subsample of {sub.shape[0]} private points (estimate)"
 
 
 # ------------------------------------------------------------------------------ the mechanism
+_STUDY = "the defaults study in docs/private-evolution.md"
+
+
 @register(dict(
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
@@ -167,23 +200,47 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
     algorithm="[GFR25] Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
     dp="approximate",
     neighbours=("add_remove", "replace"),
-    default_neighbours="replace",
+    default_neighbours="add_remove",
     needs_delta=True,
     params=(
-        ParamSpec("iterations", "int", None, "PE steps T; default T = 2 log(nε) (Section 6).", low=1, high=500),
+        ParamSpec("iterations", "int", None,
+                  "PE steps T. Default: schedule 'refine' T = max(2, round(log(nε)/2)) (" + _STUDY + "); "
+                  "'paper' T = 2 log(nε) (Section 6).", low=1, high=500),
         ParamSpec("n_synthetic", "int", None,
-                  "Synthetic points n_s; default (σ(2L+1)^{1-1/max(d,2)})^{-1} from Theorem 4.1 (σ on counts/n).",
-                  low=1, high=1_000_000, log=True),
-        ParamSpec("histogram", "choice", "threshold",
-                  "Post-processing of the noisy votes: Gaussian + threshold H and renormalise (Algorithm 3), "
-                  "Gaussian + bounded-Lipschitz projection (Algorithm 2, small supports), or Laplace on positive "
+                  "Points n_s of the synthetic cloud in every iteration. Default: Theorem 4.1's "
+                  "(σ(2L+1)^{1-1/max(d,2)})^{-1} with σ the noise on counts/n of the exploration iterations "
+                  "('refine') or of every iteration ('paper').", low=1, high=1_000_000, log=True),
+        ParamSpec("schedule", "choice", "refine",
+                  "'refine': the last iteration gets final_share of the budget and only the finest variation "
+                  "scales (" + _STUDY + "); 'paper': one σ for every iteration and T, α, n_s as in Section 6 "
+                  "and Theorem 4.1.", choices=SCHEDULES),
+        ParamSpec("final_share", "float", None,
+                  "Share of the Gaussian-DP budget μ² given to the last iteration ('refine' only). Default "
+                  f"{REFINE_FINAL_SHARE} (" + _STUDY + "); 1/T is the paper's equal split.",
+                  low=0.01, high=1.0, advanced=True),
+        ParamSpec("refine_levels", "int", None,
+                  "How many of the finest Eq. (1) scales the last iteration uses ('refine' only). Default "
+                  f"min(L, {REFINE_LEVELS}) (" + _STUDY + ").", low=1, high=64, advanced=True),
+        ParamSpec("release", "choice", "histogram",
+                  "What is released: 'histogram' = n_release points rounded from the last privatised "
+                  "histogram (post-processing of Algorithm 2, line 8); 'samples' = S_T, the n_s points "
+                  "sampled from it (Algorithm 2, line 9, as in the paper).", choices=RELEASES),
+        ParamSpec("n_release", "int", None,
+                  "Released points with release='histogram' (largest-remainder rounding). Default: the "
+                  "public or noisy n, capped at dpsynth_core.limits max_synthetic_rows.",
+                  low=1, high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
+        ParamSpec("histogram", "choice", "dbl",
+                  "Post-processing of the noisy votes: the closest probability vector in bounded-Lipschitz "
+                  "distance (Algorithm 2; exact up to 400 candidates, on their 16-nearest-neighbour graph "
+                  "beyond), Gaussian + threshold H and renormalise (Algorithm 3), or Laplace on positive "
                   "votes + stability threshold (Section 4.2).",
                   choices=HISTOGRAMS),
         ParamSpec("threshold", "float", 0.0,
                   "Threshold H on the normalised noisy histogram ('threshold' only); H = 0 in Section 6.",
                   low=0.0, high=1.0),
         ParamSpec("alpha", "float", None,
-                  "Smallest variation radius α of Eq. (1), unit-cube units; default D σ^{1/max(d,2)} (Theorem 4.1).",
+                  "Smallest variation radius α of Eq. (1), unit-cube units; default D σ^{1/max(d,2)} "
+                  "(Theorem 4.1) with σ the last iteration's noise on counts/n.",
                   low=1e-6, high=10.0, log=True, advanced=True),
         ParamSpec("init", "choice", "uniform",
                   "Random API for S_0: uniform over the region, the public dataset, a single point at the origin "
@@ -205,21 +262,23 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
                   advanced=True),
     ),
     summary="Iteratively moves a synthetic cloud towards the data with privatised nearest-neighbour votes on "
-            "Gaussian variations; T Gaussian histograms composed exactly (μ-GDP).",
+            "Gaussian variations; T Gaussian histograms composed exactly (μ-GDP), most of the budget on the last.",
 ))
-def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic=None, histogram="threshold",
+def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic=None, histogram="dbl",
                       threshold=0.0, variation_scales=None, alpha=None, init="uniform", public=None, beta=0.25,
-                      region="box", metric="l2", neighbours="replace", n_public=None,
-                      allow_nonprivate_init=False, track_w1=True, rng=None) -> Release:
+                      region="box", metric="l2", neighbours="add_remove", n_public=None,
+                      allow_nonprivate_init=False, track_w1=True, schedule="refine", final_share=None,
+                      refine_levels=None, release="histogram", n_release=None, rng=None) -> Release:
     """Private Evolution [GFR25, Algorithms 2–4] with the variation API of [GFR25, Eq. (1)].
 
     For t = 1..T:
 
-    .. math:: V_t = \\mathrm{Var}(S_{t-1}),\\quad \\tilde c_t = \\mathrm{NN}(S, V_t) + \\mathcal N(0, \\sigma^2 I),
+    .. math:: V_t = \\mathrm{Var}(S_{t-1}),\\quad \\tilde c_t = \\mathrm{NN}(S, V_t) + \\mathcal N(0, \\sigma_t^2 I),
               \\quad \\mu'_t = \\mathrm{post}(\\tilde c_t),\\quad S_t \\sim (\\mu'_t)^{n_s}
 
-    with :math:`\\sigma = \\sqrt T \\Delta_2 / \\mu(\\varepsilon, \\delta)` (exact μ-GDP composition,
-    Δ_2 = 1 add/remove, √2 replace).
+    with :math:`\\sigma_t = \\Delta_2 / (\\mu(\\varepsilon, \\delta)\\sqrt{s_t})`, shares s_t summing to 1
+    (exact μ-GDP composition; Δ_2 = 1 add/remove, √2 replace). The release rounds μ'_T to n_release
+    points (``release="histogram"``) or is S_T (``"samples"``).
 
     Parameters
     ----------
@@ -230,81 +289,57 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         Public bounds.
     epsilon : float in (0, inf); delta : float in (0, 1)
         Total budget of the release.
-    iterations : int in [1, 500] or None
-        T. ``None``: :math:`T = 2\\log(n\\varepsilon)` rounded (Section 6), from the public n (replace,
-        ``n_public``) or a noisy size (add/remove; costs 5% of ε, on the ledger).
-    n_synthetic : int in [1, 10^6] or None
-        n_s. ``None``: Theorem 4.1's :math:`\\lceil(\\sigma(2L+1)^{1-1/\\max(d,2)})^{-1}\\rceil` with σ the
-        noise on the normalised histogram, capped at 20,000. At most ``dpsynth_core.limits``
-        ``max_synthetic_rows``; and T × n_s(2L+1) × d candidate coordinates must stay within
-        ``max_candidates`` (checked before anything is allocated; refused with a message naming what
-        to lower).
-    histogram : {"threshold", "dbl", "laplace_threshold"}
-        Post-processing (module docstring). ``"dbl"`` needs ``dpsynth_core.transport.bl_projection``
-        and refuses supports above its limit.
-    threshold : float in [0, 1]
-        H of Algorithm 3 on the normalised histogram (``"threshold"`` only; must be 0 otherwise).
+    iterations, n_synthetic, alpha : int in [1, 500], int in [1, 10^6], float in (0, 10], or None
+        T, n_s and α of Eq. (1). ``None``: the schedule's rule (module docstring), from the public n
+        (replace, ``n_public``) or a noisy size (add/remove; 5% of ε, on the ledger). T × n_s(2L+1) ×
+        d candidate coordinates must stay within ``dpsynth_core.limits`` ``max_candidates``.
+    schedule : {"refine", "paper"}; final_share : float in [0.01, 1] or None; refine_levels : int or None
+        The split of the budget over the iterations and the scales of the last one (module docstring).
+    release : {"histogram", "samples"}; n_release : int in [1, ``max_synthetic_rows``] or None
+        What is released (module docstring); ``n_release`` only with ``"histogram"``.
+    histogram : {"dbl", "threshold", "laplace_threshold"}; threshold : float in [0, 1]
+        Post-processing of the noisy votes (module docstring); H of Algorithm 3 (``"threshold"`` only).
     variation_scales : sequence of float > 0 or None
-        The σ_l of Eq. (1) in unit-cube coordinates (at most 64). ``None``: Eq. (1) from ``alpha``.
-        Not in the dashboard schema (a list).
-    alpha : float in (0, 10] or None
-        α of Eq. (1). ``None``: :math:`D\\sigma^{1/\\max(d,2)}` (Theorem 4.1), D the region's diameter.
-    init : {"uniform", "public", "origin", "private", "interpolate"}
-        Random API for S_0 (n_s uniform points; ``public`` itself, subsampled to n_s rows without
-        replacement when larger; one point at the origin of the domain, or at its centre when the
-        origin is outside the region). ``"private"`` (S_0 = S) and ``"interpolate"``
-        (:math:`S_0 = c + (1-2\\beta)(S - c)`, c the origin point above, Figure 2) read the private
-        data: only with ``allow_nonprivate_init=True``, and the release has ``is_dp=False``; refused
-        for a Dask X (they copy all the rows).
-    public : array (m, d) or None
-        Public data in domain units, for ``init="public"`` only.
-    beta : float in [0, 1]
-        β of the ``"interpolate"`` start.
-    region : {"box", "ball"}
-        The domain box, or the l2 ball inscribed in it in unit-cube coordinates.
-    metric : {"l2", "l1", "linf"}
-        Distance of the votes (unit-cube coordinates).
-    neighbours : {"replace", "add_remove"}
-    n_public : int in [1, ``limits.current().max_size``] or None
-        A public dataset size for parameters that depend on n under add/remove.
-    allow_nonprivate_init : bool
-    track_w1 : bool
-        Owner-side W1 (unit cube, ``metric``) between the private data and every S_t, exact with
-        POT up to 4·10^6 pairs, else on a random subsample of the private data (labelled). Not
-        computed for a Dask X (``trace["owner"]["w1"]`` is None, ``"w1_note"`` says why).
+        The σ_l of Eq. (1) in unit-cube coordinates (at most 64), instead of α. Not in the dashboard schema.
+    init : {"uniform", "public", "origin", "private", "interpolate"}; public : array (m, d) or None; beta : float
+        S_0: n_s uniform points, ``public`` (subsampled to n_s rows), one point at the domain's origin
+        (its centre when the origin is outside the region); ``"private"`` (S_0 = S) and
+        ``"interpolate"`` (:math:`S_0 = c + (1-2\\beta)(S - c)`, Figure 2) read the private data: only
+        with ``allow_nonprivate_init=True``, in memory, and the release has ``is_dp=False``.
+    region : {"box", "ball"}; metric : {"l2", "l1", "linf"}
+        The working region and the distance of the votes (unit-cube coordinates).
+    neighbours : {"add_remove", "replace"}; n_public : int or None
+    allow_nonprivate_init, track_w1 : bool
+        ``track_w1``: owner-side W1 (unit cube, ``metric``) between the private data and every S_t and
+        μ'_t (exact with POT up to 4·10^6 pairs, else on a labelled subsample; not with Dask).
     rng : numpy Generator, int or None
 
     Returns
     -------
     Release
-        ``synthetic`` (n_s, d); ``params`` with ``iterations``, ``sigma`` (noise std on counts, None
-        for laplace_threshold), ``l2_sensitivity``, ``alpha``, ``variation_scales``, ``n_synthetic``...;
-        ``trace`` with per-iteration ``synthetic`` (domain units), ``variations``, ``noisy_histograms``,
-        ``weights`` and, in ``trace["owner"]``, ``clean_histograms`` and ``w1``.
+        ``synthetic`` (n_release or n_s, d); ``params`` with the resolved T, σ_t, shares, scales,
+        n_s, n_release...; ``trace`` with per-iteration ``synthetic`` (domain units; the last entry is
+        the release), ``variations``, ``noisy_histograms``, ``weights`` and, in ``trace["owner"]``,
+        ``clean_histograms``, ``w1`` and ``w1_histograms``.
 
     Notes
     -----
-    When a post-processing keeps no mass (every noisy vote below the threshold, typical of
-    ``"laplace_threshold"`` on spread-out data, Appendix E), the paper's μ' is the zero measure and
-    cannot be sampled; this implementation keeps ``S_t = S_{t-1}`` (post-processing of the DP output)
-    and records it in ``trace["votes_kept"]`` and ``notes``.
-
-    Theorem 4.1 bounds E W1 by an Õ rate with unspecified constants, so ``bound`` is None;
-    ``params["theorem_4_1_rate"]`` gives :math:`d D(\\sqrt{\\log(n\\varepsilon/\\sqrt{\\log(1/\\delta)})
-    \\log(1/\\delta)}/(n\\varepsilon))^{1/d}` without constants.
+    When a post-processing keeps no mass, the iteration keeps S_{t-1} (post-processing) and says so.
+    ``bound`` is None: Theorem 4.1 is an Õ rate with unspecified constants (``params["theorem_4_1_rate"]``).
 
     References
     ----------
     .. [GFR25] T. González, G. Fanti, A. Ramdas. Private Evolution Converges. arXiv:2506.08312, 2025.
     .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
-    .. [Vad17] S. Vadhan. The Complexity of Differential Privacy. Tutorials on the Foundations of Cryptography, 2017.
     See docs/references.md for the full entries.
     """
     p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng)
     opts = _check_options(p, domain, delta=delta, iterations=iterations, n_synthetic=n_synthetic,
                           histogram=histogram, threshold=threshold, variation_scales=variation_scales, alpha=alpha,
                           init=init, public=public, beta=beta, region=region, metric=metric, n_public=n_public,
-                          allow_nonprivate_init=allow_nonprivate_init, track_w1=track_w1)
+                          allow_nonprivate_init=allow_nonprivate_init, track_w1=track_w1, schedule=schedule,
+                          final_share=final_share, refine_levels=refine_levels, release=release,
+                          n_release=n_release)
     ledger = Ledger()
     plan = _plan(p, opts, ledger)
     _account(p, opts, plan, ledger)
@@ -336,6 +371,11 @@ class _Options:
     alpha: float | None
     public: np.ndarray | None  # unit-cube coordinates, in the region
     n_public: int | None
+    schedule: str
+    final_share: float | None
+    refine_levels: int | None
+    release: str
+    n_release: int | None
 
 
 @dataclass(frozen=True)
@@ -344,24 +384,34 @@ class _Plan:
 
     size: SizeEstimate | None
     epsilon: float  # the budget of the iterations (ε minus a noisy size's share)
-    iterations: int
-    sigma_counts: float  # Gaussian noise on the counts (the reference scale for laplace_threshold)
-    scales: np.ndarray
+    shares: tuple[float, ...]  # of μ² (Gaussian) or of (ε, δ) (laplace_threshold), one per iteration
+    sigmas: tuple[float, ...]  # Gaussian noise on the counts (the reference scale for laplace_threshold)
+    scales: np.ndarray  # Eq. (1) scales of the exploration iterations
+    final_scales: np.ndarray  # the scales of the last iteration
     alpha: float | None
     n_synthetic: int
+    n_release: int | None
+    release_cap: dict | None  # limits.cap_rows record when the default output size was capped
     diameter: float
     sensitivity: float
-    count_threshold: float | None  # "threshold": H n; "laplace_threshold": the integer count threshold
-    laplace_scale: float | None
+    count_thresholds: tuple | None  # "threshold": H n; "laplace_threshold": the integer count thresholds
+    laplace_scales: tuple[float, ...] | None
+
+    @property
+    def iterations(self) -> int:
+        return len(self.shares)
 
     @property
     def levels(self) -> int:
         return int(self.scales.size)
 
+    def scales_at(self, t: int) -> np.ndarray:
+        return self.final_scales if t == self.iterations else self.scales
+
 
 def _check_options(p: Prepared, domain, *, delta, iterations, n_synthetic, histogram, threshold, variation_scales,
-                   alpha, init, public, beta, region, metric, n_public, allow_nonprivate_init,
-                   track_w1) -> _Options:
+                   alpha, init, public, beta, region, metric, n_public, allow_nonprivate_init, track_w1, schedule,
+                   final_share, refine_levels, release, n_release) -> _Options:
     """Validate the arguments (each once), in the order the messages are expected."""
     dlt = check_probability(delta, "delta", OWNER)
     hist = check_choice(histogram, "histogram", OWNER, HISTOGRAMS)
@@ -387,8 +437,10 @@ def _check_options(p: Prepared, domain, *, delta, iterations, n_synthetic, histo
     if public is not None:
         pub = check_points(public, "public", OWNER, d=domain.d, columns=domain._cols(public))
         pub = project_into_region(domain.to_unit(pub, owner=OWNER), reg)
+    sched, share, levels = _check_schedule(schedule, final_share, refine_levels)
+    rel, n_out = _check_release(release, n_release, domain.d)
     return _Options(dlt, hist, reg, met, ini, allow, track, H, b_interp, T_user, ns_user, scales_user, alpha_user,
-                    pub, n_public)
+                    pub, n_public, sched, share, levels, rel, n_out)
 
 
 def _check_start(p: Prepared, init: str, allow: bool, public) -> None:
@@ -422,11 +474,35 @@ def _check_scales(variation_scales) -> np.ndarray:
     return scales
 
 
+def _check_schedule(schedule, final_share, refine_levels) -> tuple[str, float | None, int | None]:
+    sched = check_choice(schedule, "schedule", OWNER, SCHEDULES)
+    share = None if final_share is None else check_float(final_share, "final_share", OWNER, low=0.01, high=1.0)
+    levels = None if refine_levels is None else check_int(refine_levels, "refine_levels", OWNER, low=1, high=64)
+    if sched == "paper" and share is not None:
+        raise param_error(OWNER, "final_share", "None with schedule='paper' (every iteration gets 1/T)", final_share)
+    if sched == "paper" and levels is not None:
+        raise param_error(OWNER, "refine_levels", "None with schedule='paper' (every iteration uses every scale)",
+                          refine_levels)
+    return sched, share, levels
+
+
+def _check_release(release, n_release, d: int) -> tuple[str, int | None]:
+    rel = check_choice(release, "release", OWNER, RELEASES)
+    if n_release is None:
+        return rel, None
+    if rel == "samples":
+        raise param_error(OWNER, "n_release", "None with release='samples' (the release is S_T, n_synthetic points)",
+                          n_release)
+    n_out = check_int(n_release, "n_release", OWNER, low=1)
+    limits.check_rows(n_out, d, owner=OWNER)
+    return rel, n_out
+
+
 def _size(p: Prepared, opts: _Options, ledger: Ledger) -> SizeEstimate | None:
     """The dataset size, when a default depends on it (public under replace, or a noisy size on the ledger)."""
     needs_n = (opts.iterations is None or opts.n_synthetic is None
                or (opts.variation_scales is None and opts.alpha is None) or opts.threshold > 0
-               or opts.histogram == "dbl")
+               or opts.histogram == "dbl" or (opts.release == "histogram" and opts.n_release is None))
     if not needs_n:
         if opts.n_public is not None:
             check_n_public(opts.n_public, OWNER)
@@ -434,66 +510,101 @@ def _size(p: Prepared, opts: _Options, ledger: Ledger) -> SizeEstimate | None:
     size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=opts.n_public, rng=p.rng,
                         owner=OWNER)
     if size.epsilon_spent:
-        ledger.add("noisy size n (discrete Laplace, for T, n_s, α defaults)", size.epsilon_spent)
+        ledger.add("noisy size n (discrete Laplace, for the defaults and the normalisation)", size.epsilon_spent)
     return size
 
 
 def _plan(p: Prepared, opts: _Options, ledger: Ledger) -> _Plan:
-    """T, σ, the variation scales and n_s (defaults from Section 6 and Theorem 4.1), checked against the
-    resource limits before anything is allocated."""
+    """T, the shares and σ_t, the variation scales, n_s and the output size (the schedule's rules,
+    docs/private-evolution.md), checked against the resource limits before anything is allocated."""
     d = p.rows.domain.d
     size = _size(p, opts, ledger)
     n_used = None if size is None else size.n
-    eps_avail = p.epsilon - ledger.epsilon
-    T = opts.iterations if opts.iterations is not None else default_iterations(n_used, eps_avail)
-    sigma_counts = pe_sigma(eps_avail, opts.delta, p.neighbours, T)
-    sigma_norm = None if n_used is None else sigma_counts / n_used
+    eps = p.epsilon - ledger.epsilon
+    refine = opts.schedule == "refine"
+    T = opts.iterations
+    if T is None:
+        T = refine_iterations(n_used, eps) if refine else default_iterations(n_used, eps)
+    shares = budget_shares(T, opts.schedule, opts.final_share)
+    sigmas = iteration_sigmas(eps, opts.delta, p.neighbours, shares)
     diameter = region_diameter(opts.region, d, opts.metric)
     alpha_used = None
     if opts.variation_scales is not None:
         scales = opts.variation_scales
     else:
-        alpha_used = opts.alpha if opts.alpha is not None else default_alpha(sigma_norm, diameter, d)
+        # Theorem 4.1's α = D σ^{1/max(d,2)} with the noise of the iteration that makes the release
+        alpha_used = opts.alpha if opts.alpha is not None else default_alpha(sigmas[-1] / n_used, diameter, d)
         scales = variation_scales_eq1(min(alpha_used, diameter), diameter, d)
     L = int(scales.size)
-    n_s = opts.n_synthetic if opts.n_synthetic is not None else default_n_synthetic(sigma_norm, L, d)
-    # Resource limit (dpsynth_core.limits max_candidates), checked before S_0 and the variations exist:
-    # T iterations of n_s (2L+1) variation points of d coordinates. T, n_s and L come from public
-    # inputs and the size estimate (public, or a DP noisy size): refusing is post-processing.
+    final_scales = scales[:min(L, opts.refine_levels or REFINE_LEVELS)] if refine else scales
+    # Theorem 4.1's n_s with the noise of the iterations that move the cloud (all but the last under refine),
+    # under refine at most n: the n votes reach at most n of the candidates, more points only add noise
+    n_s = opts.n_synthetic
+    if n_s is None:
+        n_s = default_n_synthetic(sigmas[0] / n_used, L, d)
+        n_s = min(n_s, max(1, n_used)) if refine else n_s
+    _check_candidates(T, n_s, L, d, opts)
+    n_out, cap = None, None
+    if opts.release == "histogram":
+        n_out = opts.n_release
+        if n_out is None:  # the public or DP size: capping it is post-processing
+            n_out, cap = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
+    lap, thr = _thresholds(p, opts, eps, shares, n_used)
+    return _Plan(size, eps, shares, sigmas, scales, final_scales, alpha_used, n_s, n_out, cap, diameter,
+                 pe_l2_sensitivity(p.neighbours), thr, lap)
+
+
+def _check_candidates(T: int, n_s: int, L: int, d: int, opts: _Options) -> None:
+    """Resource limit (dpsynth_core.limits max_candidates), checked before S_0 and the variations exist:
+    T iterations of n_s (2L+1) variation points of d coordinates. T, n_s and L come from public inputs
+    and the size estimate (public, or a DP noisy size): refusing is post-processing."""
     planned = T * n_s * (2 * L + 1) * d
     blame = "n_synthetic" if opts.n_synthetic is not None else "iterations" if opts.iterations is not None else "alpha"
     limits.check_planned(planned, "max_candidates", owner=OWNER, param=blame, what="candidate coordinates",
                          fix="pass a smaller n_synthetic, fewer iterations, or a larger alpha (fewer variation "
                              "scales L)",
                          got=f"{T} iterations x {n_s} points x {2 * L + 1} variations x d={d} = {planned}")
-    lap_scale = count_thr = None
+
+
+def _thresholds(p: Prepared, opts: _Options, eps: float, shares, n_used) -> tuple[tuple | None, tuple | None]:
+    """laplace_threshold: each iteration's (ε s_t, δ s_t) calibration; threshold: H n (one per iteration)."""
+    T = len(shares)
     if opts.histogram == "laplace_threshold":
-        lap_scale, count_thr = laplace_count_threshold(eps_avail / T, opts.delta / T, p.neighbours)
-    elif opts.histogram == "threshold":
-        count_thr = opts.threshold * n_used if opts.threshold > 0 else 0.0
-    return _Plan(size, eps_avail, T, sigma_counts, scales, alpha_used, n_s, diameter,
-                 pe_l2_sensitivity(p.neighbours), count_thr, lap_scale)
+        pairs = [laplace_count_threshold(eps * s, opts.delta * s, p.neighbours) for s in shares]
+        return tuple(b for b, _ in pairs), tuple(c for _, c in pairs)
+    if opts.histogram == "threshold":
+        return None, (opts.threshold * n_used if opts.threshold > 0 else 0.0,) * T
+    return None, None
 
 
 def _account(p: Prepared, opts: _Options, plan: _Plan, ledger: Ledger) -> None:
     """One ledger entry per iteration and the note saying how they compose."""
     T, eps, dlt = plan.iterations, plan.epsilon, opts.delta
+    equal = len(set(plan.shares)) == 1
     if opts.histogram == "laplace_threshold":
-        for t in range(1, T + 1):
-            ledger.add(f"iteration {t}: Laplace + threshold NN histogram (scale {plan.laplace_scale:.4g}, keep "
-                       f"counts >= {plan.count_threshold})", eps / T, dlt / T)
-        ledger.note = (f"Each iteration is an (ε/T, δ/T)-DP stability-based histogram ([GFR25, Proposition 4.1]; "
-                       f"[Vad17, Theorem 3.5]; discrete Laplace scale {plan.laplace_scale:.4g} on positive counts, "
-                       f"threshold {plan.count_threshold}); the T = {T} iterations compose by basic composition.")
+        for t, s in enumerate(plan.shares, start=1):
+            ledger.add(f"iteration {t}: Laplace + threshold NN histogram (scale {plan.laplace_scales[t - 1]:.4g}, "
+                       f"keep counts >= {plan.count_thresholds[t - 1]})", eps * s, dlt * s)
+        split = "(ε/T, δ/T)" if equal else "(ε s_t, δ s_t)"
+        ledger.note = (f"Each iteration is an {split}-DP stability-based histogram ([GFR25, Proposition 4.1]; "
+                       f"[Vad17, Theorem 3.5]; discrete Laplace noise on positive counts, then a threshold); the "
+                       f"T = {T} iterations compose by basic composition.")
     else:
-        sigma, sens2 = plan.sigma_counts, plan.sensitivity
-        for t in range(1, T + 1):
-            ledger.add(f"iteration {t}: Gaussian NN histogram (σ = {sigma:.4g} on counts)", eps / T, dlt / T)
-        mu = math.sqrt(T) * sens2 / sigma
-        ledger.note = (f"Exact composition: the T = {T} Gaussian histograms (l2 sensitivity {sens2:.4g}, σ = "
-                       f"{sigma:.4g}) are together μ-GDP with μ = √T·Δ/σ = {mu:.4g}, which implies "
-                       f"({eps:.4g}, {dlt:.3g})-DP. The per-iteration entries are the equal shares ε/T, δ/T "
-                       f"of that exact total, not separate guarantees.")
+        for t, (s, sigma) in enumerate(zip(plan.shares, plan.sigmas, strict=True), start=1):
+            ledger.add(f"iteration {t}: Gaussian NN histogram (σ = {sigma:.4g} on counts)", eps * s, dlt * s)
+        sens2 = plan.sensitivity
+        mu = math.sqrt(math.fsum((sens2 / sigma) ** 2 for sigma in plan.sigmas))
+        if equal:
+            ledger.note = (f"Exact composition: the T = {T} Gaussian histograms (l2 sensitivity {sens2:.4g}, σ = "
+                           f"{plan.sigmas[0]:.4g}) are together μ-GDP with μ = √T·Δ/σ = {mu:.4g}, which implies "
+                           f"({eps:.4g}, {dlt:.3g})-DP. The per-iteration entries are the equal shares ε/T, δ/T "
+                           f"of that exact total, not separate guarantees.")
+        else:
+            ledger.note = (f"Exact composition: the T = {T} Gaussian histograms (l2 sensitivity {sens2:.4g}, σ_t = "
+                           f"{', '.join(f'{x:.4g}' for x in plan.sigmas)}) are together μ-GDP with μ = "
+                           f"(Σ_t (Δ/σ_t)²)^(1/2) = {mu:.4g}, which implies ({eps:.4g}, {dlt:.3g})-DP. The "
+                           f"per-iteration entries are the shares s_t = (μ_t/μ)² of that exact total, not separate "
+                           f"guarantees.")
     if plan.size is not None and plan.size.epsilon_spent:
         ledger.note += " The noisy size is pure DP and composes with the rest by basic composition."
 
@@ -526,10 +637,12 @@ def _anchor(domain, region: str) -> np.ndarray:
 
 @dataclass
 class _Run:
-    """What the iterations leave behind: the last synthetic set and the per-iteration trace."""
+    """What the iterations leave behind: the last cloud, the release, the per-iteration trace."""
 
     S: np.ndarray
     keep_all: bool
+    released: np.ndarray | None = None
+    measure: tuple | None = None  # (V, weights) of the last iteration that kept votes
     synthetic: list = field(default_factory=list)
     variations: list = field(default_factory=list)
     noisy: list = field(default_factory=list)
@@ -537,6 +650,7 @@ class _Run:
     clean: list = field(default_factory=list)
     kept: list = field(default_factory=list)
     w1: list | None = None
+    w1_histograms: list | None = None
     w1_method: str | None = None
     w1_note: str | None = None
     initial_private: np.ndarray | None = None
@@ -548,77 +662,88 @@ class _Run:
         self.weights.append(weights if full else None)
         self.clean.append(counts if full else None)
         self.kept.append(weights is not None)
-        self.synthetic.append(to_dom(self.S))
+        self.synthetic.append(to_dom(self.released if last and self.released is not None else self.S))
 
 
 def _evolve(p: Prepared, opts: _Options, plan: _Plan, S: np.ndarray, U_owner, to_dom) -> _Run:
-    """The T iterations [GFR25, Algorithms 2-3]: variations, votes, privatised votes, resampling."""
-    T, v_size = plan.iterations, plan.n_synthetic * (2 * plan.levels + 1)
+    """The T iterations [GFR25, Algorithms 2-3]: variations, votes, privatised votes, resampling; the
+    last one ends in the release."""
+    T = plan.iterations
+    v_size = plan.n_synthetic * (2 * plan.levels + 1)
     nonprivate = opts.init in NONPRIVATE_INITS
     run = _Run(S=S, keep_all=T * v_size * (p.rows.domain.d + 3) <= TRACE_MAX_VALUES,
                initial_private=to_dom(S) if nonprivate else None)  # reads the private data: owner-side only
     run.synthetic.append(None if nonprivate else to_dom(S))
-    diag_rng = np.random.default_rng(0)  # owner-side diagnostics never touch the release's generator
-    track = opts.track_w1
-    if track and U_owner is None:
-        track = False  # the exact W1 needs every private row at once: never materialise a Dask collection
-        run.w1_note = ("not computed: X is a Dask collection, read only through per-record sums, and the W1 to "
-                       "the private data needs all the rows in memory")
-    if track:
-        w, run.w1_method = _owner_w1(U_owner, S, opts.metric, diag_rng)
-        run.w1 = [w]
-    if opts.histogram == "dbl":
-        _check_dbl_support(S.shape[0], plan)
+    w1 = _W1Tracker(opts, U_owner, run, S)
+    if opts.histogram == "dbl" and plan.size is None:  # pragma: no cover - _size always resolves n for dbl
+        raise AssertionError("histogram='dbl' needs the size for the normalisation")
     for t in range(1, T + 1):
-        V, counts, noisy, weights = _iteration(p, opts, plan, run.S)
+        V, counts, noisy, weights = _iteration(p, opts, plan, run.S, t)
         if weights is not None:  # else every vote was removed: no information, keep S_{t-1} (post-processing)
-            run.S = V[p.rng.choice(V.shape[0], size=plan.n_synthetic, p=weights)]
+            run.measure = (V, weights)
+            if t < T or opts.release == "samples":
+                run.S = V[p.rng.choice(V.shape[0], size=plan.n_synthetic, p=weights)]
+        if t == T and opts.release == "histogram":
+            run.released = _round_measure(run, plan.n_release)
         run.record(t == T, to_dom, V, counts, noisy, weights)
-        if track:
-            run.w1.append(_owner_w1(U_owner, run.S, opts.metric, diag_rng)[0])
+        w1.after(t == T, V, weights)
+    if run.released is None:
+        run.released = run.S
     return run
 
 
-def _check_dbl_support(s0: int, plan: _Plan) -> None:
-    from ..transport import BL_DENSE_MAX_M
-
-    L, n_s = plan.levels, plan.n_synthetic
-    m_max = max(s0, n_s) * (2 * L + 1)
-    if m_max > BL_DENSE_MAX_M:
-        raise ValueError(
-            f"The 'n_synthetic' parameter of {OWNER} must keep the support small with histogram='dbl': "
-            f"the dense bounded-Lipschitz LP (Algorithm 2, 2m^2 variables) takes at most {BL_DENSE_MAX_M} "
-            f"variations per iteration, and max(|S_0|, n_s) x (2L+1) = {max(s0, n_s)} x {2 * L + 1} = "
-            f"{m_max}. Got n_synthetic={n_s}. Lower n_synthetic, or use fewer variation scales (alpha, "
-            f"variation_scales)."
-        )
+def _round_measure(run: _Run, m: int) -> np.ndarray:
+    """The release of ``release="histogram"``: m points, ``largest_remainder`` counts of the last
+    privatised histogram μ'_T on its variations (or of the last one that kept votes; the current cloud
+    when none did). A function of the privatised votes and public randomness: post-processing."""
+    V, weights = run.measure if run.measure is not None else (run.S, np.ones(run.S.shape[0]))
+    counts = largest_remainder(weights, m)
+    return np.repeat(V, counts, axis=0)
 
 
-def _iteration(p: Prepared, opts: _Options, plan: _Plan, S: np.ndarray):
-    """One iteration: V_t = Var(S_{t-1}) (Eq. 1), the votes (Algorithm 4, the one pass over the private
+class _W1Tracker:
+    """Owner-side W1 between the private data and every S_t (the release at T) and every μ'_t."""
+
+    def __init__(self, opts: _Options, U_owner, run: _Run, S0: np.ndarray) -> None:
+        self.U, self.metric, self.run = U_owner, opts.metric, run
+        self.diag_rng = np.random.default_rng(0)  # owner-side diagnostics never touch the release's generator
+        self.on = opts.track_w1 and U_owner is not None
+        if opts.track_w1 and U_owner is None:
+            run.w1_note = ("not computed: X is a Dask collection, read only through per-record sums, and the W1 to "
+                           "the private data needs all the rows in memory")
+        if self.on:
+            w, run.w1_method = _owner_w1(U_owner, S0, self.metric, self.diag_rng)
+            run.w1, run.w1_histograms = [w], []
+
+    def after(self, last: bool, V: np.ndarray, weights: np.ndarray | None) -> None:
+        if not self.on:
+            return
+        run = self.run
+        if last and run.released is not None:
+            pts, counts = np.unique(run.released, axis=0, return_counts=True)
+            run.w1.append(_owner_w1(self.U, pts, self.metric, self.diag_rng, counts.astype(float))[0])
+        else:
+            run.w1.append(_owner_w1(self.U, run.S, self.metric, self.diag_rng)[0])
+        run.w1_histograms.append(None if weights is None else
+                                 _owner_w1(self.U, V, self.metric, self.diag_rng, weights)[0])
+
+
+def _iteration(p: Prepared, opts: _Options, plan: _Plan, S: np.ndarray, t: int):
+    """Iteration t: V_t = Var(S_{t-1}) (Eq. 1), the votes (Algorithm 4, the one pass over the private
     rows), the privatised votes and their post-processing into weights (None when no mass is kept)."""
-    V = variation_api(S, plan.scales, opts.region, p.rng)
+    V = variation_api(S, plan.scales_at(t), opts.region, p.rng)
     counts = p.rows.sum(nn_votes, V, opts.region, opts.metric)  # what the release reads of the private data
     if opts.histogram == "laplace_threshold":
-        noisy = laplace_threshold_counts(counts, plan.laplace_scale, plan.count_threshold, p.rng)
+        noisy = laplace_threshold_counts(counts, plan.laplace_scales[t - 1], plan.count_thresholds[t - 1], p.rng)
         return V, counts, noisy, threshold_weights(noisy, 1)
-    noisy = gaussian_noisy_counts(counts, plan.sigma_counts, p.rng)
+    noisy = gaussian_noisy_counts(counts, plan.sigmas[t - 1], p.rng)
     if opts.histogram == "threshold":
-        return V, counts, noisy, threshold_weights(noisy, plan.count_threshold)
+        return V, counts, noisy, threshold_weights(noisy, plan.count_thresholds[t - 1])
     return V, counts, noisy, bl_weights(noisy / plan.size.n, V, opts.metric)
 
 
 def _release(p: Prepared, opts: _Options, plan: _Plan, run: _Run, ledger: Ledger, domain) -> Release:
-    """The Release: S_T in domain units, the resolved parameters, the trace (owner-side part apart)."""
-    nonprivate = opts.init in NONPRIVATE_INITS
-    notes = []
-    if nonprivate:
-        notes.append(f"NOT differentially private: init={opts.init!r} reads the private data (teaching run). The "
-                     f"ledger shows what the iterations alone would cost; the release guarantees nothing.")
-    if not all(run.kept):
-        notes.append(f"{run.kept.count(False)} iteration(s) lost every vote to the threshold and kept S_(t-1).")
-    if not run.keep_all:
-        notes.append("Trace keeps variations and histograms for the last iteration only (memory bound).")
+    """The Release: the released points in domain units, the resolved parameters, the trace (owner part apart)."""
     trace = {
         "synthetic": run.synthetic,
         "variations": run.variations,
@@ -628,6 +753,7 @@ def _release(p: Prepared, opts: _Options, plan: _Plan, run: _Run, ledger: Ledger
         "owner": {
             "clean_histograms": run.clean,
             "w1": run.w1,
+            "w1_histograms": run.w1_histograms,
             "w1_metric": opts.metric,
             "w1_units": "unit cube",
             "w1_method": run.w1_method,
@@ -638,33 +764,54 @@ def _release(p: Prepared, opts: _Options, plan: _Plan, run: _Run, ledger: Ledger
         },
     }
     return Release(
-        synthetic=_to_domain(domain)(run.S), epsilon=p.epsilon, delta=opts.delta, neighbours=p.neighbours,
+        synthetic=_to_domain(domain)(run.released), epsilon=p.epsilon, delta=opts.delta, neighbours=p.neighbours,
         mechanism=OWNER, domain=domain, ledger=ledger, params=_params(opts, plan, domain.d), bound=None,
         bound_kind="none: Theorem 4.1 is an Õ rate with unspecified constants (see params['theorem_4_1_rate'])",
-        trace=trace, is_dp=not nonprivate, notes=notes,
+        trace=trace, is_dp=opts.init not in NONPRIVATE_INITS, notes=_notes(opts, plan, run),
     )
+
+
+def _notes(opts: _Options, plan: _Plan, run: _Run) -> list[str]:
+    notes = []
+    if opts.init in NONPRIVATE_INITS:
+        notes.append(f"NOT differentially private: init={opts.init!r} reads the private data (teaching run). The "
+                     f"ledger shows what the iterations alone would cost; the release guarantees nothing.")
+    if not all(run.kept):
+        notes.append(f"{run.kept.count(False)} iteration(s) lost every vote to the threshold and kept S_(t-1).")
+    if not run.keep_all:
+        notes.append("Trace keeps variations and histograms for the last iteration only (memory bound).")
+    if plan.release_cap is not None:
+        notes.append(limits.cap_note(plan.release_cap, OWNER).replace("Pass n_synthetic", "Pass n_release"))
+    return notes
 
 
 def _params(opts: _Options, plan: _Plan, d: int) -> dict:
     """The resolved parameters (public or DP values only)."""
     n_used = None if plan.size is None else plan.size.n
     gaussian = opts.histogram != "laplace_threshold"
-    sigma_used = plan.sigma_counts if gaussian else None
-    return {
+    equal = len(set(plan.sigmas)) == 1
+    sigma_used = plan.sigmas[-1] if gaussian and equal else None
+    params = {
         "iterations": plan.iterations,
+        "schedule": opts.schedule,
+        "budget_shares": list(plan.shares),
         "sigma": sigma_used,
+        "sigmas": list(plan.sigmas) if gaussian else None,
         "sigma_normalised": None if (sigma_used is None or n_used is None) else sigma_used / n_used,
-        "reference_sigma": plan.sigma_counts,
+        "reference_sigma": plan.sigmas[-1],
         "l2_sensitivity": plan.sensitivity,
         "histogram": opts.histogram,
         "threshold": opts.threshold,
-        "count_threshold": plan.count_threshold,
-        "laplace_scale": plan.laplace_scale,
+        "count_threshold": None if plan.count_thresholds is None else plan.count_thresholds[-1],
+        "laplace_scale": None if plan.laplace_scales is None else plan.laplace_scales[-1],
         "alpha": plan.alpha,
         "variation_scales": [float(s) for s in plan.scales],
+        "final_scales": [float(s) for s in plan.final_scales],
         "levels": plan.levels,
         "variations_per_point": 2 * plan.levels + 1,
         "n_synthetic": plan.n_synthetic,
+        "release": opts.release,
+        "n_release": plan.n_release,
         "init": opts.init,
         "beta": opts.beta if opts.init == "interpolate" else None,
         "region": opts.region,
@@ -674,6 +821,9 @@ def _params(opts: _Options, plan: _Plan, d: int) -> dict:
         "theorem_4_1_rate": None if n_used is None else theorem_4_1_rate(n_used, plan.epsilon, opts.delta, d,
                                                                           plan.diameter),
     }
+    if plan.release_cap is not None:  # the default output size was capped (dpsynth_core.limits)
+        params["limits"] = plan.release_cap
+    return params
 
 
 def _to_domain(domain):

@@ -14,8 +14,7 @@ import pytest
 from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
 from dpsynth_core import Domain
-from dpsynth_core.evolution import nn_assign
-from dpsynth_core.evolution import nn_votes
+from dpsynth_core.evolution import nn_assign, nn_votes
 from dpsynth_core.mechanisms import run
 from dpsynth_core.rows import merge
 
@@ -45,11 +44,12 @@ def _frame(X, parts=7):
 
 
 CASES = [
-    dict(),  # default: Gaussian votes + threshold, replace
+    dict(),  # default: add/remove (a noisy size), Gaussian votes, BL projection, refine schedule, histogram release
+    dict(schedule="paper", histogram="threshold", release="samples", neighbours="replace"),  # the paper's algorithm
     # laplace_threshold: a budget and a support at which some votes pass the threshold (with the
     # defaults at n = 800 every iteration loses all its votes and the release is S_0)
     dict(histogram="laplace_threshold", epsilon=4.0, iterations=3, n_synthetic=10),
-    dict(neighbours="add_remove"),  # the noisy size for the defaults, then Gaussian votes
+    dict(neighbours="replace"),  # n public: no noisy size
     dict(neighbours="add_remove", histogram="laplace_threshold", n_public=800, epsilon=4.0, iterations=3,
          n_synthetic=10),
     dict(region="ball", metric="l1", iterations=4),
