@@ -217,7 +217,7 @@ _STUDY = "the defaults study in docs/private-evolution.md"
         ParamSpec("final_share", "float", None,
                   "Share of the Gaussian-DP budget μ² given to the last iteration ('refine' only). Default "
                   f"{REFINE_FINAL_SHARE} (" + _STUDY + "); 1/T is the paper's equal split.",
-                  low=0.01, high=1.0, advanced=True),
+                  low=0.01, high=0.99, advanced=True),
         ParamSpec("refine_levels", "int", None,
                   "How many of the finest Eq. (1) scales the last iteration uses ('refine' only). Default "
                   f"min(L, {REFINE_LEVELS}) (" + _STUDY + ").", low=1, high=64, advanced=True),
@@ -293,7 +293,7 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
         T, n_s and α of Eq. (1). ``None``: the schedule's rule (module docstring), from the public n
         (replace, ``n_public``) or a noisy size (add/remove; 5% of ε, on the ledger). T × n_s(2L+1) ×
         d candidate coordinates must stay within ``dpsynth_core.limits`` ``max_candidates``.
-    schedule : {"refine", "paper"}; final_share : float in [0.01, 1] or None; refine_levels : int or None
+    schedule : {"refine", "paper"}; final_share : float in [0.01, 0.99] or None; refine_levels : int or None
         The split of the budget over the iterations and the scales of the last one (module docstring).
     release : {"histogram", "samples"}; n_release : int in [1, ``max_synthetic_rows``] or None
         What is released (module docstring); ``n_release`` only with ``"histogram"``.
@@ -476,7 +476,7 @@ def _check_scales(variation_scales) -> np.ndarray:
 
 def _check_schedule(schedule, final_share, refine_levels) -> tuple[str, float | None, int | None]:
     sched = check_choice(schedule, "schedule", OWNER, SCHEDULES)
-    share = None if final_share is None else check_float(final_share, "final_share", OWNER, low=0.01, high=1.0)
+    share = None if final_share is None else check_float(final_share, "final_share", OWNER, low=0.01, high=0.99)
     levels = None if refine_levels is None else check_int(refine_levels, "refine_levels", OWNER, low=1, high=64)
     if sched == "paper" and share is not None:
         raise param_error(OWNER, "final_share", "None with schedule='paper' (every iteration gets 1/T)", final_share)
