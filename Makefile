@@ -7,9 +7,10 @@ PORT     ?= 8501
 CHROMIUM := /usr/bin/chromium
 # root installs system packages directly; anyone else through sudo
 SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-# pytest workers: one per core (the suite is CPU-bound)
+# pytest workers: one per core (the suite is CPU-bound), each taking the next test as it frees up
+# (--dist load). No test is tied to a worker: each worker that gets browser tests starts its own server.
 WORKERS  ?= $(shell nproc 2>/dev/null || echo 2)
-PYTEST   := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadgroup
+PYTEST   := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist load
 
 .PHONY: run test test-fast bench lint setup clean screenshots
 
@@ -36,8 +37,9 @@ run: $(STAMP)
 test: $(STAMP) $(CHROMIUM)
 	$(PYTEST) tests
 
+# everything but the browser tests and the tests marked slow (pyproject.toml's markers); `make test` runs all
 test-fast: $(STAMP)
-	$(PYTEST) -m "not e2e" tests
+	$(PYTEST) -m "not e2e and not slow" tests
 
 screenshots: $(STAMP) $(CHROMIUM)
 	DPSYNTH_SCREENSHOTS=assets/screens $(PYTEST) -m e2e tests/e2e

@@ -1,7 +1,7 @@
 """What a user waits for in a real browser: the dashboard in headless Chromium (Playwright).
 
 AppTest times the script alone; a browser adds the websocket, React, Plotly drawing and the
-main thread's long tasks. This benchmark measures, per page (`url_path` of ``dashboard/ui.PAGES``):
+main thread's long tasks. This benchmark measures, per page (``url`` of ``dashboard.registry.PAGES``):
 
 * **cold first visit**: a fresh ``streamlit run serve.py`` process, as ``make run`` starts it, and a
   fresh browser context navigate to ``http://host:port/<page>``. Caches are empty; ``serve.py``
@@ -75,12 +75,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # streamlit_wire: the websocket decoding the browser tests use
 
 from common import write  # noqa: E402
+from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs  # noqa: E402
 
-PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit", "glossary"]
+from dashboard.registry import PAGES  # noqa: E402  (plain Python: no Streamlit import)
+
 QUICK_PAGES = ["home", "pmm"]
 # The default page (st.Page(default=True)) is served at "/": a fresh session asking for "/home" gets
 # Streamlit's "Page not found" dialog and the main page, so Home is measured at "/".
@@ -90,11 +93,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 VIEWPORT = {"width": 1400, "height": 1000}
 EPS_LABEL = "ε (privacy budget, log scale)"
 EXCEPTION = '[data-testid="stException"]'
-FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus
 
 # Installed before any page script runs (page.add_init_script). Records into window.__dps.
-INSTRUMENT_JS = r"""
-(() => {
+INSTRUMENT_JS = with_forward_msgs(r"""
   if (window.__dps) return;
   const R = window.__dps = {state: [], ws: [], inputs: [], headline: [], longtasks: [], skeletons: [],
                             domLast: 0, domMutations: 0, domBatches: 0};
@@ -119,35 +120,8 @@ INSTRUMENT_JS = r"""
     new PerformanceObserver((list) => list.getEntries().forEach(
       (e) => R.longtasks.push([e.startTime, e.duration]))).observe({type: 'longtask', buffered: true});
   } catch (e) { /* no long-task timing in this browser */ }
-  // Top-level fields of a ForwardMsg (protobuf): 4 = new_session (a run starts), 6 = script_finished.
-  const varint = (b, i) => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; }
-                             while (c & 0x80 && i < b.length); return [v, i]; };
-  const fields = (buf) => {
-    const b = new Uint8Array(buf), out = {};
-    let i = 0, tag, v;
-    while (i < b.length) {
-      [tag, i] = varint(b, i);
-      const f = Math.floor(tag / 8), w = tag & 7;
-      if (w === 0) { [v, i] = varint(b, i); out[f] = v; }
-      else if (w === 2) { [v, i] = varint(b, i); i += v; out[f] = null; }
-      else if (w === 1) i += 8; else if (w === 5) i += 4; else break;
-    }
-    return out;
-  };
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        const f = fields(e.data);
-        const kind = 4 in f ? 'start' : 6 in f ? 'finish' : 5 in f ? 'delta' : 'other';
-        R.ws.push([now(), kind, kind === 'finish' ? f[6] : null, e.data.byteLength]);
-      });
-    }
-  };
-})();
-"""
+  onForwardMsg((t, kind, status, bytes) => R.ws.push([t, kind, status, bytes]));
+""")
 
 # True once the action that started at `since` has settled (see the module docstring).
 SETTLED_JS = """([since, quiet, domCapMs]) => {
@@ -565,30 +539,12 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
     return row
 
 
-def ui_pages() -> dict[str, str | None]:
-    """{url_path: mechanism} from ``PAGES`` in ``dashboard/ui.py`` (read, not imported: importing it
-    needs Streamlit); the static list when the file has changed shape."""
-    import ast
-
-    try:
-        tree = ast.parse((ROOT / "dashboard" / "ui.py").read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.AnnAssign | ast.Assign):
-                targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
-                if any(isinstance(t, ast.Name) and t.id == "PAGES" for t in targets):
-                    return {row[3]: row[4] for row in ast.literal_eval(node.value)}
-    except (OSError, SyntaxError, ValueError, IndexError, TypeError):
-        pass
-    return dict.fromkeys(PAGES)
-
-
 def mechanism_relation(mechanism: str | None) -> str:
     """``?rel=replace`` for a mechanism that supports only replace neighbours (otherwise its page
     only offers a switch and runs nothing), read from the registry when it can be imported."""
     if mechanism is None:
         return ""
     try:
-        sys.path.insert(0, str(ROOT))
         from dpsynth_core.mechanisms import load_all
 
         spec = load_all().get(mechanism)
@@ -638,7 +594,7 @@ def rounded(obj, digits: int = 4):
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: all of dashboard/ui.PAGES)")
+    ap.add_argument("--pages", default=None, help="comma-separated url paths (default: every page of dashboard.registry.PAGES)")
     ap.add_argument("--notches", type=int, default=6, help="ε notches per page (K)")
     ap.add_argument("--quiet-ms", type=float, default=500.0, help="quiet window that ends a settle")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a page is recorded as timed out")
@@ -650,7 +606,7 @@ def main(argv: list[str] | None = None) -> dict:
                     help="the script `streamlit run` starts (serve.py is what `make run` uses)")
     ap.add_argument("--note", default="", help="free text stored in the JSON (e.g. what else ran meanwhile)")
     args = ap.parse_args(argv)
-    mechanisms = ui_pages()
+    mechanisms = {p.url: p.mechanism for p in PAGES}
     if args.quick:
         pages = QUICK_PAGES
     elif args.pages:

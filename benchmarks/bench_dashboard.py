@@ -21,10 +21,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from common import write  # noqa: E402
 
-PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit"]
-PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_marginals": "sparse_marginals",
-             "private_evolution": "private_evolution", "low_dim": "low_dim"}
+from dashboard.registry import PAGES as REGISTRY  # noqa: E402
+from dashboard.registry import by_url  # noqa: E402
+
+PAGES = [p.url for p in REGISTRY]
+PAGE_MECH = {p.url: p.mechanism for p in REGISTRY if p.mechanism is not None}
 ACTIONS = {"sparse_marginals": "sm_run", "rates": "rates_run", "compare": "compare_run", "audit": "audit_run"}
 TARGET_FIRST, TARGET_RERUN = 3.0, 1.0
 
@@ -67,7 +68,7 @@ def bench_page(page: str, quick: bool) -> dict:
         at.query_params["rel"] = relation
         row["first_render_s"], _ = _timed(at.run)
     else:
-        at.switch_page(f"pages/{page}.py")
+        at.switch_page(by_url(page).file)
         row["first_render_s"], _ = _timed(at.run)
     row["exceptions"] = [e.value for e in at.exception]
     row["errors"] = [e.value for e in at.error]

@@ -83,8 +83,8 @@ def plane_section(n: int, reps: int, epsilon: float = 2.0, seed0: int = 0, mecha
             w = exact_w1(ds.domain.to_unit(ds.X), ds.domain.to_unit(rel.synthetic))
             row = {"rep": rep, "mechanism_seconds": secs, "bound": rel.bound, **w}
             if name.startswith("low_dim"):
-                row["principal_angles"] = rel.trace["owner"]["principal_angles"].tolist()
-                row["bound_terms"] = rel.trace["bound_terms"]
+                row["principal_angles"] = rel.owner.principal_angles.tolist()
+                row["bound_terms"] = rel.trace.bound_terms
             else:
                 row["depth"] = rel.params["depth"]
             runs[name].append(row)

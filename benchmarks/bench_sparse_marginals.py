@@ -31,9 +31,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import machine, write  # noqa: E402
 from dpsynth_core import Domain  # noqa: E402
+from dpsynth_core.datasets import shift_scenario  # noqa: E402
 from dpsynth_core.grid import cell_of  # noqa: E402
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+query = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.query")
 
 
 def corner_clusters(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -52,10 +54,10 @@ def corner_clusters(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 def dataset(name: str, seed: int, n: int = 2000, d: int = 4):
     rng = np.random.default_rng(seed)
     if name == "mixture+shifted_public":
-        X, P, dom = sm.shift_scenario(n, d, 0.3, rng=rng, n_public=4000)
+        X, P, dom = shift_scenario(n, d, 0.3, rng=rng, n_public=4000)
         return X, dom, P
     X = corner_clusters(n, d, rng)
-    return X, Domain.unit(d), None  # default public: 4000 uniform points
+    return X, Domain.unit(d), "uniform"  # the default public candidates: 4000 uniform points
 
 
 CERTS = ("U_T_consistent", "L_T_consistent", "U_T", "L_T")
@@ -74,15 +76,15 @@ def coverage(name: str, runs: int, **kw) -> dict:
         seconds.append(time.perf_counter() - t0)
         loss = sm.sparse_utility_loss(X, rel.synthetic, 2, dom)
         losses.append(loss)
-        assert rel.bound == rel.trace["certificate"]["U_T_consistent"]["total"]
+        assert rel.bound == rel.trace.certificate["U_T_consistent"].total
         for c in CERTS:
-            b = rel.trace["certificate"][c]["total"]
+            b = rel.trace.certificate[c].total
             certs[c].append(b)
             exceed[c] += loss > b
             ratios[c].append(b / loss)
         for c in terms:
             for t in terms[c]:
-                terms[c][t].append(rel.trace["certificate"][c][t])
+                terms[c][t].append(getattr(rel.trace.certificate[c], t))
     out = {
         "runs": runs, "settings": {"n": 2000, "d": 4, "s": 2, "k": 8, "epsilon": 1.0, "delta_cert": 0.1, **kw},
         "certificates": "U_T_consistent (released, rel.bound) and L_T_consistent: Eq. (4) with G∘Π (module "
@@ -105,10 +107,10 @@ def coverage(name: str, runs: int, **kw) -> dict:
 
 def step3_timing(quick: bool) -> dict:
     d, s, k, npub = 5, 2, 25, 4000
-    X, P, dom = sm.shift_scenario(20_000, d, 0.3, rng=0, n_public=npub)
+    X, P, dom = shift_scenario(20_000, d, 0.3, rng=0, n_public=npub)
     rng = np.random.default_rng(1)
     K = math.comb(d, s)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     v = sm.marginal_vector(X, s, k)
     b = sm.noise_scale(X.shape[0], 1.0, d, s, k, exact_total=True)
     v_dp = v + sm.haar_block_noise(K, k, s, b, rng, exact_total=True)
@@ -142,17 +144,17 @@ def k_sweep(quick: bool) -> dict:
                "proj_U_T_consistent": [], "priv_U_T": [], "proj_U_T": [], "priv_L_T": [], "proj_L_T": [],
                "public_raw_loss": []}
         for r in range(reps):
-            X, P, dom = sm.shift_scenario(n, d, 0.3, rng=100 + r, n_public=4000)
+            X, P, dom = shift_scenario(n, d, 0.3, rng=100 + r, n_public=4000)
             rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=k, public=P, rng=200 + r,
                                       mc_draws=100 if quick else 200)
             acc["loss"].append(sm.sparse_utility_loss(X, rel.synthetic, 2, dom))
             if k == ks[0]:
                 acc["public_raw_loss"].append(sm.sparse_utility_loss(X, P, 2, dom))
             for c in ("U_T_consistent", "U_T", "L_T"):
-                t = rel.trace["certificate"][c]
-                acc[c].append(t["total"])
-                acc[f"priv_{c}"].append(t["privatisation_quantile"])
-                acc[f"proj_{c}"].append(t["projection"])
+                t = rel.trace.certificate[c]
+                acc[c].append(t.total)
+                acc[f"priv_{c}"].append(t.privatisation_quantile)
+                acc[f"proj_{c}"].append(t.projection)
             acc["disc"].append(0.5 / k)
         row = {"k": k, **{key: float(np.mean(v)) for key, v in acc.items() if v}}
         rows.append(row)

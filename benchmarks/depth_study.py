@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import write  # noqa: E402
 from dpsynth_core import Domain, partition  # noqa: E402
-from dpsynth_core.mechanisms.pmm import bound_depth, paper_depth, pmm  # noqa: E402
+from dpsynth_core.mechanisms.pmm import pmm  # noqa: E402
+from dpsynth_core.theory import bound_depth, paper_depth  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------- data, W1

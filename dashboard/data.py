@@ -4,48 +4,59 @@ A dataset is the library's :class:`~dpsynth_core.datasets.Dataset` (points, PUBL
 description, labels) plus a :class:`Source` saying how to rebuild it from a shareable URL. Uploads
 are read with the library's CSV rules (:func:`dpsynth_core.tabular.read_table`: separator and
 decimal comma detected, bad cells reported by row and column, text columns named, missing values
-refused or dropped on request) under the dashboard's caps, and get the bounds the user TYPED.
-Nothing here derives bounds, scales or grids from the private data; an uploaded file stays in
-memory (never written to disk or logged).
+refused or dropped on request) under the dashboard's caps, and get the bounds the user TYPED. A
+text column can be used as a categorical column with the categories the user TYPED
+(:func:`upload_dataset`); its cells are read by :func:`read_upload_text`, the one place that reads
+text columns until the library's reader does. Nothing here derives bounds, scales, grids or
+categories from the private data, except on the user's explicit "NOT private" request, which the
+domain then carries (``provenance="data"``: no release of it is DP). An uploaded file stays in memory
+(never written to disk or logged).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from dpsynth_core import datasets as lib
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.domain import Domain
-from dpsynth_core.tabular import Table, read_table
+from dpsynth_core.tabular import MISSING_TOKENS, CSVError, Table, read_table
 from dpsynth_core.validation import check_float
 
-__all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "default", "generate", "real", "real_names",
-           "by_name", "read_upload", "upload_dataset", "MAX_CLAMPED_SHARE"]
+__all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
+           "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",
+           "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
 MAX_UPLOAD_COLUMNS = 64
+#: Most categories one column of an upload may have (typed, or read off the file for exploration).
+MAX_UPLOAD_CATEGORIES = 1_000
 
 
 @dataclass(frozen=True)
 class Source:
-    """Where a dataset came from: ``kind`` in {"default", "generator", "real", "upload"}."""
+    """Where a dataset came from: ``kind`` in {"default", "generator", "real", "mixed", "upload"}."""
 
     kind: str
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
-    #: True when the bounds were read off the data ("use the data's range"): then no release of this
-    #: dataset is differentially private (the bounds themselves leak the extremes).
+    #: True when the bounds or categories were read off the data ("use the data's range", "use the values
+    #: in this file"): then no release of this dataset is differentially private (the bounds leak the
+    #: extremes, the categories the rare values). The dataset's domain says so too (``provenance="data"``).
     bounds_from_data: bool = False
 
     @property
     def shareable(self) -> bool:
         """Whether a URL can name it (an upload cannot: the file stays with its owner)."""
-        return self.kind in ("default", "real") or (self.kind == "generator" and not self.params)
+        return self.kind in ("default", "real", "mixed") or (self.kind == "generator" and not self.params)
 
 
 def default() -> tuple[Dataset, Source]:
@@ -72,17 +83,32 @@ def real(name: str) -> Dataset:
     return lib.REAL_DATASETS[name]()
 
 
+def mixed_names() -> list[str]:
+    """The bundled tables with categorical columns."""
+    return list(lib.MIXED_DATASETS)
+
+
+def mixed(name: str) -> Dataset:
+    """A bundled table with categorical columns, with its declared public domain."""
+    if name not in lib.MIXED_DATASETS:
+        raise ValueError(f"There is no bundled mixed table called {name!r}; choose one of {', '.join(mixed_names())}.")
+    return lib.MIXED_DATASETS[name]()
+
+
 def by_name(name: str) -> tuple[Dataset, Source]:
-    """The dataset a URL names: a bundled real dataset, a generator with its defaults, or the default."""
+    """The dataset a URL names: a bundled dataset (real or mixed), a generator with its defaults, or the default."""
     if name in lib.REAL_DATASETS:
         return real(name), Source("real", name)
+    if name in lib.MIXED_DATASETS:
+        return mixed(name), Source("mixed", name)
     if name in lib.GENERATORS:
         return generate(name, {p.name: p.default for p in lib.GENERATORS[name][1]}), Source("generator", name)
     ds, src = default()
     if name == ds.name:
         return ds, src
     raise ValueError(f"The link names a dataset {name!r} that does not exist: use a generator "
-                     f"({', '.join(lib.GENERATORS)}), a bundled dataset ({', '.join(real_names())}) or {ds.name!r}.")
+                     f"({', '.join(lib.GENERATORS)}), a bundled dataset ({', '.join(real_names() + mixed_names())}) or "
+                     f"{ds.name!r}.")
 
 
 def read_upload(data: bytes, filename: str, *, missing: str = "error") -> Table:
@@ -98,44 +124,219 @@ def read_upload(data: bytes, filename: str, *, missing: str = "error") -> Table:
 MAX_CLAMPED_SHARE = 0.5
 
 
-def upload_dataset(frame, columns: Sequence[str], lower: Sequence[Any], upper: Sequence[Any],
-                   filename: str = "upload.csv", *, from_data: bool = False) -> tuple[Dataset, int]:
-    """The chosen columns of an uploaded frame with the public bounds the user typed.
+def parse_categories(text: str | None) -> list[str]:
+    """The categories a user typed or pasted: one per line, or separated by ``|`` (``F|M``); surrounding
+    spaces and empty entries are dropped (duplicates are left for the domain to refuse by name)."""
+    if text is None:
+        return []
+    if not isinstance(text, str):
+        raise TypeError(f"The categories must be typed as text. Got {type(text).__name__}.")
+    parts = text.splitlines() if "\n" in text.strip() else text.split("|")
+    return [p.strip() for p in parts if p.strip()]
 
-    ``from_data=True`` takes the columns' own minimum and maximum instead (exploration only: the
-    caller marks every release of the dataset as not private). Refused, with the column to fix, when
-    a bound is missing or reversed, or when more than :data:`MAX_CLAMPED_SHARE` of the rows fall
-    outside the bounds. Returns the dataset and the number of rows outside the bounds (every mechanism
-    clamps them; an owner-side count, shown to the owner, never exported).
+
+_STRIP = " \t\r\n\v\f\u00a0\u2007\u202f\u3000\ufeff"  # what the CSV reader strips around a cell
+_MISSING = frozenset(MISSING_TOKENS)
+
+
+def _is_missing(cell: str) -> bool:
+    return cell.strip(_STRIP).lower() in _MISSING
+
+
+def read_upload_text(data: bytes, table: Table, columns: Sequence[str], *, missing: str = "error") -> pd.DataFrame:
+    """The numeric columns :func:`read_upload` read (``table``) with the text ``columns`` of the same file:
+    one table, its columns in the file's order, its index the spreadsheet row numbers (header = row 1),
+    so that an error names the row the user sees.
+
+    THE one place the dashboard reads text columns: when :mod:`dpsynth_core.tabular` reads declared text
+    columns as categorical (branch ``io``), this function becomes a call to it. Until then it splits the
+    bytes with the separator the library detected (``table.dialect``), as the library's reader does
+    (Python's ``csv`` module, double quotes, Excel's ``sep=`` first line, blank lines at the end
+    ignored), and lines up its rows with the table: the rows the reader dropped for a missing number
+    (``missing="drop"``) are dropped here too, checked against the reader's count. Text cells are
+    stripped; a missing cell (empty, ``NA``, ...) is a missing value: with ``missing="drop"`` its row is
+    dropped too, with ``"error"`` it is refused as the reader refuses a missing number (a :class:`CSVError`
+    of kind ``"missing"`` with the row, the column and the count), with ``"keep"`` (a preview) it stays
+    missing (None). The file was bounded (size, rows,
+    columns) by :func:`read_upload` before this runs.
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"The uploaded file must arrive as bytes. Got {type(data).__name__}.")
+    if missing not in ("error", "drop", "keep"):
+        raise ValueError(f"missing must be 'error', 'drop' or 'keep'. Got {missing!r}.")
+    text = bytes(data).decode(table.dialect.get("encoding", "utf-8"), errors="strict")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.startswith("sep=") and "\n" in text[:8]:
+        text = text[text.index("\n") + 1:]
+    records = csv.reader(io.StringIO(text, newline=""), delimiter=table.dialect["delimiter"], quotechar='"',
+                         doublequote=True, strict=True)
+    header = [c.strip(_STRIP) for c in next(records, [])]
+    wanted = list(dict.fromkeys(columns))
+    unknown = [c for c in wanted if c not in header]
+    if unknown:
+        raise ValueError(f"The uploaded file has no column {unknown[0]!r}.")
+    text_idx = [header.index(c) for c in wanted]
+    num_idx = [header.index(c) for c in table.numeric] if table.dropped_rows else []
+    cells: list[list[str]] = []
+    gone: list[bool] = []  # a missing number: the reader dropped the row (missing="drop")
+    blank: list[bool] = []
+    for rec in records:
+        cells.append([rec[j] if j < len(rec) else "" for j in text_idx])
+        gone.append(any(j >= len(rec) or _is_missing(rec[j]) for j in num_idx))
+        blank.append(not any(c.strip(_STRIP) for c in rec))
+    while blank and blank[-1]:  # blank lines at the end: the reader ignores them
+        cells.pop()
+        gone.pop()
+        blank.pop()
+    rows = np.arange(2, len(cells) + 2)
+    keep = ~np.asarray(gone, dtype=bool)
+    if int((~keep).sum()) != table.dropped_rows or int(keep.sum()) != len(table.frame):
+        raise ValueError("The text columns of the uploaded file could not be lined up with its numbers (a row "
+                         "the reader counted differently): save the file again as 'CSV UTF-8' and upload it again.")
+    frame = table.frame.copy()
+    frame.index = rows[keep]
+    for name, j in zip(wanted, range(len(wanted)), strict=True):
+        values = [c[j].strip(_STRIP) for c, k in zip(cells, keep, strict=True) if k]
+        frame[name] = pd.Series([None if v.lower() in _MISSING else v for v in values], index=frame.index,
+                                dtype="object")
+    holes = frame[wanted].isna().any(axis=1) if wanted else pd.Series(False, index=frame.index)
+    if holes.any() and missing == "error":
+        first = int(holes.idxmax())
+        col = next(c for c in wanted if pd.isna(frame.at[first, c]))
+        count = int(holes.sum())
+        raise CSVError(f"The uploaded file has a missing value in row {first}, column {col!r} ({count} row"
+                       f"{'s' if count != 1 else ''} with missing values in the text columns chosen): fill them "
+                       "in, or drop those rows.", "missing", row=first, column=col, count=count)
+    frame = frame[[c for c in header if c in frame.columns]]  # the file's order
+    return frame if missing == "keep" else frame[~holes]
+
+
+def upload_dataset(frame, columns: Sequence[str], lower: Sequence[Any], upper: Sequence[Any],
+                   filename: str = "upload.csv", *, from_data: bool = False,
+                   categories: Mapping[str, Any] | None = None, categories_from_data: bool = False,
+                   other: Mapping[str, str] | None = None) -> tuple[Dataset, int]:
+    """The chosen columns of an uploaded frame with the public bounds (and categories) the user typed.
+
+    ``columns`` are all the columns used, in order; ``lower``/``upper`` hold the bounds of its numeric
+    columns (those not in ``categories``), in order. ``categories`` maps each column used as
+    categorical to its declared categories (a list, or the text typed: :func:`parse_categories`);
+    ``other`` to an optional category receiving every value outside the list. A value outside the
+    declared categories (without ``other``) is refused with its row, column and value.
+
+    ``from_data=True`` takes the numeric columns' own minimum and maximum, ``categories_from_data=True``
+    the categorical columns' own values (exploration only): the domain then says ``provenance="data"``
+    and no release of the dataset is differentially private. Refused, with the column to fix, when a
+    bound is missing or reversed, a category list is empty, or more than :data:`MAX_CLAMPED_SHARE` of
+    the rows fall outside the bounds. Returns the dataset and the number of rows outside the bounds
+    (every mechanism clamps them; an owner-side count, shown to the owner, never exported).
     """
     if len(columns) == 0:
         raise ValueError("Choose at least one column.")
+    if len(columns) > MAX_UPLOAD_COLUMNS:
+        raise ValueError(f"Choose at most {MAX_UPLOAD_COLUMNS} columns (you chose {len(columns)}).")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ValueError(f"The uploaded file has no column {missing[0]!r}.")
-    X = frame.loc[:, list(columns)].to_numpy(dtype=float)
+    categories = dict(categories or {})
+    other = {k: v.strip() for k, v in (other or {}).items() if isinstance(v, str) and v.strip()}
+    cat_cols = [c for c in columns if c in categories]
+    numeric = [c for c in columns if c not in categories]
+    if not numeric:
+        raise ValueError("Choose at least one column of numbers as well: the mechanisms need a numeric column "
+                         "besides the categorical ones.")
+    X = frame.loc[:, numeric].to_numpy(dtype=float)
     if from_data:
         lo, hi = X.min(axis=0), X.max(axis=0)
         hi = np.where(hi > lo, hi, lo + 1.0)  # a constant column still gets a box
         lower, upper = lo.tolist(), hi.tolist()
-    for c, a, b in zip(columns, lower, upper, strict=True):
+    if len(lower) != len(numeric) or len(upper) != len(numeric):
+        raise ValueError(f"Type a lower and an upper bound for each of the {len(numeric)} numeric columns.")
+    for c, a, b in zip(numeric, lower, upper, strict=True):
         if a is None or b is None:
             raise ValueError(f"Type the lower and the upper bound of {c!r}: the range its values can take in "
                              "principle (for example an age in [0, 120]), not the range of this file.")
-    lo = [check_float(v, f"lower bound of {c!r}", "the Data page") for c, v in zip(columns, lower, strict=True)]
-    hi = [check_float(v, f"upper bound of {c!r}", "the Data page") for c, v in zip(columns, upper, strict=True)]
-    bad = [c for c, a, b in zip(columns, lo, hi, strict=True) if not a < b]
+    lo = [check_float(v, f"lower bound of {c!r}", "the Data page") for c, v in zip(numeric, lower, strict=True)]
+    hi = [check_float(v, f"upper bound of {c!r}", "the Data page") for c, v in zip(numeric, upper, strict=True)]
+    bad = [c for c, a, b in zip(numeric, lo, hi, strict=True) if not a < b]
     if bad:
         raise ValueError(f"The lower bound of {bad[0]!r} must be below its upper bound: change one of them.")
-    dom = Domain(lo, hi, names=tuple(str(c) for c in columns))
+    declared: dict[str, list[str]] = {}
+    for c in cat_cols:
+        if categories_from_data:
+            values = frame[c].dropna().astype(str).str.strip()
+            labels = sorted(set(values[values != ""]))
+            if len(labels) > MAX_UPLOAD_CATEGORIES:
+                raise ValueError(f"Column {c!r} holds {len(labels):,} different values: too many for a categorical "
+                                 f"column (at most {MAX_UPLOAD_CATEGORIES:,}). Leave it out.")
+        else:
+            given = categories[c]
+            labels = parse_categories(given) if isinstance(given, str) or given is None else [str(x) for x in given]
+            if not labels:
+                raise ValueError(f"Type the categories of {c!r}: every value it can take in principle, one per line "
+                                 "or separated by | (for example F|M), not the values of this file.")
+            if len(labels) > MAX_UPLOAD_CATEGORIES:
+                raise ValueError(f"Column {c!r} has {len(labels):,} categories: at most {MAX_UPLOAD_CATEGORIES:,} "
+                                 "can be used here.")
+        declared[c] = labels
+    provenance = "data" if (from_data or (categories_from_data and cat_cols)) else "declared"
+    dom = Domain(lo, hi, names=tuple(str(c) for c in columns), categories=declared,
+                 other={c: v for c, v in other.items() if c in declared and not categories_from_data},
+                 provenance=provenance)
+    if cat_cols:
+        X = dom.read(frame.loc[:, list(columns)], name="rows", owner="the uploaded file")
+    num = X[:, dom.numeric_index] if cat_cols else X
     inside = dom.contains(X)
     outside = int((~inside).sum())
     if outside > MAX_CLAMPED_SHARE * X.shape[0]:
-        per_col = (X < dom.lower_array) | (X > dom.upper_array)
-        worst = str(columns[int(np.argmax(per_col.sum(axis=0)))])
+        per_col = (num < dom.lower_array) | (num > dom.upper_array)
+        worst = str(numeric[int(np.argmax(per_col.sum(axis=0)))])
         raise ValueError(f"{outside} of {X.shape[0]} rows are outside the bounds you typed (most of them in "
                          f"{worst!r}): every mechanism would move them onto the box's edge. Check the bounds and "
                          "the unit of that column.")
     name = filename.rsplit(".", 1)[0] or "upload"
-    note = " Bounds taken from the data: NOT private (exploration only)." if from_data else ""
-    return Dataset(X, dom, name, f"Uploaded file {filename!r}: columns {', '.join(map(str, columns))}.{note}"), outside
+    notes = []
+    if from_data:
+        notes.append("Bounds taken from the data: NOT private (exploration only).")
+    if categories_from_data and cat_cols:
+        notes.append("Categories taken from the data: NOT private (exploration only).")
+    elif cat_cols:
+        notes.append("Categories declared: " + "; ".join(f"{c} ∈ {{{', '.join(dom.categories[c])}}}"
+                                                          for c in cat_cols) + ".")
+    return Dataset(X, dom, name, f"Uploaded file {filename!r}: columns {', '.join(map(str, columns))}."
+                   + "".join(" " + n for n in notes)), outside
+
+
+# ----------------------------------------------------------------------------- mixed datasets, for drawing
+def numeric_part(ds: Dataset) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The numeric columns of a dataset (all of them for a numeric one) and their names."""
+    dom = ds.domain
+    if not dom.is_mixed:
+        return ds.X, tuple(dom.names)
+    return ds.X[:, dom.numeric_index], dom.numeric_names
+
+
+def numeric_rows(Y, domain: Domain) -> np.ndarray:
+    """The numeric columns of a release's synthetic data (an array, or a DataFrame on a mixed domain)."""
+    if isinstance(Y, pd.DataFrame):
+        return Y.loc[:, list(domain.numeric_names)].to_numpy(dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    return Y[:, domain.numeric_index] if domain.is_mixed and Y.ndim == 2 and Y.shape[1] == domain.d else Y
+
+
+def table_of(Y, domain: Domain) -> pd.DataFrame:
+    """Rows as a table with the domain's column names and, for categorical columns, their labels
+    (a release's synthetic DataFrame as it is; an encoded array decoded)."""
+    if isinstance(Y, pd.DataFrame):
+        return Y
+    Y = np.asarray(Y, dtype=float)
+    return Dataset(Y, domain, "rows").to_frame()
+
+
+def numeric_only(ds: Dataset) -> Dataset:
+    """The numeric columns of a mixed dataset, with their declared bounds (and the same provenance)."""
+    dom = ds.domain
+    X, names = numeric_part(ds)
+    sub = Domain(dom.lower, dom.upper, names=names, provenance=dom.provenance)
+    return Dataset(X, sub, f"{ds.name}_numeric", f"The numeric columns of {ds.name!r}: {', '.join(names)}. "
+                   + ds.description, ds.labels)

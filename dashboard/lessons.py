@@ -1,7 +1,7 @@
 """The lesson path: what each page teaches, what to try, what to see, what to ask (plain text, no Streamlit).
 
-A teacher walks the pages in :data:`ORDER`, from Home to the Audit. Each :class:`Lesson` gives a
-title for people, one sentence on what the page teaches, two or three things to try with the
+A teacher walks the pages in :data:`ORDER` (the navigation's order), from Home to the Audit. Each
+:class:`Lesson` gives a title for people, one sentence on what the page teaches, two or three things to try with the
 page's own controls, what a student should see, and questions to ask the class. The papers are cited
 by their entries in docs/references.md (authors, title, year, link).
 """
@@ -9,6 +9,8 @@ by their entries in docs/references.md (authors, title, year, link).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .registry import PAGES
 
 __all__ = ["Lesson", "Paper", "LESSONS", "ORDER", "PAPERS", "step_of", "neighbours_of"]
 
@@ -80,13 +82,16 @@ LESSONS: dict[str, Lesson] = {
         "bounds are public; reading them off the data would leak the extremes.",
         ("Load the bundled *iris* data and look at its bounds: [0, 10] cm for every measurement, from domain "
          "knowledge.",
-         "Upload a CSV of your own, type the bounds each column can take in principle, and use it on the next "
-         "pages."),
+         "Choose **Clinic (mixed)**: a table with numbers and categories (sex, region, diabetes). Its categories "
+         "are declared like its bounds, as the choices of the clinical form, not read off the rows.",
+         "Upload a CSV of your own, type the bounds each column can take in principle (and the categories of its "
+         "text columns), and use it on the next pages."),
         ("The dotted box around the scatter plot is the public domain: every mechanism works inside it and moves "
          "a value outside onto its edge (clamping).",),
         ("Why would using the smallest and largest value of the data as the bounds break differential privacy?",
          "Someone types [0, 100] as the bounds of an income column. What happens to the data, and to the synthetic "
-         "data?"),
+         "data?",
+         "Why is the list of the categories present in a file private? (Think of a rare diagnosis.)"),
     ),
     "pmm": Lesson(
         "Private partition tree (PMM)",
@@ -96,12 +101,21 @@ LESSONS: dict[str, Lesson] = {
         ("Move ε from 1 down to 0.1 and watch the synthetic points and W1.",
          "Under *Look closer*, open **Counts of one level** at a deep level and compare the noisy counts with the "
          "consistent ones.",
-         "Open **Several releases** and draw again: each release is random, but all are close to the data."),
+         "Open **Several releases** and draw again: each release is random, but all are close to the data.",
+         "**Our own data, made private.** Press **Use the clinic table** (or load *Clinic (mixed)* on the Data "
+         "page): patients with age, sex, BMI, blood pressure, region and diabetes, the categories declared with "
+         "the table. PMM releases it; compare the **rows per category** of the real and the synthetic data, then "
+         "open *What the release preserves* and look at the blood pressure within each region."),
         ("At smaller ε the synthetic points spread out and W1 grows, roughly like 1/ε at first.",
          "At a deep level many noisy counts are negative. The consistent counts are never negative, and the two "
-         "children of every cell add up to their parent."),
+         "children of every cell add up to their parent.",
+         "On the clinic table the first levels of the tree split the categories, then the numbers. At ε = 1 the "
+         "share of every category in the synthetic data is within a few percentage points of the real one; at "
+         "ε = 0.1 the gaps grow."),
         ("Why does PMM give the deep levels the larger share of ε, although their counts are smaller?",
-         "What would go wrong if we released the noisy counts of only the finest level?"),
+         "What would go wrong if we released the noisy counts of only the finest level?",
+         "Why does PMM split the categories before the numbers? (Two different categories are as far apart as "
+         "two rows can be.)"),
         ("HVZ23",),
     ),
     "psmm": Lesson(
@@ -200,9 +214,8 @@ LESSONS: dict[str, Lesson] = {
     ),
 }
 
-#: The lesson path, in order.
-ORDER: tuple[str, ...] = ("home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution",
-                          "low_dim", "rates", "compare", "audit", "glossary")
+#: The lesson path, in order: the navigation's pages (:data:`dashboard.registry.PAGES`) from Home to the Glossary.
+ORDER: tuple[str, ...] = tuple(p.url for p in PAGES)
 
 
 def step_of(url: str) -> int:
@@ -260,6 +273,7 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "noise": Control("Noise", {"discrete": "integer (discrete Laplace)", "continuous": "continuous Laplace"},
                          advanced=True),
         "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
+        "n_public": Control("Public dataset size (if known)", advanced=True),
     },
     "sparse_marginals": {
         "s": Control("Columns per marginal"),

@@ -32,6 +32,7 @@ the finest cell around the added point, not a coarse region's count.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -41,6 +42,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from . import partition
+from .mechanisms import bind, load_all
 from .validation import check_choice, check_float, check_int, check_points, check_rng, param_error
 
 __all__ = [
@@ -478,10 +481,7 @@ def from_registry(name: str, domain: Any, **settings: Any) -> Callable:
     ``settings`` are :func:`~dpsynth_core.mechanisms.bind`'s keywords (``epsilon``, ``delta``,
     ``neighbours``, ``n_public``) and the mechanism's parameters.
     """
-    from .mechanisms import bind
-    from .mechanisms.base import _spec
-
-    _spec(name, "from_registry")
+    check_choice(name, "name", "from_registry", sorted(load_all()))
     keys = ("epsilon", "delta", "neighbours", "n_public")
     bound = bind(name, **{k: settings.pop(k) for k in keys if k in settings}, params=settings)
 
@@ -564,8 +564,6 @@ def tree_path_statistic(D: Any, D_prime: Any, domain: Any, probe: Any) -> Callab
     of the mechanism on D (it fixes the depth, the per-level budgets and the sensitivity; run it with a
     public size or an explicit depth so that D and D' get the same tree).
     """
-    from . import partition
-
     owner = "tree_path_statistic"
     params = getattr(probe, "params", {})
     if "level_epsilons" not in params or "depth" not in params:
@@ -639,7 +637,7 @@ _REDUCERS = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
 
 
 def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Callable:
-    """Statistic: a value of ``release.trace`` outside ``trace["owner"]``, e.g. a noisy count.
+    """Statistic: a value of ``release.trace`` (DP intermediates, never the owner view), e.g. a noisy count.
 
     Parameters
     ----------
@@ -676,11 +674,15 @@ def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Ca
 
 
 def _lookup(trace: Any, path: tuple, owner: str, key: Any) -> Any:
+    """``trace`` followed along ``path``: a field of a typed trace (a dataclass), then keys or positions."""
     value = trace
     for step in path:
         try:
-            value = value[step]
-        except (KeyError, IndexError, TypeError):
+            if dataclasses.is_dataclass(value) and isinstance(step, str):
+                value = getattr(value, step)
+            else:
+                value = value[step]
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise ValueError(f"The 'key' parameter of {owner} must name an entry of the release's trace. "
                              f"Got {key!r} (no {step!r}).") from None
     return value

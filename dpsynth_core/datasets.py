@@ -1,4 +1,4 @@
-"""Data for the mechanisms: synthetic generators, bundled real data, CSV loading and export.
+"""Data for the mechanisms: synthetic generators and bundled real data.
 
 Every dataset comes with its PUBLIC domain (docs/privacy-model.md §1): for a generator the domain
 is known by construction and every point is drawn inside it (or clipped into it, when the
@@ -11,26 +11,32 @@ Generators
     :func:`uniform_cube`, :func:`gaussian_mixture`, :func:`ring`, :func:`corner`,
     :func:`clustered_ball` ([GFR25, Section 6, Figure 4]), :func:`affine_plane` (the regime of
     [HSVZ23, Theorem 1.2]), :func:`mixture_1d`. :data:`GENERATORS` maps each name to
-    ``(function, parameter schema)`` for the dashboard and the CLI.
+    ``(function, parameter schema)`` for the dashboard and the CLI. :func:`shift_scenario` draws a
+    private sample and a shifted public one (the idea of [DLS+24, Figures 1–2]) for the certified
+    marginals' tests and benchmarks.
 Real data
     :func:`digits` ([HSVZ23, Section 5]), :func:`iris`, :func:`wine`; :data:`REAL_DATASETS`.
     :func:`default_dataset` is the dashboard's embedded default.
+Mixed data (numeric and categorical columns)
+    :func:`clinic`, a small health-like table generated with a fixed seed from a documented model, with
+    its declared public domain (:data:`CLINIC_BOUNDS`, :data:`CLINIC_CATEGORIES`); :data:`MIXED_DATASETS`.
+    A mixed dataset's ``X`` is the domain's encoding (category indices in the categorical columns,
+    :meth:`~dpsynth_core.domain.Domain.read`); :meth:`Dataset.to_frame` gives the table with its labels.
 CSV
-    :func:`load_csv` reads a user's file (path, bytes or binary file-like) in memory with strict,
-    spreadsheet-friendly error messages (a wrapper over :func:`dpsynth_core.tabular.read_table`);
-    :func:`csv_bytes` exports synthetic data.
+    Reading and writing CSV files is :mod:`dpsynth_core.tabular` (:func:`~dpsynth_core.tabular.load_csv`,
+    :func:`~dpsynth_core.tabular.csv_bytes`).
 """
 
 from __future__ import annotations
 
 import functools
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .domain import Domain
 from .schema import ParamSpec
@@ -45,15 +51,19 @@ __all__ = [
     "clustered_ball",
     "affine_plane",
     "mixture_1d",
+    "shift_scenario",
     "GENERATORS",
     "digits",
     "iris",
     "wine",
     "REAL_DATASETS",
+    "clinic",
+    "CLINIC_BOUNDS",
+    "CLINIC_CATEGORIES",
+    "CLINIC_SEED",
+    "MIXED_DATASETS",
     "default_dataset",
     "resampler",
-    "load_csv",
-    "csv_bytes",
     "MAX_N",
     "MAX_D",
 ]
@@ -72,7 +82,9 @@ class Dataset:
     Parameters
     ----------
     X : ndarray of shape (n, d)
-        The points, in the domain's units. Stored read-only (the object is a frozen value).
+        The points, in the domain's units. Stored read-only (the object is a frozen value). For a domain
+        with categorical columns, the domain's encoding: a categorical column holds the index of each
+        row's category in the declared list (:meth:`~dpsynth_core.domain.Domain.read`).
     domain : Domain
         The PUBLIC bounds of the data, known without looking at ``X``.
     name : str
@@ -113,10 +125,12 @@ class Dataset:
         return int(self.X.shape[1])
 
     def to_frame(self):
-        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy)."""
-        import pandas as pd
-
-        return pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
+        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy); categorical
+        columns as pandas categoricals of their declared labels."""
+        frame = pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
+        for col, labels in self.domain.categories.items():
+            frame[col] = pd.Categorical.from_codes(frame[col].to_numpy().astype(np.int64), categories=list(labels))
+        return frame
 
 
 # ----------------------------------------------------------------------------- shared checks
@@ -538,6 +552,60 @@ def mixture_1d(
                    f"domain [0, 1].", labels.astype(np.int64))
 
 
+def shift_scenario(n: int, d: int = 4, shift: float = 0.5, rng: Any = None, *, n_public: int = 4000,
+                   names: tuple[str, ...] | None = None):
+    """Private and public data with a distribution shift (the idea of [DLS+24, Figures 1–2]), generated.
+
+    The private data is a mixture of three correlated Gaussian clusters (clipped to ``[0,1]^d``), in the
+    spirit of census covariates (age, schooling, hours, ...). The public data is drawn from the same
+    family with every cluster mean moved by ``shift · 0.35`` along a fixed direction, the mixture weights
+    tilted towards the last cluster and the spread widened by ``1 + shift``; ``shift = 0`` gives two
+    samples of one distribution. Public data of the first kind helps Step 3; strongly shifted public data
+    puts little mass where the private data is, which the certificate's projection term reports.
+
+    Parameters
+    ----------
+    n : int >= 1, private size; d : int in [2, 20], default 4
+    shift : float in [0, 1], default 0.5
+    rng : numpy Generator, int or None
+    n_public : int >= 1, default 4000
+    names : optional column names
+
+    Returns
+    -------
+    X : ndarray (n, d) private; P : ndarray (n_public, d) public; domain : Domain (the unit cube)
+    """
+    owner = "shift_scenario"
+    nn = check_int(n, "n", owner, low=1)
+    dd = check_int(d, "d", owner, low=2, high=20)
+    sh = check_float(shift, "shift", owner, low=0.0, high=1.0)
+    npub = check_int(n_public, "n_public", owner, low=1)
+    gen = check_rng(rng, owner)
+    # Fixed (seeded) geometry of the clusters, independent of rng so both draws share it.
+    geo = np.random.default_rng(20240202)
+    means = np.clip(geo.uniform(0.2, 0.8, size=(3, dd)), 0.0, 1.0)
+    covs = []
+    for _ in range(3):
+        A = geo.normal(size=(dd, dd)) * 0.06
+        covs.append(A @ A.T + np.eye(dd) * 0.004)
+    direction = np.ones(dd) / math.sqrt(dd)
+    weights = np.array([0.45, 0.35, 0.20])
+
+    def sample(size: int, mu: np.ndarray, w: np.ndarray, spread: float) -> np.ndarray:
+        lab = gen.choice(3, size=size, p=w)
+        out = np.empty((size, dd))
+        for c in range(3):
+            idx = np.flatnonzero(lab == c)
+            out[idx] = gen.multivariate_normal(mu[c], covs[c] * spread**2, size=idx.size)
+        return np.clip(out, 0.0, 1.0)
+
+    X = sample(nn, means, weights, 1.0)
+    w_pub = weights * np.array([1.0 - 0.6 * sh, 1.0, 1.0 + 2.0 * sh])
+    P = sample(npub, means + sh * 0.35 * direction, w_pub / w_pub.sum(), 1.0 + sh)
+    dom = Domain.unit(dd, names=names)
+    return X, P, dom
+
+
 #: name -> (function, parameter schema): a tuple of :class:`~dpsynth_core.schema.ParamSpec`, the same
 #: type the mechanisms use. Calling ``function(**{p.name: value})`` with values in range builds the
 #: dataset. Array-valued parameters (explicit centres, weights) are left to the Python API.
@@ -730,6 +798,104 @@ def wine() -> Dataset:
 REAL_DATASETS: dict[str, Callable[[], Dataset]] = {"digits": digits, "iris": iris, "wine": wine}
 
 
+# ---------------------------------------------------------------------------------- mixed data
+#: The clinic table's public bounds, declared as a data owner would before looking at any record:
+#: adult patients (18 to 100 years), a body-mass index in [10, 60] kg/m² and a systolic blood pressure
+#: in [60, 250] mmHg (the ranges a clinical form accepts). The generator draws inside narrower ranges.
+CLINIC_BOUNDS: dict[str, tuple[float, float]] = {
+    "age": (18.0, 100.0),
+    "bmi": (10.0, 60.0),
+    "systolic_bp": (60.0, 250.0),
+}
+#: The clinic table's categories, declared with the form's choices (not read off the records).
+CLINIC_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "sex": ("F", "M"),
+    "region": ("north", "east", "south", "west"),
+    "diabetes": ("no", "yes"),
+}
+#: The columns in the table's order.
+CLINIC_COLUMNS = ("age", "sex", "bmi", "systolic_bp", "region", "diabetes")
+#: The fixed seed of the bundled table.
+CLINIC_SEED = 20260
+_CLINIC_REGION_P = (0.30, 0.20, 0.30, 0.20)            # north, east, south, west
+_CLINIC_REGION_BMI = (0.0, 0.5, 2.0, -0.5)             # kg/m² added to the BMI, per region
+
+
+def clinic(n: int = 2000, *, rng: Any = CLINIC_SEED) -> Dataset:
+    """A small health-like table with numeric and categorical columns, generated from a documented model.
+
+    Columns (in this order): ``age`` (years), ``sex`` (F, M), ``bmi`` (kg/m²), ``systolic_bp`` (mmHg),
+    ``region`` (north, east, south, west) and ``diabetes`` (no, yes). The generating model, with
+    :math:`Z_1, Z_2 \\sim N(0, 1)` independent and :math:`\\sigma(t) = 1/(1 + e^{-t})`:
+
+    .. math::
+
+        \\mathrm{sex} &\\sim \\mathrm{Cat}(F: 0.52,\\ M: 0.48), \\qquad
+        \\mathrm{region} \\sim \\mathrm{Cat}(\\mathrm{north}: 0.3,\\ \\mathrm{east}: 0.2,\\
+        \\mathrm{south}: 0.3,\\ \\mathrm{west}: 0.2)\\\\
+        \\mathrm{age} &= 18 + 72\\,B, \\quad B \\sim \\mathrm{Beta}(2, 2.2)\\\\
+        \\mathrm{bmi} &= \\mathrm{clip}_{[12, 55]}\\big(21 + 0.08(\\mathrm{age} - 18) + 0.8[\\mathrm{M}]
+        + r_{\\mathrm{region}} + 4 Z_1\\big), \\quad r = (0, 0.5, 2, -0.5)\\\\
+        \\mathrm{systolic\\_bp} &= \\mathrm{clip}_{[80, 220]}\\big(100 + 0.55(\\mathrm{age} - 18)
+        + 0.9(\\mathrm{bmi} - 25) + 5[\\mathrm{M}] + 12 Z_2\\big)\\\\
+        P(\\mathrm{diabetes} = \\mathrm{yes}) &= \\sigma\\big(-8.5 + 0.045\\,\\mathrm{age} + 0.17\\,\\mathrm{bmi}
+        + 0.4[\\mathrm{south}]\\big)
+
+    so the columns are related as in real clinical data: blood pressure grows with age and BMI, BMI
+    with age and differs by region, diabetes is more frequent with age, BMI and in the south (about one
+    row in five says "yes"). Nothing in it describes real people.
+
+    The public domain is declared, not read off the sample: :data:`CLINIC_BOUNDS` (wider than the
+    ranges drawn, as a clinical form's limits are) and :data:`CLINIC_CATEGORIES` (the form's choices).
+
+    Parameters
+    ----------
+    n : int in [1, MAX_N]
+        Number of rows (default 2000).
+    rng : numpy.random.Generator, int or None
+        Randomness; the default :data:`CLINIC_SEED` gives the bundled table.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, 6): the domain's encoding (numbers, and the index of each category in its
+        declared list); :meth:`Dataset.to_frame` gives the table with its labels. No labels.
+    """
+    owner = "clinic"
+    n = _check_n(n, owner)
+    gen = check_rng(rng, owner)
+    male = gen.random(n) < 0.48
+    region = gen.choice(4, size=n, p=_CLINIC_REGION_P)
+    age = 18.0 + 72.0 * gen.beta(2.0, 2.2, size=n)
+    bmi = np.clip(21.0 + 0.08 * (age - 18.0) + 0.8 * male + np.asarray(_CLINIC_REGION_BMI)[region]
+                  + 4.0 * gen.standard_normal(n), 12.0, 55.0)
+    bp = np.clip(100.0 + 0.55 * (age - 18.0) + 0.9 * (bmi - 25.0) + 5.0 * male + 12.0 * gen.standard_normal(n),
+                 80.0, 220.0)
+    logit = -8.5 + 0.045 * age + 0.17 * bmi + 0.4 * (region == 2)
+    diabetes = gen.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    cats = CLINIC_CATEGORIES
+    frame = pd.DataFrame({
+        "age": age,
+        "sex": np.asarray(cats["sex"])[male.astype(np.int64)],
+        "bmi": bmi,
+        "systolic_bp": bp,
+        "region": np.asarray(cats["region"])[region],
+        "diabetes": np.asarray(cats["diabetes"])[diabetes.astype(np.int64)],
+    }, columns=list(CLINIC_COLUMNS))
+    numeric = [c for c in CLINIC_COLUMNS if c in CLINIC_BOUNDS]
+    dom = Domain([CLINIC_BOUNDS[c][0] for c in numeric], [CLINIC_BOUNDS[c][1] for c in numeric],
+                 names=CLINIC_COLUMNS, categories=cats)
+    return Dataset(dom.read(frame, name="frame", owner=owner), dom, "clinic",
+                   f"{n} patients of a generated clinic (not real people): age, sex, BMI, systolic blood pressure, "
+                   "region and diabetes. Public domain declared as on a clinical form: age in [18, 100] years, "
+                   "BMI in [10, 60] kg/m², blood pressure in [60, 250] mmHg; sex F/M, region north/east/south/west, "
+                   "diabetes no/yes.")
+
+
+#: name -> loader (no argument) of the bundled tables with categorical columns.
+MIXED_DATASETS: dict[str, Callable[[], Dataset]] = {"clinic": clinic}
+
+
 @functools.lru_cache(maxsize=None)
 def default_dataset() -> Dataset:
     """The dashboard's embedded default: the two-cluster mixture, n = 5000, d = 2, seed 0.
@@ -740,89 +906,3 @@ def default_dataset() -> Dataset:
     return Dataset(ds.X, ds.domain, "two_clusters",
                    "Two Gaussian clusters (centres (0.2, 0.2) and (0.8, 0.8), sd 0.05) in the unit square, "
                    "n = 5000, seed 0; public domain [0, 1]^2.", ds.labels)
-
-
-# ---------------------------------------------------------------------------------------- CSV
-def load_csv(
-    source: Any,
-    *,
-    columns: Sequence[str] | None = None,
-    max_rows: int = 200_000,
-    max_cols: int = 64,
-    max_bytes: int = 50 * 2**20,
-):
-    """Read a CSV file with a header row into a DataFrame of its numeric columns.
-
-    A thin wrapper over :func:`dpsynth_core.tabular.read_table` (which documents the rules: separator
-    and decimal-comma detection, numeric versus text columns, header checks, limits) that returns
-    only the frame, refuses missing values and names the file ``"the file '<path>'"`` or
-    ``"the CSV data"``. Callers that want the notes (text columns left out, separator detected),
-    ``missing="drop"`` or their own wording of the file use ``read_table`` directly.
-
-    Parameters
-    ----------
-    source : str, os.PathLike, bytes or binary file-like
-        A path, the file's bytes, or an object with ``getvalue()`` or ``read()`` returning bytes.
-    columns : sequence of str, optional
-        Columns to return, in this order. Default: every numeric column of the file.
-    max_rows : int in [1, inf)
-        Largest accepted number of data rows (the header excluded).
-    max_cols : int in [1, inf)
-        Largest accepted number of returned columns.
-    max_bytes : int in [1, inf)
-        Largest accepted file size in bytes.
-
-    Returns
-    -------
-    pandas.DataFrame of shape (n, k)
-        float64 columns, n >= 1 rows, all values finite.
-
-    Raises
-    ------
-    TypeError
-        ``source`` is not a path, bytes or binary file-like; ``columns`` is not a sequence of str.
-    ValueError
-        A wrong limit or ``columns`` value; :class:`dpsynth_core.tabular.CSVError` (a ValueError)
-        for a file that cannot be read as it is, with the spreadsheet row (header = row 1) and
-        column of the first problem and what to change.
-    """
-    from .tabular import MAX_FILE_COLS, _read_table
-
-    return _read_table(source, columns=columns, missing="error", max_rows=max_rows, max_cols=max_cols,
-                       max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS, what=None, owner="load_csv").frame
-
-
-def csv_bytes(X: Any, names: Sequence[str] | None = None) -> bytes:
-    """Export points as UTF-8 CSV bytes with a header row (for downloads of synthetic data).
-
-    Floats are written with the shortest text that reads back to the same float64, so
-    ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly.
-
-    Parameters
-    ----------
-    X : array-like of shape (m, d)
-        Finite points (m may be 0).
-    names : sequence of d distinct non-empty str, optional
-        Column names; default ``x0, ..., x{d-1}``.
-
-    Returns
-    -------
-    bytes
-        ``"name_0,...,name_{d-1}\\n"`` followed by one line per point.
-    """
-    import pandas as pd
-
-    owner = "csv_bytes"
-    arr = check_points(X, "X", owner, min_rows=0)
-    if names is None:
-        names = _names(arr.shape[1])
-    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or not all(
-            isinstance(c, str) and c for c in names):
-        raise param_error(owner, "names", "a sequence of non-empty str", names, kind=TypeError)
-    if len(names) != arr.shape[1] or len(set(names)) != len(names):
-        raise param_error(owner, "names", f"{arr.shape[1]} distinct column names (one per column of X)",
-                          list(names))
-    buf = io.StringIO()
-    pd.DataFrame(arr, columns=list(names)).to_csv(buf, index=False, lineterminator="\n")
-    return buf.getvalue().encode("utf-8")
-

@@ -19,10 +19,24 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from .datasets import digits
 from .domain import Domain
-from .mechanisms.base import Release
-from .validation import check_choice, check_float, check_int, check_rng, param_error
+from .mechanisms import MECHANISMS, Release, bind, load_all
+from .mechanisms.low_dim import low_dim
+from .mechanisms.pmm import pmm
+from .mechanisms.sparse_marginals import SparseMarginalsTrace
+from .transport import W1_METHODS, sparse_utility_loss, wasserstein1
+from .validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_probability,
+    check_rng,
+    param_error,
+)
 
 __all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
@@ -72,11 +86,7 @@ def _data(out: Any, owner: str) -> tuple[np.ndarray, Domain]:
 
 def _runner(mechanism: Any, params: dict, owner: str) -> tuple[str, Callable[..., Release]]:
     """``(name, run(X, domain, epsilon, seed) -> Release)`` for a registered name or a callable."""
-    from .mechanisms import bind
-
     if isinstance(mechanism, str):
-        from .mechanisms import MECHANISMS, load_all
-
         load_all()
         if mechanism not in MECHANISMS:
             raise param_error(owner, "mechanism", "a registered mechanism name (one of "
@@ -102,8 +112,6 @@ def _runner(mechanism: Any, params: dict, owner: str) -> tuple[str, Callable[...
 def w1_measure(method: str = "auto", budget: str | None = None) -> Callable[[Release, np.ndarray, Domain], dict]:
     """The default measure of :func:`sweep`: W1 of the release to the data and its proven interval
     (unit cube, l_inf), by :func:`dpsynth_core.transport.wasserstein1` with ``method`` / ``budget``."""
-    from .transport import W1_METHODS, wasserstein1
-
     method = check_choice(method, "w1_method", "sweep", W1_METHODS)
 
     def measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
@@ -159,8 +167,6 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
         (default ``w1, w1_lower, w1_upper``: W1 and its proven interval in unit-cube l_inf units).
         ``seconds`` is the mechanism's wall time; ``bound`` the release's bound or NaN.
     """
-    import pandas as pd
-
     owner = "sweep"
     if params is not None and not isinstance(params, dict):
         raise param_error(owner, "params", "a dict of mechanism keyword arguments or None", params, kind=TypeError)
@@ -200,18 +206,18 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
 def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
     """A :func:`sweep` measure for the certified sparse-marginal release: the released certificate and
     its terms (private) against the realised utility loss (computed from the data: owner-side)."""
-    from .transport import sparse_utility_loss
 
-    terms = rel.trace["certificate"][rel.params["certificate_key"]]
-    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, rel.params["s"], dom)),
-            "discretisation": terms["discretisation"], "privatisation": terms["privatisation_quantile"],
-            "projection": terms["projection"]}
+    trace = SparseMarginalsTrace.of(rel)
+    terms = trace.released
+    return {"certificate": float(rel.bound), "loss": float(sparse_utility_loss(X, rel.synthetic, trace.s, dom)),
+            "discretisation": terms.discretisation, "privatisation": terms.privatisation_quantile,
+            "projection": terms.projection}
 
 
 def angle_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
     """A :func:`sweep` measure for ``low_dim``: the largest principal angle (degrees) between the private
     and the true top-d' subspaces (owner-side: the true subspace needs the data) and the W1 bound."""
-    ang = np.asarray(rel.trace["owner"]["principal_angles"], dtype=float)
+    ang = np.asarray(rel.owner.principal_angles, dtype=float)
     return {"angle": float(np.degrees(ang.max())) if ang.size else 0.0, "w1_bound": rel.bound}
 
 
@@ -227,10 +233,6 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
         A mechanism that refuses the settings (a relation it does not support, a dimension too high)
         gets ``status = "not run"`` and its message in ``reason`` instead of a result.
     """
-    import pandas as pd
-
-    from .mechanisms import MECHANISMS, bind, load_all
-
     load_all()
     owner = "compare"
     progress = _check_progress(progress, owner)
@@ -265,9 +267,6 @@ def digits_per_class(epsilon: float, target_dim: int, *, per_class: int = 6, sub
     composition). Returns ``per_class`` synthetic images of each class (unit-cube pixel values) and
     their labels.
     """
-    from .datasets import digits
-    from .mechanisms import bind
-
     owner = "digits_per_class"
     per_class = check_int(per_class, "per_class", owner, low=1, high=1000)
     gen = check_rng(rng, owner)
@@ -337,14 +336,8 @@ def digits_svm(epsilons, target_dims, reps, rng=None, *, test_size=0.3, subrouti
         Columns ``method, target_dim, epsilon, rep, accuracy, n_train, n_test, n_synthetic,
         seconds`` (``target_dim`` is 64 for the full-cube runs; ``seconds`` is the synthesis time).
     """
-    import pandas as pd
     from sklearn.model_selection import train_test_split
     from sklearn.svm import SVC
-
-    from .datasets import digits
-    from .mechanisms.low_dim import low_dim
-    from .mechanisms.pmm import pmm
-    from .validation import check_bool, check_probability
 
     owner = "digits_svm"
     eps_list = _seq(epsilons, "epsilons", owner, "float")

@@ -41,7 +41,7 @@ The limits
 ``max_size`` (default 10^7)
     The largest dataset size n a release plans for: the range of ``n_public`` in every mechanism
     and the clamp of a noisy size (post-processing), the same as the largest table
-    :func:`dpsynth_core.datasets.load_csv` reads. It replaces the former ``privacy.MAX_SIZE``.
+    :func:`dpsynth_core.tabular.load_csv` reads. It replaces the former ``privacy.MAX_SIZE``.
 ``max_candidates`` (default 2^26)
     Private Evolution's candidate coordinates over a release: iterations × n_s(2L+1) variation
     points × d. Each iteration holds n_s(2L+1) × d float64 values (at most 512 MiB at the

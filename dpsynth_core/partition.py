@@ -17,9 +17,13 @@ into code order, no per-point bit interleaving), then pairwise sums up the tree.
 
 from __future__ import annotations
 
+import functools
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
-from .validation import check_int, check_points
+from .validation import check_int, check_points, param_error
 
 __all__ = [
     "MAX_DEPTH",
@@ -31,16 +35,11 @@ __all__ = [
     "cell_bounds",
     "diameters",
     "deltas",
-    "split_axis",
+    "MixedSchedule",
 ]
 
 #: Deepest partition we build (2^26 leaves, 512 MiB of int64 per level).
 MAX_DEPTH = 26
-
-
-def split_axis(j: int, d: int) -> int:
-    """Axis halved when going from level j to level j+1."""
-    return j % d
 
 
 def axis_bits(depth: int, d: int) -> np.ndarray:
@@ -149,3 +148,161 @@ def cell_bounds(level: int, d: int, codes: np.ndarray | None = None) -> tuple[np
     widths = np.ldexp(1.0, -axis_bits(j, dd))
     lower = coords * widths
     return lower, lower + widths
+
+
+# ------------------------------------------------------------------------------- mixed partitions
+@dataclass(frozen=True)
+class MixedSchedule:
+    """A binary hierarchical partition of :math:`[0,1]^k \\times C_1 \\times \\dots \\times C_m`.
+
+    Level j+1 halves every level-j cell along ``axes[j]``: a numeric axis halves the interval, a
+    categorical column halves the index range of its categories (bit by bit, most significant first,
+    over :math:`B_j = \\lceil \\log_2 c_j \\rceil` bits). The order is greedy in the cell diameter
+    under the mixed metric :math:`\\max(\\|\\cdot\\|_\\infty, \\max_j w_j [\\cdot \\ne \\cdot])`: each split
+    goes to the axis whose contribution to the diameter is largest (a numeric axis halved h times
+    contributes :math:`2^{-h}`, an unresolved categorical column :math:`w_j`; ties to categorical columns,
+    then to the lowest index), which is what Theorem 11 of [HVZ23] rewards (its bound grows with
+    :math:`\\Delta_j = 2^j \\mathrm{diam}_j`). With unit weights the categories are resolved first, then the
+    numeric axes are split cyclically as in the numeric partition.
+
+    Category indices at or above :math:`c_j` do not exist: a cell made only of them is *structurally
+    empty* (:meth:`empty`), its count is 0 for every dataset.
+
+    Parameters
+    ----------
+    k : int, number of numeric axes
+    sizes : tuple of int, categories per categorical column
+    weights : tuple of float, the columns' category distances
+    depth : int, number of levels below the root
+    """
+
+    k: int
+    sizes: tuple[int, ...]
+    weights: tuple[float, ...]
+    depth: int
+
+    @property
+    def bits(self) -> tuple[int, ...]:
+        """:math:`B_j = \\lceil \\log_2 c_j \\rceil` bits per categorical column."""
+        return tuple(int(c - 1).bit_length() for c in self.sizes)
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        """Axis split at each level: 0..k-1 numeric, k+j the categorical column j."""
+        return _mixed_axes(self.k, self.sizes, self.weights, self.depth)
+
+    def diameters(self) -> np.ndarray:
+        """Largest cell diameter (mixed metric, unit cube) at levels 0..depth."""
+        h = np.zeros(self.k, dtype=np.int64)
+        t = np.zeros(len(self.sizes), dtype=np.int64)
+        B = np.array(self.bits, dtype=np.int64)
+        w = np.array(self.weights, dtype=float)
+        out = []
+        for j in range(self.depth + 1):
+            num = float(np.ldexp(1.0, -int(h.min()))) if self.k else 0.0
+            cat = float(w[t < B].max()) if (t < B).any() else 0.0
+            out.append(max(num, cat))
+            if j < self.depth:
+                a = self.axes[j]
+                if a < self.k:
+                    h[a] += 1
+                else:
+                    t[a - self.k] += 1
+        return np.array(out)
+
+    def deltas(self) -> np.ndarray:
+        """:math:`\\Delta_{j-1}` for j = 0..depth, :math:`\\Delta_j = 2^j\\,\\mathrm{diam}_j`,
+        :math:`\\Delta_{-1} = \\Delta_0` (as :func:`deltas` for the numeric partition)."""
+        diam = self.diameters()
+        j = np.arange(-1, self.depth)
+        jj = np.maximum(j, 0)
+        return np.ldexp(diam[jj], jj)
+
+    def splits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Halvings of each numeric axis and bits used of each categorical column after ``depth`` levels."""
+        axes = np.array(self.axes, dtype=np.int64)
+        h = np.bincount(axes[axes < self.k], minlength=self.k) if self.k else np.zeros(0, dtype=np.int64)
+        t = np.bincount(axes[axes >= self.k] - self.k, minlength=len(self.sizes))
+        return h.astype(np.int64), t.astype(np.int64)
+
+    def leaf_codes(self, E: np.ndarray, num: np.ndarray, cat: np.ndarray) -> np.ndarray:
+        """Leaf code of each encoded unit row (numeric unit coordinates in columns ``num``, category
+        indices in columns ``cat``): bits in split order, most significant first. O(n · depth)."""
+        h_total, t_total = self.splits()
+        B = self.bits
+        q = []
+        for a in range(self.k):
+            kk = 1 << int(h_total[a])
+            c = (E[:, num[a]] * kk).astype(np.int64)
+            np.minimum(c, kk - 1, out=c)
+            q.append(c)
+        for j in range(len(self.sizes)):
+            q.append(E[:, cat[j]].astype(np.int64) >> (B[j] - int(t_total[j])))
+        used = np.concatenate([h_total, t_total]).astype(np.int64)
+        seen = np.zeros(used.size, dtype=np.int64)
+        code = np.zeros(E.shape[0], dtype=np.int64)
+        for a in self.axes:
+            seen[a] += 1
+            code = (code << 1) | ((q[a] >> (used[a] - seen[a])) & 1)
+        return code
+
+    def leaf_counts(self, E: np.ndarray, num: np.ndarray, cat: np.ndarray) -> np.ndarray:
+        """Counts of the :math:`2^r` leaves (code order) of the encoded unit rows ``E``."""
+        return np.bincount(self.leaf_codes(E, num, cat), minlength=1 << self.depth).astype(np.int64)
+
+    def leaf_parts(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For leaf codes: the numeric cell's lower corner (n, k) and widths (k,), and per categorical
+        column the first index and the number of its indices in the leaf (each (n, m))."""
+        codes = np.asarray(codes, dtype=np.int64)
+        h_total, t_total = self.splits()
+        prefix = np.zeros((codes.size, self.k + len(self.sizes)), dtype=np.int64)
+        for step, a in enumerate(self.axes):
+            bit = (codes >> (self.depth - 1 - step)) & 1
+            prefix[:, a] = (prefix[:, a] << 1) | bit
+        widths = np.ldexp(1.0, -h_total) if self.k else np.zeros(0)
+        lower = prefix[:, : self.k] * widths
+        B = np.array(self.bits, dtype=np.int64)
+        shift = B - t_total
+        first = prefix[:, self.k:] << shift
+        span = np.broadcast_to(np.left_shift(1, shift), first.shape)
+        sizes = np.array(self.sizes, dtype=np.int64)
+        count = np.clip(np.minimum(first + span, sizes) - first, 0, None)
+        return lower, widths, first, count
+
+    def empty(self) -> list[np.ndarray]:
+        """Structurally empty cells of every level (boolean masks, code order): cells whose category
+        index range lies entirely beyond a column's declared categories."""
+        _, _, _, count = self.leaf_parts(np.arange(1 << self.depth, dtype=np.int64))
+        leaf = (count == 0).any(axis=1) if count.shape[1] else np.zeros(1 << self.depth, dtype=bool)
+        levels = [leaf]
+        for _ in range(self.depth):
+            levels.append(levels[-1][0::2] & levels[-1][1::2])
+        return levels[::-1]
+
+
+@functools.cache
+def _mixed_axes(k: int, sizes: tuple[int, ...], weights: tuple[float, ...], depth: int) -> tuple[int, ...]:
+    B = [int(c - 1).bit_length() for c in sizes]
+    h = [0] * k
+    t = [0] * len(sizes)
+    axes = []
+    for _ in range(depth):
+        best, best_key = None, None
+        for j in range(len(sizes)):
+            if t[j] < B[j]:
+                key = (weights[j], 1, -j)
+                if best_key is None or key > best_key:
+                    best, best_key = k + j, key
+        for a in range(k):
+            key = (math.ldexp(1.0, -h[a]), 0, -a)
+            if best_key is None or key > best_key:
+                best, best_key = a, key
+        if best is None:  # every category resolved and no numeric axis: nothing left to split
+            raise param_error("MixedSchedule", "depth", f"at most {sum(B)} (the categories' bits; no numeric "
+                              "axis to split further)", depth)
+        axes.append(best)
+        if best < k:
+            h[best] += 1
+        else:
+            t[best - k] += 1
+    return tuple(axes)

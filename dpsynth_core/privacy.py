@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from . import limits
+from .noise import discrete_laplace
 from .validation import check_choice, check_float, check_int, param_error
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "check_epsilon",
     "LedgerEntry",
     "Ledger",
+    "AccountingError",
     "check_neighbours",
     "count_sensitivity",
     "gaussian_delta",
@@ -82,8 +86,6 @@ def check_epsilon(epsilon: Any, owner: str) -> float:
 
 def check_n_public(n_public: Any, owner: str) -> int:
     """A declared public dataset size: an int in [1, ``limits.current().max_size``]."""
-    from . import limits
-
     ceiling = limits.current().max_size
     value = check_int(n_public, "n_public", owner, low=1)
     if value > ceiling:
@@ -98,6 +100,11 @@ def count_sensitivity(neighbours: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------- ledger
+class AccountingError(RuntimeError):
+    """A release whose ledger does not add up to the (ε, δ) it states: a bug in a mechanism, never a
+    user error. Raised instead of returning a release whose privacy claim is not backed by its steps."""
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One privacy-consuming step: (step, ε, δ)."""
@@ -140,8 +147,6 @@ class Ledger:
         return [e.to_dict() for e in self.entries]
 
     def to_frame(self):
-        import pandas as pd
-
         return pd.DataFrame(self.to_list(), columns=["step", "epsilon", "delta"])
 
     def __len__(self) -> int:
@@ -257,9 +262,6 @@ def resolve_size(
 
     ``n_public`` must lie in ``[1, limits.current().max_size]`` (:func:`check_n_public`).
     """
-    from . import limits
-    from .noise import discrete_laplace
-
     if n_public is not None:
         return SizeEstimate(check_n_public(n_public, owner), "n_public", 0.0)
     if neighbours == "replace":

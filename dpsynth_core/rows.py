@@ -26,12 +26,13 @@ See docs/scale.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .validation import check_points, param_error
+from .validation import param_error
 
 __all__ = ["Rows", "is_dask", "merge", "WorkerError"]
 
@@ -72,7 +73,7 @@ def _block_stat(block: Any, spec: dict, stat: Callable, args: tuple) -> tuple:
 
     Returns (statistic, rows, rows clamped into the last domain when ``spec["unit"]``)."""
     owner, domain = spec["owner"], spec["domain"]
-    arr = check_points(block, "X", owner, d=domain.d, min_rows=0, columns=spec["columns"])
+    arr = domain.read(block, name="X", owner=owner, min_rows=0)
     for fn, fargs, out_domain in spec["maps"]:
         arr = fn(domain.to_unit(arr, owner=owner), *fargs)
         domain = out_domain
@@ -128,7 +129,7 @@ class Rows:
             self._n = int(_U.shape[0])
         else:
             self._X = None
-            self.raw = check_points(X, "X", owner, d=domain.d, min_rows=min_rows, columns=domain._cols(X))
+            self.raw = domain.read(X, name="X", owner=owner, min_rows=min_rows)
             self._n = int(self.raw.shape[0])
 
     @property
@@ -218,8 +219,7 @@ class Rows:
     # ------------------------------------------------------------------ Dask
     def _spec(self, *, unit: bool) -> dict:
         src = self._source_domain
-        return {"owner": self.owner, "domain": src, "columns": None if _is_array(self._X) else list(src.names),
-                "unit": unit, "maps": self._maps}
+        return {"owner": self.owner, "domain": src, "unit": unit, "maps": self._maps}
 
     def _dask_sum(self, stat: Callable, args: tuple, *, unit: bool) -> Any:
         import dask
@@ -300,8 +300,6 @@ def _partitions(X: Any) -> list:
 
 
 def _dask_len(X: Any, owner: str) -> int:
-    import math
-
     import dask
 
     if _is_array(X):

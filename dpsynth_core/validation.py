@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "param_error",
@@ -159,11 +160,7 @@ def check_points(
     given, those columns are selected (a missing column is a ``ValueError`` naming it). A 1-D input
     is read as n points in dimension 1 when ``d`` is None or 1.
     """
-    try:
-        import pandas as pd  # local: pandas is a hard dependency, but keep import time low
-    except ImportError:  # pragma: no cover
-        pd = None
-    if pd is not None and isinstance(X, pd.DataFrame):
+    if isinstance(X, pd.DataFrame):
         if columns is not None:
             missing = [c for c in columns if c not in X.columns]
             if missing:

@@ -12,60 +12,57 @@ _ui.require_app(__file__)
 
 _ui.page_intro("compare")
 _ui.lesson_box("compare")
-specs = _ui.mechanisms()
-d = _ui.data()
-s = _ui.settings()
-chosen = st.multiselect("Mechanisms", list(specs), default=list(specs), key="compare_mechs",
-                        format_func=lambda m: specs[m].title, persist_state="session")
-key = (tuple(chosen), d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], s["seed"])
-if st.button("Run the comparison", type="primary", key="compare_run"):
-    bar = st.progress(0.0, text="starting …")
-    res = _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"],
-                   neighbours=s["neighbours"], rng=s["seed"],
-                   progress=lambda f, t: bar.progress(min(1.0, f), text=t), what="comparing mechanisms")
-    bar.empty()
-    if res is not None:
-        st.session_state["compare_result"] = (key, res)
+if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the data and the release of every mechanism, on numeric columns."):
+    specs = _ui.mechanisms()
+    d = _ui.data()
+    s = _ui.settings()
+    chosen = st.multiselect("Mechanisms", list(specs), default=list(specs), key="compare_mechs",
+                            format_func=lambda m: specs[m].title, persist_state="session")
+    key = (tuple(chosen), d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], s["seed"])
 
-res = st.session_state.get("compare_result")
-if res is None:
-    st.info("Press **Run the comparison** to run the mechanisms above on the current data (it shows its progress).")
-else:
-    rkey, (df, synth) = res
-    if rkey != key:
-        st.caption("These results are from earlier settings; press **Run the comparison** to refresh them.")
 
-    def fmt(v, spec="{:.3g}"):
-        return "—" if v is None or (isinstance(v, float) and not np.isfinite(v)) else spec.format(v)
+    def _compare(progress):
+        return _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"], neighbours=s["neighbours"],
+                        rng=s["seed"], progress=progress, what="comparing mechanisms")
 
-    ok = df[df["status"] == "ok"]
-    table = pd.DataFrame({
-        "mechanism": [specs[m].title for m in ok["mechanism"]],
-        "W1 to the data": [fmt(v) for v in ok["w1"]],
-        "proven interval": [("exact" if abs(hi - lo) < 1e-12 else f"[{lo:.3g}, {hi:.3g}]")
-                            for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
-        "synthetic points": [f"{int(v):,}" for v in ok["n_synthetic"]],
-        "time": [fmt(v, "{:.2f} s") for v in ok["seconds"]],
-        "guarantee": list(ok["privacy"]),
-    })
-    st.dataframe(table, hide_index=True, width="stretch")
-    st.caption("W1 in the unit cube with the largest-coordinate distance (:material/lock: computed against the real "
-               "data, owner view); the interval is what is proven when an exact solve would be too slow for a page.")
-    skipped = df[df["status"] != "ok"]
-    for _, row in skipped.iterrows():
-        spec = specs[row["mechanism"]]
-        other = next((r for r in spec.neighbours if r != s["neighbours"]), None)
-        c1, c2 = st.columns([4, 1])
-        c1.warning(f"**{spec.title}** did not run: {row['reason']}", icon=":material/block:")
-        if other is not None and s["neighbours"] not in spec.neighbours:
-            c2.button(f"Switch to {other.replace('_', '/')}", key=f"cmp_switch_{row['mechanism']}",
-                      on_click=_ui._set_relation, args=(other,),
-                      help="Changes the sidebar's neighbouring relation; then run the comparison again.")
-    if len(ok):
-        _ui.plot(viz.compare_bars(df, title="W1 and time per mechanism"),
-                 "Left: W1 per mechanism (log scale). Right: the time of one release.", key="compare_bars")
-        names = list(ok["mechanism"])
-        _ui.plot(viz.draws_grid(d.X, [synth[m] for m in names], list(ok["w1"]), d.domain.names, lower=d.domain.lower,
-                                upper=d.domain.upper, titles=[specs[m].title for m in names]),
-                 "The synthetic data of every mechanism, on the same axes (first two coordinates).", key="compare_grid")
+
+    res = _ui.kept_sweep("Run the comparison", _compare, key="compare_run", slot="compare_result", fingerprint=key)
+    if res is None:
+        st.info("Press **Run the comparison** to run the mechanisms above on the current data (it shows its progress).")
+    else:
+        df, synth = res
+
+        def fmt(v, spec="{:.3g}"):
+            return "—" if v is None or (isinstance(v, float) and not np.isfinite(v)) else spec.format(v)
+
+        ok = df[df["status"] == "ok"]
+        table = pd.DataFrame({
+            "mechanism": [specs[m].title for m in ok["mechanism"]],
+            "W1 to the data": [fmt(v) for v in ok["w1"]],
+            "proven interval": [("exact" if abs(hi - lo) < 1e-12 else f"[{lo:.3g}, {hi:.3g}]")
+                                for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
+            "synthetic points": [f"{int(v):,}" for v in ok["n_synthetic"]],
+            "time": [fmt(v, "{:.2f} s") for v in ok["seconds"]],
+            "guarantee": list(ok["privacy"]),
+        })
+        st.dataframe(table, hide_index=True, width="stretch")
+        st.caption("W1 in the unit cube with the largest-coordinate distance (:material/lock: computed against the real "
+                   "data, owner view); the interval is what is proven when an exact solve would be too slow for a page.")
+        skipped = df[df["status"] != "ok"]
+        for _, row in skipped.iterrows():
+            spec = specs[row["mechanism"]]
+            other = next((r for r in spec.neighbours if r != s["neighbours"]), None)
+            c1, c2 = st.columns([4, 1])
+            c1.warning(f"**{spec.title}** did not run: {row['reason']}", icon=":material/block:")
+            if other is not None and s["neighbours"] not in spec.neighbours:
+                c2.button(f"Switch to {other.replace('_', '/')}", key=f"cmp_switch_{row['mechanism']}",
+                          on_click=_ui.switch_relation, args=(other,),
+                          help="Changes the sidebar's neighbouring relation; then run the comparison again.")
+        if len(ok):
+            _ui.plot(viz.compare_bars(df, title="W1 and time per mechanism"),
+                     "Left: W1 per mechanism (log scale). Right: the time of one release.", key="compare_bars")
+            names = list(ok["mechanism"])
+            _ui.plot(viz.draws_grid(d.X, [synth[m] for m in names], list(ok["w1"]), d.domain.names, lower=d.domain.lower,
+                                    upper=d.domain.upper, titles=[specs[m].title for m in names]),
+                     "The synthetic data of every mechanism, on the same axes (first two coordinates).", key="compare_grid")
 _ui.lesson_nav("compare")

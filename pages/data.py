@@ -1,4 +1,5 @@
-"""Data: generators with their parameters, bundled real data, CSV upload with typed public bounds."""
+"""Data: generators with their parameters, bundled real data, a bundled mixed table, CSV upload with typed
+public bounds and categories."""
 
 import pandas as pd
 import streamlit as st
@@ -23,15 +24,38 @@ def _real(name: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
+def _mixed(name: str):
+    return sources.mixed(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
 def _read(data: bytes, filename: str, missing: str):
     return sources.read_upload(data, filename, missing=missing)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _with_text(data: bytes, filename: str, missing: str, text_columns: tuple, read_missing: str):
+    """The uploaded table with its text columns (``missing``: "keep" for the preview)."""
+    return sources.read_upload_text(data, sources.read_upload(data, filename, missing=read_missing),
+                                    list(text_columns), missing=missing)
+
+
+MIXED_SOURCE = "Clinic (mixed)"
+
+
+def _domain_rows(dom):
+    """(column, lower, upper) in the domain's order; categorical columns have no bounds (None)."""
+    bounds = dict(zip(dom.numeric_names, zip(dom.lower, dom.upper, strict=True), strict=True))
+    return [(c, *bounds.get(c, (None, None))) for c in dom.names]
 
 
 _ui.page_intro("data")
 _ui.lesson_box("data")
 _ui.show_flash()
-source = st.radio("Source", ["Generator", "Real dataset", "Upload CSV"], horizontal=True, key="data_source",
-                  persist_state="session")
+source = st.radio("Source", ["Generator", "Real dataset", MIXED_SOURCE, "Upload CSV"], horizontal=True,
+                  key="data_source", persist_state="session",
+                  help="Clinic (mixed): a generated health-like table with numbers and categories (sex, region, "
+                       "diabetes), its public bounds and categories declared as on a clinical form.")
 
 if source == "Generator":
     gen = st.selectbox("Generator", list(GENERATORS), key="data_gen", persist_state="session")
@@ -53,31 +77,66 @@ elif source == "Real dataset":
             _ui.flash("success", f"Using `{ds.name}`: {ds.n} points in d = {ds.d}.")
             st.rerun()
 
+elif source == MIXED_SOURCE:
+    names = sources.mixed_names()
+    which = st.selectbox("Table", names, key="data_mixed", persist_state="session") if len(names) > 1 else names[0]
+    ds = _ui.safe(_mixed, which, what="loading the table")
+    if ds is not None:
+        st.caption(ds.description)
+        dom = ds.domain
+        st.markdown("**Declared before looking at the data** (public): "
+                    + "; ".join(f"{c} ∈ {{{', '.join(dom.categories[c])}}}" if c in dom.categories else
+                                f"{c} ∈ [{lo:g}, {hi:g}]" for c, lo, hi in _domain_rows(dom)) + ".")
+        if st.button("Load", type="primary", key="data_load_mixed"):
+            _ui.set_data(ds, sources.Source("mixed", which))
+            _ui.flash("success", f"Using `{ds.name}`: {ds.n} rows, {dom.k} numeric and {dom.d - dom.k} categorical "
+                                 "columns.")
+            st.rerun()
+
 else:
     st.caption(f"A CSV file with a header row; at most {sources.MAX_UPLOAD_ROWS:,} rows and "
                f"{sources.MAX_UPLOAD_COLUMNS} columns. The file stays in memory: it is never written to disk.")
     up = st.file_uploader("CSV file", type=["csv", "txt"], key="data_upload")
     if up is not None:
-        drop = st.session_state.get(f"data_drop_{up.name}", False)
+        drop_key = f"data_drop_{up.name}"
+        drop = st.session_state.get(drop_key, False)
         table = None
+        drop_shown = False
         try:
             table = _read(up.getvalue(), up.name, "drop" if drop else "error")
         except CSVError as exc:
             st.error(str(exc))
             if exc.kind == "missing":
-                st.checkbox(f"Drop the {exc.count} rows with missing values", key=f"data_drop_{up.name}")
+                st.checkbox(f"Drop the {exc.count} rows with missing values", key=drop_key)
+                drop_shown = True
         except (ValueError, TypeError) as exc:
             st.error(str(exc))
         if table is not None:
             df = table.frame
             if drop:  # keep the choice on screen (and its state alive) so that it can be undone
-                st.checkbox("Drop the rows with missing values", key=f"data_drop_{up.name}")
+                st.checkbox("Drop the rows with missing values", key=drop_key)
+                drop_shown = True
+            texts = list(table.text_columns)
             for note in table.notes:
-                st.caption(note)
+                if not (texts and note.startswith("Left out") and "holding text" in note):
+                    st.caption(note)
+            if texts:
+                st.caption(f"Columns holding text: {', '.join(repr(c) for c in texts)}. Add them to *Columns to use* "
+                           "to use them as categorical columns, with the categories you declare below.")
+            preview = df
+            if texts:
+                preview = _ui.safe(_with_text, up.getvalue(), up.name, "keep", tuple(texts),
+                                   "drop" if drop else "error", what="reading the text columns")
+                preview = df if preview is None else preview
             st.caption("First rows (:material/lock: your private data, shown to you only):")
-            st.dataframe(df.head(10), hide_index=True)
-            chosen = st.multiselect("Columns to use", list(df.columns), default=list(df.columns)[:2],
-                                    key=f"data_cols_{up.name}", help="The columns the mechanisms see.")
+            st.dataframe(preview.head(10), hide_index=True)
+            order = list(preview.columns) if set(texts) <= set(preview.columns) else list(df.columns) + texts
+            picked = st.multiselect("Columns to use", order, default=list(df.columns)[:2], key=f"data_cols_{up.name}",
+                                    help="The columns the mechanisms see (in the file's order). A column holding text "
+                                         "becomes a categorical column with the categories you declare.")
+            chosen = [c for c in order if c in picked]
+            numeric = [c for c in chosen if c not in texts]
+            categorical = [c for c in chosen if c in texts]
             st.markdown("**Public bounds**: type the range each column can take *in principle* (an age in [0, 120], "
                         "an income in [0, 10⁶]), not what this file happens to contain. Values outside are moved onto "
                         "the box's edge.")
@@ -88,22 +147,58 @@ else:
                                          "private, and downloads are disabled.")
             lows, highs = [], []
             if not from_data:
-                for c in chosen:
+                for c in numeric:
                     a, b = st.columns(2)
                     lows.append(a.number_input(f"lower bound of {c}", value=None, key=f"data_lo_{c}", format="%.6g",
                                                placeholder="type it"))
                     highs.append(b.number_input(f"upper bound of {c}", value=None, key=f"data_hi_{c}",
                                                 format="%.6g", placeholder="type it"))
+            typed, other, cats_from_data = {}, {}, False
+            if categorical:
+                st.markdown("**Public categories**: type every value each text column can take *in principle* (the "
+                            "choices of the form it comes from), one per line or separated by `|` (`F|M`), not the "
+                            "values this file happens to contain: one rare value can reveal one person. A value "
+                            "outside them is refused with its row, unless you name an *other* category for it.")
+                cats_from_data = st.checkbox("Use the values in this file as the categories — NOT private, for "
+                                             "exploration only", key=f"data_cats_from_data_{up.name}",
+                                             help="The values present in your file are themselves private: with them "
+                                                  "no release of this dataset is differentially private (its label "
+                                                  "and exports say so), and downloads are disabled.")
+                for c in categorical:
+                    if cats_from_data:
+                        break
+                    a, b = st.columns([3, 1])
+                    typed[c] = a.text_area(f"categories of {c}", key=f"data_cat_{c}", height=90,
+                                           placeholder="one per line, or a|b|c")
+                    other[c] = b.text_input(f"'other' category of {c} (optional)", key=f"data_other_{c}",
+                                            placeholder="e.g. other",
+                                            help="Values outside the list go to this category instead of being "
+                                                 "refused (it is added to the list).")
+                if not drop_shown:
+                    st.checkbox("Drop the rows with missing values", key=drop_key,
+                                help="Rows with an empty or NA cell in a column used are left out (how many is said).")
             if st.button("Use this data", type="primary", key="data_use_upload"):
-                res = _ui.safe(sources.upload_dataset, df, chosen, lows or [None] * len(chosen),
-                               highs or [None] * len(chosen), up.name, from_data=from_data, what="using the file")
+                frame = df
+                if categorical:
+                    frame = _ui.safe(_with_text, up.getvalue(), up.name, "drop" if drop else "error",
+                                     tuple(categorical), "drop" if drop else "error", what="reading the text columns")
+                res = None if frame is None else _ui.safe(
+                    sources.upload_dataset, frame, chosen, lows or [None] * len(numeric),
+                    highs or [None] * len(numeric), up.name, from_data=from_data,
+                    categories=typed if not cats_from_data else {c: "" for c in categorical},
+                    categories_from_data=cats_from_data, other=other, what="using the file")
                 if res is not None:
                     ds, outside = res
-                    _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=from_data))
+                    not_private = from_data or (cats_from_data and bool(categorical))
+                    _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=not_private))
                     _ui.flash("success", f"Using `{ds.name}`: {ds.n} rows, d = {ds.d}.")
-                    if from_data:
-                        _ui.flash("warning", "The bounds come from the data: no release of this dataset is "
-                                             "differentially private. Downloads are disabled.")
+                    if len(frame) < len(df):
+                        _ui.flash("info", f"Left out {len(df) - len(frame)} rows with a missing value in a text column.")
+                    if not_private:
+                        _ui.flash("warning", f"The {'bounds' if from_data else 'categories'}"
+                                             f"{' and categories' if from_data and cats_from_data and categorical else ''}"
+                                             " come from the data: no release of this dataset is differentially "
+                                             "private. Downloads are disabled.")
                     if outside:
                         _ui.flash("warning", f"{outside} rows have values outside the bounds you typed; every "
                                              f"mechanism moves them onto the box's edge. ({_ui.OWNER})")
@@ -116,24 +211,48 @@ if st.button("Reset to the default dataset", key="data_reset"):
 
 st.divider()
 d = _ui.data()
+dom = d.domain
+X_num, num_names = sources.numeric_part(d)
 st.subheader(f"Current dataset: `{d.name}`")
 st.caption(d.description)
+if not dom.declared:
+    st.warning("The domain of this dataset was read off the data: NOT private. No release of it is differentially "
+               "private; declare the bounds and categories to make it private.")
+table = d.to_frame()
 c1, c2 = st.columns([2, 1])
 axes = (0, 1)
-if d.d > 2:
-    a0 = c2.selectbox("x axis", list(d.domain.names), index=0, key="data_ax0", persist_state="session")
-    a1 = c2.selectbox("y axis", list(d.domain.names), index=1, key="data_ax1", persist_state="session")
-    axes = (list(d.domain.names).index(a0), list(d.domain.names).index(a1))
+if len(num_names) > 2:
+    a0 = c2.selectbox("x axis", list(num_names), index=0, key="data_ax0", persist_state="session")
+    a1 = c2.selectbox("y axis", list(num_names), index=1, key="data_ax1", persist_state="session")
+    axes = (list(num_names).index(a0), list(num_names).index(a1))
+labels, label_title = d.labels, "label"
+if dom.is_mixed:
+    by = c2.selectbox("Colour by", ["—"] + list(dom.categories), index=1, key="data_colour", persist_state="session",
+                      help="Colour the rows by a categorical column.")
+    if by in dom.categories:
+        labels, label_title = table[by].astype(str).to_numpy(), by
 with c1:
-    _ui.plot(viz.scatter_data(d.X, d.domain.names, labels=d.labels, lower=d.domain.lower, upper=d.domain.upper,
-                              axes=axes),
-             "Your data (:material/lock: owner view), two coordinates at a time; the dotted box is the public domain.",
-             key="data_scatter")
+    _ui.plot(viz.scatter_data(X_num, num_names, labels=labels, lower=dom.lower, upper=dom.upper, axes=axes,
+                              label_title=label_title),
+             "Your data (:material/lock: owner view), two coordinates at a time; the dotted box is the public domain."
+             + (" Numeric columns only; the categories colour the rows and are counted below." if dom.is_mixed
+                else ""), key="data_scatter")
 with c2:
-    st.dataframe(pd.DataFrame({"column": d.domain.names, "lower (public)": d.domain.lower,
-                               "upper (public)": d.domain.upper}), hide_index=True)
+    if dom.is_mixed:
+        st.dataframe(pd.DataFrame([{"column": c, "kind": "categorical" if c in dom.categories else "numeric",
+                                    "public domain": "{" + ", ".join(dom.categories[c]) + "}" if c in dom.categories
+                                    else f"[{lo:g}, {hi:g}]"} for c, lo, hi in _domain_rows(dom)]), hide_index=True)
+    else:
+        st.dataframe(pd.DataFrame({"column": dom.names, "lower (public)": dom.lower,
+                                   "upper (public)": dom.upper}), hide_index=True)
     st.metric("rows (owner view)", d.n)
-    st.metric("dimension d", d.d)
-st.dataframe(pd.DataFrame(d.X[:20], columns=list(d.domain.names)), hide_index=True)
+    st.metric("columns d" if dom.is_mixed else "dimension d", d.d)
+    if dom.is_mixed:
+        st.caption(f"{dom.k} numeric, {d.d - dom.k} categorical.")
+if dom.is_mixed:
+    _ui.plot(viz.category_counts(table, None, dom.categories, title="rows per category"),
+             "Every declared category has its bar, also one nobody is in (:material/lock: owner view: true counts).",
+             key="data_categories")
+st.dataframe(table.head(20), hide_index=True)
 st.caption("First 20 rows (:material/lock: owner view).")
 _ui.lesson_nav("data")

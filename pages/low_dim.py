@@ -7,6 +7,7 @@ from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
+from dpsynth_core.mechanisms.low_dim import LowDimOwner, LowDimTrace
 
 _ui.require_app(__file__)
 
@@ -39,10 +40,9 @@ if d.d < 3:
 res = _ui.release_section("low_dim", params, title="low_dim")
 if res is not None:
     rel, w = res
-    tr, pr = rel.trace, rel.params
-    owner = tr["owner"]
-    dp_ = int(pr["target_dim"])
-    angles = np.degrees(np.asarray(owner["principal_angles"], dtype=float))
+    tr, owner = LowDimTrace.of(rel), LowDimOwner.of(rel)
+    dp_ = tr.target_dim
+    angles = np.degrees(owner.principal_angles)
     st.caption(f"From d = {d.d} to a private plane of dimension d′ = {dp_}; a third of ε each for the covariance, the "
                f"mean and the synthetic data inside the plane. Angle between the private and the true plane: "
                f"{max(angles) if len(angles) else 0:.1f}° (owner view).")
@@ -59,8 +59,8 @@ if res is not None:
             return
         U = d.domain.to_unit(d.X)
         S = d.domain.to_unit(rel.synthetic)
-        _ui.plot(viz.pca_3d(U[:, :3], centre_true=U.mean(axis=0)[:3], basis_true=np.asarray(owner["true_basis"])[:3],
-                            centre_priv=np.asarray(tr["private_mean"])[:3], basis_priv=np.asarray(tr["private_basis"])[:3],
+        _ui.plot(viz.pca_3d(U[:, :3], centre_true=U.mean(axis=0)[:3], basis_true=owner.true_basis[:3],
+                            centre_priv=tr.private_mean[:3], basis_priv=tr.private_basis[:3],
                             synthetic=S[:, :3], names=[f"u{i}" for i in range(3)],
                             title="first three coordinates (unit cube)" if d.d > 3 else "unit cube"),
                  "Grey points: the data (" + _ui.OWNER + ") Vermillion: synthetic. Grey plane: the true principal plane "
@@ -68,7 +68,7 @@ if res is not None:
                  "coordinates are drawn." if d.d > 3 else ""), key="ld_3d")
 
     def _against_pmm():
-        full = _ui.run("pmm", {})
+        full = _ui.teaching_release("pmm", {})
         if full is None:
             return
         wf = _ui.w1_of(full.synthetic)
@@ -86,7 +86,7 @@ if res is not None:
                         "the two are within each other's proven intervals."))
 
     def _spectrum():
-        _ui.plot(viz.spectrum(tr["noisy_spectrum"], owner["true_spectrum"], chosen=dp_,
+        _ui.plot(viz.spectrum(tr.noisy_spectrum, owner.true_spectrum, chosen=dp_,
                               title="eigenvalues of the covariance"),
                  "Bars: eigenvalues of the noisy covariance (private). Line: the true ones (" + _ui.OWNER + ") The "
                  "plane is spanned by the top-d′ eigenvectors of the noisy matrix; a gap after d′ makes it stable.",
@@ -97,18 +97,14 @@ if res is not None:
         eps_list = c1.multiselect("ε values", [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
                                   default=[0.3, 1.0, 3.0, 10.0, 100.0], key="ld_eps", persist_state="session")
         reps = c2.slider("Repeats", 1, 10, 3, key="ld_reps", persist_state="session")
-        if st.button("Run the angle sweep", key="ld_run", type="primary"):
-            bar = st.progress(0.0, text="starting …")
-            df = _ui.safe(sweep, "low_dim", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), reps,
-                          rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"},
-                          measure=angle_measure, progress=lambda f, t: bar.progress(min(1.0, f), text=t),
-                          what="sweeping ε")
-            bar.empty()
-            if df is not None:
-                st.session_state["ld_result"] = (d.name, df)
-        out = st.session_state.get("ld_result")
-        if out is not None and out[0] == d.name:
-            _ui.plot(viz.angles_plot(out[1], title="largest angle between the private and the true plane"),
+        df = _ui.kept_sweep(
+            "Run the angle sweep", lambda progress: _ui.safe(
+                sweep, "low_dim", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), reps,
+                rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"}, measure=angle_measure,
+                progress=progress, what="sweeping ε"),
+            key="ld_run", slot="ld_result", fingerprint=d.name, when_stale="hide")
+        if df is not None:
+            _ui.plot(viz.angles_plot(df, title="largest angle between the private and the true plane"),
                      "Mean ± sd over the repeats. As ε grows the private plane converges to the true one (the angle "
                      "goes to 0). " + _ui.OWNER, key="ld_angles")
 
@@ -140,15 +136,11 @@ if res is not None:
                                  persist_state="session")
         svm_dims = c2.multiselect("d′ values", [2, 4, 8], default=[2], key="ld_svm_dims", persist_state="session")
         svm_reps = c3.slider("Repeats", 1, 5, 1, key="ld_svm_reps", persist_state="session")
-        if st.button("Run the digits experiment", key="ld_svm_run"):
-            bar = st.progress(0.0, text="training …")
-            df = _ui.safe(digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, int(_ui.settings()["seed"]),
-                          progress=lambda f, t: bar.progress(min(1.0, float(f)), text=t),
-                          what="running the digits experiment")
-            bar.empty()
-            if df is not None:
-                st.session_state["ld_svm"] = df
-        df = st.session_state.get("ld_svm")
+        df = _ui.kept_sweep(
+            "Run the digits experiment", lambda progress: _ui.safe(
+                digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, int(_ui.settings()["seed"]),
+                progress=progress, what="running the digits experiment"),
+            key="ld_svm_run", slot="ld_svm", start="training …", primary=False)
         if df is not None:
             table = (df.groupby(["method", "target_dim", "epsilon"])["accuracy"].agg(["mean", "std", "count"])
                      .reset_index().replace({"method": {"low_dim": "private plane + PMM", "pmm_full":

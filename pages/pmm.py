@@ -3,29 +3,71 @@
 import numpy as np
 import streamlit as st
 
+from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import partition, viz
+from dpsynth_core.mechanisms.pmm import PMMOwner, PMMTrace
 
 _ui.require_app(__file__)
 
+
+def _split_story(axes, dom) -> str:
+    """Which column each level splits, in runs: "level 1 splits sex; levels 2–3 region; ..."."""
+    names = list(dom.numeric_names) + list(dom.categories)
+    runs = []
+    for j, a in enumerate(axes, start=1):
+        col = names[int(a)]
+        if runs and runs[-1][2] == col:
+            runs[-1][1] = j
+        else:
+            runs.append([j, j, col])
+    cat_levels = [r for r in runs if r[2] in dom.categories]
+    first_numeric = next((r[0] for r in runs if r[2] not in dom.categories), None)
+    parts = [f"level {a} splits {c}" if a == b else f"levels {a}–{b} split {c}" for a, b, c in cat_levels]
+    text = "; ".join(parts)
+    if first_numeric is not None:
+        text += (f"; from level {first_numeric} on, the numeric columns ({', '.join(dom.numeric_names)}) are halved "
+                 "in turn")
+    return text[:1].upper() + text[1:] + "."
+
+def _use_clinic() -> None:
+    _ui.set_data(sources.mixed("clinic"), sources.Source("mixed", "clinic"))
+
+
 spec, params = _ui.mechanism_header("pmm", "pmm")
+if not _ui.data().domain.is_mixed:
+    st.button("Use the clinic table (numbers and categories)", key="pmm_use_clinic", on_click=_use_clinic,
+              icon=":material/table_view:",
+              help="Our own data, made private: a patients' table whose categories (sex, region, diabetes) are "
+                   "declared with it, as its bounds are.")
 res = _ui.release_section("pmm", params, title="pmm")
 if res is not None:
     rel, w = res
     d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    depth, dim = int(tr["depth"]), int(tr["d"])
-    noisy, clipped, cons = tr["noisy_counts"], tr["clipped_counts"], tr["consistent_counts"]
-    true = tr["owner"]["true_counts"]
-    st.caption(f"The tree has {depth + 1} levels and {2 ** depth:,} leaves (cells of side "
-               f"{partition.diameters(depth, dim)[-1]:.3g}); every level's counts got integer Laplace noise, then the "
-               f"tree was made consistent by {pr.get('consistency', '').replace('_', ' ')}.")
+    tr = PMMTrace.of(rel)
+    depth, dim = tr.depth, tr.d
+    noisy, clipped, cons = tr.noisy_counts, tr.clipped_counts, tr.consistent_counts
+    true = PMMOwner.of(rel).true_counts
+    dom = d.domain
+    mixed = dom.is_mixed
+    split_story = _split_story(tr.split_axes, dom) if mixed else ""
+    st.caption(f"The tree has {depth + 1} levels and {2 ** depth:,} leaves ("
+               + (f"largest cell diameter {tr.diameters[-1]:.3g}" if mixed else
+                  f"cells of side {partition.diameters(depth, dim)[-1]:.3g}")
+               + f"); every level's counts got integer Laplace noise, then the tree was made consistent by "
+               f"{tr.consistency.replace('_', ' ')}." + (f" {split_story}" if mixed else ""))
     with st.expander("The mathematics", icon=":material/functions:"):
         st.markdown("Level $j$ splits every cell in two along axis $j \\bmod d$. Each count gets discrete Laplace "
                     "noise of scale $\\sigma_j$; the scales spend the whole ε and give the deep levels, whose errors "
                     "add up in W1, the larger share. The expected W1 is then at most")
         st.latex(r"\mathbb E\,W_1 \le \frac{\sqrt2}{\varepsilon n}\Big(\sum_{j=0}^{r}\sqrt{\Delta_{j-1}}\Big)^2"
                  r" + \mathrm{diam}_r,\qquad \Delta_j = 2^j\,\mathrm{diam}_j\qquad \text{([HVZ23], Theorem 11)}")
+        if mixed:
+            st.markdown("On a table with categorical columns a level may also split a column's list of categories in "
+                        "two. The theorem holds for any binary partition of a bounded metric space; two different "
+                        "categories are at distance 1 (the cube's diameter), so a cell that still mixes categories "
+                        "has diameter 1 and the categories are split first, where they shrink the diameters most. "
+                        "Privacy is unchanged: each record is in one cell per level.")
 
     def _tree():
         top = max(1, min(depth, 8))
@@ -37,14 +79,21 @@ if res is not None:
         levels = {"noisy": noisy, "consistent": cons, "true (owner view)": true}[stage]
         _ui.plot(viz.icicle_tree(levels, max_level=level, title=f"{stage} counts, levels 0–{level}"),
                  "Each box is a cell; below it, its two halves. Colour = count (red = a negative noisy count). "
-                 + (_ui.OWNER if stage.startswith("true") else "Noisy and consistent counts are private."),
-                 key="pmm_tree")
+                 + (_ui.OWNER if stage.startswith("true") else "Noisy and consistent counts are private.")
+                 + (f" {split_story} The first levels split the categories: their boxes are groups of categories."
+                    if mixed else ""), key="pmm_tree")
 
     def _level_maps():
         level = st.slider("Level j", 0, depth, min(depth, 6), key="pmm_level", persist_state="session",
                           help="Level j has 2^j cells; the last level is the leaves.") if depth > 0 else 0
-        lo, hi = partition.cell_bounds(level, dim)
-        names = tuple(d.domain.names[:2]) if dim > 1 else tuple(d.domain.names[:1])
+        if mixed:  # the numeric part of each cell; cells that differ only in their categories are summed
+            lower, widths, _, _ = partition.MixedSchedule(dom.k, dom.category_sizes, dom.weights, level).leaf_parts(
+                np.arange(1 << level, dtype=np.int64))
+            lo, hi = lower, lower + widths
+            names = tuple(dom.numeric_names[:2])
+        else:
+            lo, hi = partition.cell_bounds(level, dim)
+            names = tuple(d.domain.names[:2]) if dim > 1 else tuple(d.domain.names[:1])
         cols = st.columns(3)
         zmax = float(np.max(np.abs(np.asarray(true[level])))) or 1.0  # one colour scale for the three maps
         for col, (label, arr) in zip(cols, (("true (owner view)", true), ("noisy (private)", noisy),
@@ -53,7 +102,10 @@ if res is not None:
                 st.plotly_chart(viz.cell_map(np.asarray(arr[level]), lo, hi, title=label, names=names, zmax=zmax),
                                 width="stretch", key=f"pmm_map_{label}")
         st.caption(f"Level {level}: {2 ** level} cells (first two axes; other axes summed). Blue = positive, red = "
-                   "negative. The left map is " + _ui.OWNER)
+                   "negative. The left map is " + _ui.OWNER
+                   + (" The maps show the numeric columns only: cells that differ only in their categories are "
+                      "summed, and the first levels (which split the categories) are one numeric cell." if mixed
+                      else ""))
 
     def _level_counts():
         level = st.slider("Level j", 0, depth, min(depth, 6), key="pmm_level_c", persist_state="session") \
@@ -66,9 +118,9 @@ if res is not None:
                  key="pmm_counts")
 
     def _noise():
-        sig = np.asarray(tr["sigmas"], dtype=float)
+        sig = np.asarray(tr.sigmas, dtype=float)
         _ui.plot(viz.sigma_levels(np.where(sig > 0, sig, np.nan), title="noise scale σ_j per level",
-                                  extra={"ε_j spent": tr.get("level_epsilons", [])}),
+                                  extra={"ε_j spent": tr.level_epsilons}),
                  "Bars: the noise scale of each level; line: the part of ε it spends (they add up to ε). The deep "
                  "levels get the larger share of ε, hence less noise per count.", key="pmm_sigma")
 
@@ -80,17 +132,19 @@ if res is not None:
         seed = _ui.settings()["seed"]
         draws, w1s = [], []
         for i in range(k):
-            r = _ui.run("pmm", params, seed=seed + 1 + offset + i)
+            r = _ui.teaching_release("pmm", params, seed=seed + 1 + offset + i)
             if r is None:
                 break
             wi = _ui.w1_of(r.synthetic, fast=True)
             draws.append(r.synthetic)
             w1s.append(np.nan if wi is None else wi.value)
         if draws:
-            _ui.plot(viz.draws_grid(d.X, draws, w1s, d.domain.names, lower=d.domain.lower, upper=d.domain.upper),
-                     f"{len(draws)} independent releases of the same data at the same ε. W1 over them: mean "
-                     f"{np.nanmean(w1s):.3g}, spread {np.nanstd(w1s):.2g} (quick solve, within 1/64).",
-                     key="pmm_draws")
+            X_num, num_names = sources.numeric_part(d)
+            spread = (f"W1 over them: mean {np.nanmean(w1s):.3g}, spread {np.nanstd(w1s):.2g} (quick solve, within "
+                      "1/64)." if np.isfinite(w1s).any() else "The numeric columns are drawn.")
+            _ui.plot(viz.draws_grid(X_num, [sources.numeric_rows(Y, dom) for Y in draws], w1s, num_names,
+                                    lower=dom.lower, upper=dom.upper),
+                     f"{len(draws)} independent releases of the same data at the same ε. {spread}", key="pmm_draws")
 
     _ui.look_closer({"Partition tree": _tree, "Cells of one level": _level_maps, "Counts of one level": _level_counts,
                      "Noise per level": _noise, "Several releases": _draws}, key="pmm_view")

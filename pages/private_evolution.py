@@ -17,6 +17,7 @@ if params.get("init") in NONPRIVATE:
     params["allow_nonprivate_init"] = True
 params["track_w1"] = False  # the per-iteration W1 (owner view) is computed only when its view is open
 res = _ui.release_section("private_evolution", params, title="private_evolution")
+res = _ui.numeric_details(res)  # the detail views are made for numeric rows
 if res is not None:
     rel, w = res
     d = _ui.data()
@@ -63,7 +64,7 @@ if res is not None:
             st.caption(f"{kept} of {len(noisy)} variations keep a positive weight after the noise and the threshold.")
 
     def _w1_curve():
-        tracked = _ui.run("private_evolution", {**params, "track_w1": True})
+        tracked = _ui.teaching_release("private_evolution", {**params, "track_w1": True})
         w1s = None if tracked is None else tracked.trace.get("owner", {}).get("w1")
         if not w1s:
             return

@@ -3,8 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
+from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 
 _ui.require_app(__file__)
 
@@ -13,14 +15,26 @@ res = _ui.release_section("psmm", params, title="psmm")
 if res is not None:
     rel, w = res
     d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    k, dim = int(tr["k"]), int(tr["d"])
-    tsum = tr.get("transport", {})
-    nu = np.asarray(tr["noisy_signed_measure"], dtype=float)
-    tau = np.asarray(tr["projected_measure"], dtype=float)
-    st.caption(f"A grid of {k} cells per axis ({pr['grid_cells']:,} cells). {tsum.get('negative_cells', 0)} cells got "
+    tr, own = PSMMTrace.of(rel), PSMMOwner.of(rel)
+    k, dim = tr.k, tr.d
+    combos = tr.combinations
+
+    def _numeric(v):
+        """A measure on the numeric grid: on a mixed table the cells of every combination of categories summed
+        (the cell arrays are combination-major)."""
+        return np.asarray(v, dtype=float).reshape(combos, -1).sum(axis=0)
+
+    tsum = tr.transport
+    nu = _numeric(tr.noisy_signed_measure)
+    tau = _numeric(tr.projected_measure)
+    true = _numeric(own.true_measure)
+    st.caption(f"A grid of {k} cells per axis ({k ** dim:,} cells" + (f" for each of the {combos} combinations of "
+                                                                       "categories" if combos > 1 else "")
+               + f"). {tsum.get('negative_cells', 0)} cells got "
                f"negative mass ({tsum.get('negative_mass', 0):.3g} in all); turning the signed measure into a "
-               f"distribution moved {tsum.get('mass_removed', 0):.3g} of mass.")
+               f"distribution moved {tsum.get('mass_removed', 0):.3g} of mass."
+               + (" The grids below show the numeric columns only: the cells of all the combinations of categories "
+                  "are summed." if combos > 1 else ""))
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\nu(\{y_i\}) = \frac{n_i + \lambda_i}{\hat n},\quad \lambda_i\sim\mathrm{Lap}_{\mathbb Z}"
                  r"(\Delta/\varepsilon'),\qquad \hat\tau = \arg\min_{\tau\in\mathcal P} d_{BL}(\nu,\tau)")
@@ -35,23 +49,25 @@ if res is not None:
                  "distribution. Private (noisy counts only).", key="psmm_nu")
 
     def _measures():
-        _ui.plot(viz.grid_measures({"true (owner view)": tr["owner"]["true_measure"], "noisy ν (private)": nu,
+        _ui.plot(viz.grid_measures({"true (owner view)": true, "noisy ν (private)": nu,
                                     "projected τ (private)": tau}, k, title="true, noisy and projected measures"),
                  "Left: the true cell frequencies (" + _ui.OWNER + ") Middle: the noisy signed measure. Right: the "
                  "closest distribution: negative mass cancels against nearby positive mass.", key="psmm_tau")
 
     def _against_clipping():
-        other = "clip" if pr["projection"] == "bl" else "bl"
-        rel2 = _ui.run("psmm", {**params, "projection": other})
+        projection = rel.params["projection"]
+        other = "clip" if projection == "bl" else "bl"
+        rel2 = _ui.teaching_release("psmm", {**params, "projection": other})
         if rel2 is None:
             return
         w2 = _ui.w1_of(rel2.synthetic)
-        pair = {pr["projection"]: (rel, w), other: (rel2, w2)}
+        pair = {projection: (rel, w), other: (rel2, w2)}
         titles = {"bl": "closest distribution", "clip": "clipping and rescaling"}
         order = ["bl", "clip"]
-        _ui.plot(viz.draws_grid(d.X, [pair[p][0].synthetic for p in order],
+        X_num, num_names = sources.numeric_part(d)
+        _ui.plot(viz.draws_grid(X_num, [sources.numeric_rows(pair[p][0].synthetic, d.domain) for p in order],
                                 [np.nan if pair[p][1] is None else pair[p][1].value for p in order],
-                                d.domain.names, lower=d.domain.lower, upper=d.domain.upper,
+                                num_names, lower=d.domain.lower, upper=d.domain.upper,
                                 titles=[titles[p] for p in order]),
                  "The same noisy counts (same seed), turned into a distribution in two ways. Clipping throws the "
                  "negative mass away and inflates every positive cell, spreading points into empty regions.",

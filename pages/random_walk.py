@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import haar, paths, viz
+from dpsynth_core.mechanisms.haar_walk import HaarWalkOwner, HaarWalkTrace
 
 _ui.require_app(__file__)
 
@@ -28,12 +29,9 @@ spec, params = _ui.mechanism_header("random_walk", "haar_walk")
 res = _ui.release_section("haar_walk", params, title="random_walk")
 if res is not None:
     rel, w = res
-    d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    owner = tr["owner"]
-    N = int(pr["cells"])
-    kind = pr["path"]["kind"] if isinstance(pr.get("path"), dict) else str(params.get("path") or "snake")
-    st.caption(f"{N:,} cells ordered along a {kind} path; the noise is Laplace noise on {pr['levels_K']} levels of "
+    tr, owner = HaarWalkTrace.of(rel), HaarWalkOwner.of(rel)
+    N, kind = tr.cells, tr.path_kind
+    st.caption(f"{N:,} cells ordered along a {kind} path; the noise is Laplace noise on {tr.levels_K} levels of "
                f"Haar coefficients instead of on the counts.")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\tilde c = c + \Phi\eta,\quad \Phi=(K+1)M_K,\quad \eta_i\sim\mathrm{Lap}(\Delta/\varepsilon),"
@@ -50,8 +48,8 @@ if res is not None:
                                   help=f"This release's path has {N} cells; a longer walk shows the trend (the noise "
                                        "scales are the release's; they do not depend on the length).")
         draws = c2.slider("Draws", 5, 60, 20, key="rw_draws", persist_state="session")
-        psr, piid, env_sr, env_iid = _walks(int(m_walk), float(pr["coefficient_scale"]),
-                                            float(pr["iid_equal_privacy_scale"]), draws, int(_ui.settings()["seed"]))
+        psr, piid, env_sr, env_iid = _walks(int(m_walk), tr.coefficient_scale, tr.iid_equal_privacy_scale, draws,
+                                            int(_ui.settings()["seed"]))
         _ui.plot(viz.partial_sum_paths(psr, piid, title=f"{draws} draws of each noise, {m_walk:,} steps",
                                        envelope={"bound on the superregular walk's spread": env_sr,
                                                  "spread of independent noise, √(2i)·Δ/ε": env_iid}),
@@ -60,22 +58,26 @@ if res is not None:
                  "grows with the length. Noise only: no data.", key="rw_paths")
 
     def _cdfs():
-        pos = np.asarray(tr["positions"], dtype=float)
-        series = {"signed (superregular noise, private)": tr["signed_cdf"], "projected (private)": tr["projected_cdf"],
-                  "true (owner view)": owner["true_cdf"], "with i.i.d. noise (owner view)": owner["iid_signed_cdf"]}
-        _ui.plot(viz.line_cdfs(pos, series, title="cumulative distributions along the path",
+        series = {"signed (superregular noise, private)": tr.signed_cdf, "projected (private)": tr.projected_cdf,
+                  "true (owner view)": owner.true_cdf, "with i.i.d. noise (owner view)": owner.iid_signed_cdf}
+        _ui.plot(viz.line_cdfs(tr.positions, series, title="cumulative distributions along the path",
                                reference="true (owner view)"),
                  "Top: the cumulative distributions; bottom: their gap to the true one (its area is W1 on the line). "
                  "The noisy one can leave [0, 1] and go down; the projection is the closest non-decreasing one. "
                  "True and independent-noise curves: " + _ui.OWNER, key="rw_cdf")
 
     def _path():
-        k_axis = pr.get("cells_per_axis")
-        if d.d != 2 or not k_axis:
+        k_axis = tr.cells_per_axis
+        if tr.combinations > 1:
+            st.caption(f"On this table the path runs through the {tr.combinations} combinations of categories, one "
+                       "after the other (neighbouring combinations differ in one category), and through the numeric "
+                       "grid within each: it is drawn for a 2-D numeric grid only.")
+            return
+        if tr.d != 2:
             st.caption("The path is drawn for 2-D data; in 1-D the line is the data space itself.")
             return
         if k_axis <= 32:
-            order, kshow, note = np.asarray(tr["path_order"]), int(k_axis), "this release's path"
+            order, kshow, note = tr.path_order, k_axis, "this release's path"
         else:
             kshow = 8
             order = _example_path(kind, kshow, 2)

@@ -6,21 +6,22 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import certificate_measure, sweep
+from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
 from dpsynth_core.transport import sparse_utility_loss
 
 _ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _loss(X, Y, lower, upper, names, s):
-    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui._dom(lower, upper, names), budget="interactive",
-                                     return_details=True)
+def _loss(X, Y, dom, s):
+    """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper); on a
+    table with categorical columns under the mixed metric (the domain travels whole in its key)."""
+    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
 
 
 def _block(v, k, s):
-    v = np.asarray(v, dtype=float)
+    v = np.asarray(v, dtype=float)[:k**s]  # a mixed release pads its blocks to the largest one's cells
     return v.reshape(k, k) if s == 2 else v.reshape(1, -1)
 
 
@@ -29,13 +30,13 @@ res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
 if res is not None:
     rel, w = res
     d = _ui.data()
-    tr, pr = rel.trace, rel.params
-    k, s_ord = int(pr["k"]), int(pr["s"])
-    subsets = tr["subsets"]
+    tr = SparseMarginalsTrace.of(rel)
+    k, s_ord = tr.k, tr.s
+    subsets = tr.subsets
     names = d.domain.names
-    consistent = pr["certificate_key"].endswith("_consistent")
-    st.caption(f"Every {s_ord}-column table on a grid of {k} cells per axis ({pr['K']} table(s)) got noise whose "
-               f"running sums along a snake path stay small; {pr['support_size']:,} candidate points were fitted to "
+    consistent = tr.certificate_key.endswith("_consistent")
+    st.caption(f"Every {s_ord}-column table on a grid of {k} cells per axis ({tr.K} table(s)) got noise whose "
+               f"running sums along a snake path stay small; {tr.support_size:,} candidate points were fitted to "
                "the noisy tables by a linear program.")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\mathcal U(\mu_D,\mu)=\max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)\ \le\ \tfrac1{2k} + "
@@ -47,26 +48,33 @@ if res is not None:
                                            "and gets tighter (docs/deviations.md)." if consistent else ""))
 
     def _certificate():
-        terms = tr["certificate"][pr["certificate_key"]]
-        loss = _ui.safe(_loss, d.X, rel.synthetic, *_ui.dom_key(d.domain), s_ord, what="computing the loss")
-        _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms["discretisation"],
-                                      "noise (high-probability level)": terms["privatisation_quantile"],
-                                      "fit of the synthetic points": terms["projection"]},
+        terms = tr.released
+        loss = _ui.safe(_loss, d.X, rel.synthetic, _ui.dom_key(d.domain), s_ord, what="computing the loss")
+        _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
+                                      "noise (high-probability level)": terms.privatisation_quantile,
+                                      "fit of the synthetic points": terms.projection},
                                      loss=None if loss is None else loss[0],
-                                     title=f"certificate = {terms['total']:.3g}"),
+                                     title=f"certificate = {terms.total:.3g}"),
                  f"The certificate is the sum of three private parts; with probability at least "
-                 f"{1 - pr['delta_cert']:g} over the noise the true loss is below it. Grey: the realised loss, the "
+                 f"{1 - tr.delta_cert:g} over the noise the true loss is below it. Grey: the realised loss, the "
                  f"largest W1 over the {s_ord}-column views (" + _ui.OWNER + ")", key="sm_cert")
         if loss is not None and loss[2] - loss[1] > 1e-12:
             st.caption(f"Realised loss {loss[0]:.3g}, proven to lie in [{loss[1]:.3g}, {loss[2]:.3g}].")
 
     def _marginals():
         labels = [" × ".join(names[i] for i in S) for S in subsets]
-        which = st.selectbox("Table", list(range(len(subsets))), format_func=lambda i: labels[i], key="sm_block",
-                             persist_state="session") if len(subsets) > 1 else 0
-        panels = {"true (owner view)": _block(tr["owner"]["true_marginals"][which], k, s_ord),
-                  "noisy (private)": _block(tr["noisy_marginals"][which], k, s_ord),
-                  "synthetic points (private)": _block(tr["projected_marginals"][which], k, s_ord)}
+        # tables over a categorical column have one cell per category (not k): only the numeric ones are drawn
+        shown = [i for i, S in enumerate(subsets) if not any(names[j] in rel.domain.categories for j in S)]
+        if len(shown) < len(subsets):
+            st.caption("Tables over a categorical column (one cell per category) are part of the release but not "
+                       "drawn here.")
+        if not shown:
+            return
+        which = st.selectbox("Table", shown, format_func=lambda i: labels[i], key="sm_block",
+                             persist_state="session") if len(shown) > 1 else shown[0]
+        panels = {"true (owner view)": _block(rel.owner.true_marginals[which], k, s_ord),
+                  "noisy (private)": _block(tr.noisy_marginals[which], k, s_ord),
+                  "synthetic points (private)": _block(tr.projected_marginals[which], k, s_ord)}
         _ui.plot(viz.grid_measures({n: v.T.ravel() if s_ord == 2 else v.ravel() for n, v in panels.items()}, k,
                                    title=f"the table {labels[which]}"),
                  "Left: the true table (" + _ui.OWNER + ") Middle: with noise (cells can be negative, red). Right: "

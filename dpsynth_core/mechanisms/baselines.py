@@ -7,34 +7,94 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import limits
+from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
+from ..mixed_grid import MixedGrid, check_combinations, combinations, per_combination_size
 from ..noise import discrete_laplace, laplace
-from ..privacy import Ledger, check_n_public, count_sensitivity, resolve_size
-from ..validation import check_int
-from .base import ParamSpec, Release, prepare, register
+from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..theory import Theory
+from ..validation import param_error
+from .contract import Config, NoParams, Prepared, mechanism, n_public_param, n_synthetic_param, param
+from .release import NoTrace, OwnerView, Release, Trace
+
+__all__ = ["flat_histogram", "per_point_laplace", "FlatHistogramConfig", "FlatHistogramTrace", "GridOwner",
+           "MAX_HISTOGRAM_CELLS"]
+
+#: Largest grid of the flat histogram.
+MAX_HISTOGRAM_CELLS = 2**22
 
 
-@register(dict(
+@dataclass(frozen=True)
+class FlatHistogramConfig(Config):
+    """The flat histogram's parameters."""
+
+    bins: int | None = param("int", None, "Cells per axis; default k with k^d ≈ εn (from the public or noisy n).",
+                             low=1, high=4096)
+    n_synthetic: int | None = n_synthetic_param(
+        "Synthetic points; default the public or noisy size n, capped at dpsynth_core.limits max_synthetic_rows "
+        "(post-processing, noted in the release).")
+    n_public: int | None = n_public_param()
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        super().check_domain(domain, owner)
+        if domain.is_mixed:
+            check_combinations(domain, MAX_HISTOGRAM_CELLS, owner=owner, why="at most 2^22 cells")
+        if self.bins is not None:
+            _check_grid(self.bins, domain.k, owner, "", combinations(domain.category_sizes))
+
+
+def _check_grid(k: int, d: int, owner: str, which: str, combos: int = 1) -> None:
+    """``combos`` × k^d cells (combos: the combinations of categories of a mixed domain) within the caps."""
+    if combos == 1:
+        grid, expected = f"{which}{k}^{d}", "at most 2^22 cells (bins^d)"
+    else:
+        grid, expected = f"{which}{combos} combinations × {k}^{d}", "at most 2^22 cells (combinations × bins^d)"
+    if combos * k**d > MAX_HISTOGRAM_CELLS:
+        raise param_error(owner, "bins", expected, grid)
+    limits.check_planned(combos * k**d, "max_cells", owner=owner, param="bins", what="grid cells",
+                         fix="pass fewer bins", got=f"{grid} = {combos * k**d} grid cells")
+
+
+@dataclass(frozen=True)
+class FlatHistogramTrace(Trace):
+    """The noisy cell counts (DP), clipped at 0, and the counts of the synthetic points per cell. On a mixed
+    domain the cell arrays have ``combinations`` × bins^d entries (d numeric axes), combination-major
+    (:mod:`dpsynth_core.mixed_grid`); ``category_sizes`` gives the categories per categorical column."""
+
+    bins: int
+    noisy_counts: np.ndarray
+    clipped_counts: np.ndarray
+    synthetic_counts: np.ndarray
+    combinations: int = 1
+    category_sizes: tuple = ()
+
+
+@dataclass(frozen=True)
+class GridOwner(OwnerView):
+    """Owner view (NOT DP): the true cell counts."""
+
+    true_counts: np.ndarray
+
+
+@mechanism(
     name="flat_histogram",
     title="Flat Laplace histogram (baseline)",
-    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy "
+          "(2014) [DR14]",
     algorithm="Laplace histogram on one grid ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("add_remove", "replace"),
-    params=(
-        ParamSpec("bins", "int", None, "Cells per axis; default k with k^d ≈ εn (from the public or noisy n).",
-                  low=1, high=4096),
-        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n, capped at "
-                  "dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).", low=1,
-                  high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
-    ),
+    categorical=True,
+    config=FlatHistogramConfig,
+    theory=Theory(proven=False),
     summary="Discrete-Laplace noise on every cell of a single grid, clipped at 0 and normalised.",
-))
-def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbours="add_remove", n_public=None,
-                   rng=None) -> Release:
+)
+def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTrace, GridOwner]:
     """Flat Laplace histogram baseline.
 
     .. math:: \\tilde n_c = n_c + \\mathrm{Lap}_\\mathbb{Z}(\\Delta/\\varepsilon'),\\quad
@@ -44,10 +104,13 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
 
     Parameters
     ----------
-    X : array (n, d); domain : Domain; epsilon : float in (0, inf)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain; epsilon : float in (0, inf)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, ``C k^d`` cells with C the number of combinations (docs/mixed-data.md); the synthetic
+        data is then a DataFrame whose categories are those of each point's cell.
     bins : int in [1, 4096] or None
-        Cells per axis (``k^d`` cells, at most 2^22 and at most ``dpsynth_core.limits`` ``max_cells``).
-        ``None``: ``k^d ≈ ε n``.
+        Cells per numeric axis (``k^d`` cells, ``C k^d`` on a mixed domain, at most 2^22 and at most
+        ``dpsynth_core.limits`` ``max_cells``). ``None``: ``k^d ≈ ε n`` (``ε n / C`` per combination).
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
         ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and
@@ -63,72 +126,70 @@ def flat_histogram(X, domain, *, epsilon, bins=None, n_synthetic=None, neighbour
     .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
        See docs/references.md.
     """
-    owner = "flat_histogram"
-    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng)
-    d = domain.d
-    if n_synthetic is not None:
-        m_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_rows(m_given, d, owner=owner)
-    if bins is not None:
-        check_int(bins, "bins", owner, low=1, high=4096)
-    if n_public is not None:
-        check_n_public(n_public, owner)
+    cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
+    sizes = p.domain.category_sizes
     ledger = Ledger()
     size = None
-    if bins is None or n_synthetic is None:
-        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng,
-                            owner=owner)
+    if cfg.bins is None or cfg.n_synthetic is None:
+        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                            owner=p.owner)
         if size.epsilon_spent:
             ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
     eps_counts = p.epsilon - ledger.epsilon
-    k = default_cells_per_axis(size.n, eps_counts, d) if bins is None else check_int(bins, "bins", owner, low=1,
-                                                                                       high=4096)
-    if k**d > 2**22:
-        raise ValueError(f"The 'bins' parameter of {owner} must give at most 2^22 cells (bins^d). Got {k}^{d}.")
-    limits.check_planned(k**d, "max_cells", owner=owner, param="bins", what="grid cells",
-                         fix="pass fewer bins", got=f"{k}^{d} = {k**d} grid cells")
+    k = cfg.bins
+    if k is None:
+        # public quantities only: the public or noisy n, ε', the numeric dimension and, on a mixed domain, the
+        # number C of combinations of the declared categories (k^d ≈ ε'n/C per combination, ≈ ε'n cells in all)
+        C = combinations(sizes)
+        k = (default_cells_per_axis(size.n, eps_counts, d) if C == 1 else
+             default_cells_per_axis(per_combination_size(size.n, sizes), eps_counts, d, cap_cells=max(1, 2**16 // C)))
+        _check_grid(k, d, p.owner, "the default ", C)
     capped = None
-    if n_synthetic is None:
+    if cfg.n_synthetic is None:
         # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
         # public quantity, so capping it is post-processing
-        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
+        m, capped = limits.cap_rows(size.n, source=f"n from {size.source}", d=p.domain.d)
     else:
-        m = m_given
-    counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
-    sens = count_sensitivity(p.neighbours)
-    scale = sens / eps_counts
+        m = cfg.n_synthetic
+    grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
+    # the one pass over the private rows (exact integer counts); on a mixed domain one cell per combination of
+    # categories and numeric cell: each record is still in exactly one cell
+    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
+    scale = count_sensitivity(p.neighbours) / eps_counts
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
-    ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
+    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{d} numeric cells"
+    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
     clipped = np.maximum(noisy, 0)
     weights = clipped if clipped.sum() > 0 else np.ones_like(clipped)
     out_counts = largest_remainder(weights, m)
-    U_syn = points_in_cells(out_counts, k, d, p.rng)
     params = {"bins": k, "cells": k**d, "noise_scale": scale, "n_synthetic": m, "size": size.to_dict() if size else None}
-    notes = []
-    if capped is not None:
-        params["limits"] = capped
-        notes.append(limits.cap_note(capped, owner))
-    return Release(
-        synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
-        mechanism=owner, domain=domain, ledger=ledger, params=params, notes=notes,
-        bound=None, bound_kind="no paper bound (baseline)",
-        trace={"noisy_counts": noisy, "clipped_counts": clipped, "synthetic_counts": out_counts,
-               "owner": {"true_counts": counts, "n": p.n, "n_clamped": p.n_clamped}},
-    )
+    trace = FlatHistogramTrace(bins=k, noisy_counts=noisy, clipped_counts=clipped, synthetic_counts=out_counts,
+                               combinations=1 if grid is None else grid.combinations, category_sizes=sizes)
+    if grid is None:
+        synthetic, notes = p.domain.from_unit(points_in_cells(out_counts, k, d, p.rng)), []
+    else:
+        synthetic, notes = grid.sample(out_counts, p.rng), [grid.describe()]
+        params.update({"cells": grid.cells, "numeric_cells": grid.numeric_cells, "combinations": grid.combinations,
+                       "category_sizes": list(sizes)})
+    return p.finish(synthetic, ledger=ledger, trace=trace,
+                    owner=GridOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts), params=params,
+                    bound=None, bound_kind="no paper bound (baseline)", capped=capped, notes=notes)
 
 
-@register(dict(
+@mechanism(
     name="per_point_laplace",
     title="Per-point Laplace noise (baseline)",
-    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy (2014) [DR14]",
+    paper="Baseline: the Laplace mechanism of Dwork, Roth, The algorithmic foundations of differential privacy "
+          "(2014) [DR14]",
     algorithm="Laplace mechanism on each record ([DR14] Theorem 3.6)",
     dp="pure",
     neighbours=("replace",),
-    default_neighbours="replace",
-    params=(),
+    config=NoParams,
+    theory=Theory(proven=False, rate=lambda d, params=None: (0.0, "no decay: the noise per record does not shrink "
+                                                                "with n")),
     summary="Each record is released with Laplace noise of scale d/ε per coordinate, then clamped.",
-))
-def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> Release:
+)
+def per_point_laplace(p: Prepared[NoParams]) -> Release[NoTrace, OwnerView]:
     """Release every record plus Laplace noise (replace neighbours only: the output size reveals n).
 
     .. math:: \\tilde x_i = \\mathrm{clip}_{[0,1]^d}(u_i + \\mathrm{Lap}(d/\\varepsilon)^d)
@@ -141,10 +202,7 @@ def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> 
     .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. FnT-TCS 9(3-4), 2014.
        See docs/references.md.
     """
-    owner = "per_point_laplace"
-    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
-    d = domain.d
-    scale = d / p.epsilon
+    scale = p.domain.d / p.epsilon
     # one noisy point per record: the output is the size of the input, so a Dask input is collected
     # only when its size is within the output limit (checked before anything is read)
     U = p.rows.to_numpy(max_rows=limits.current().max_synthetic_rows,
@@ -153,8 +211,6 @@ def per_point_laplace(X, domain, *, epsilon, neighbours="replace", rng=None) -> 
     noisy = np.clip(U + laplace(scale, U.shape, p.rng), 0.0, 1.0)
     noisy = noisy[p.rng.permutation(noisy.shape[0])]
     ledger = Ledger().add(f"Laplace on each record (scale {scale:.4g} per coordinate)", p.epsilon)
-    return Release(
-        synthetic=domain.from_unit(noisy), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
-        mechanism=owner, domain=domain, ledger=ledger, params={"noise_scale": scale, "n_synthetic": p.n},
-        bound=None, bound_kind="no paper bound (baseline)", trace={"owner": {"n_clamped": p.n_clamped}},
-    )
+    return p.finish(p.domain.from_unit(noisy), ledger=ledger, trace=NoTrace(),
+                    owner=OwnerView(n=p.n, n_clamped=p.n_clamped), params={"noise_scale": scale, "n_synthetic": p.n},
+                    bound=None, bound_kind="no paper bound (baseline)")

@@ -17,29 +17,45 @@ Pipeline (unit cube, l_inf metric):
    constant): a weighted L1 isotonic regression, solved exactly by :func:`isotonic_l1`.
 5. Synthetic data: :math:`\\tau` rounded to :math:`\\hat n` points (cumulative rounding by default),
    placed uniformly inside their cells, mapped back to the domain.
+
+Mixed tables (docs/mixed-data.md, "The Haar walk"): the cells are every combination of the declared
+categories times the numeric grid (:mod:`dpsynth_core.mixed_grid`); the path visits the combinations in
+a reflected Gray-code order, the numeric path inside each (reversed every other combination), so that
+consecutive combinations are joined by one step of length :math:`w_j` (the weight of the one column that
+changes). The line positions add these jumps, so the folding stays 1-Lipschitz and the bound uses the
+whole path length.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import limits
+from ..domain import Domain
 from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
-from ..paths import PATHS, grid_path
-from ..privacy import SIZE_SHARE, Ledger, check_n_public, count_sensitivity, resolve_size
-from ..validation import check_choice, check_float, check_int, param_error
-from .base import ParamSpec, Release, prepare, register
+from ..mixed_grid import MixedGrid, check_combinations, combinations, gray_combinations, per_combination_size
+from ..paths import PATHS, GridPath, grid_path
+from ..privacy import SIZE_SHARE, Ledger, SizeEstimate, count_sensitivity, resolve_size
+from ..theory import Theory
+from ..validation import check_float, param_error
+from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
+from .release import OwnerView, Release, Trace
 
-__all__ = ["haar_walk", "isotonic_l1", "isotonic_l1_slope_trick", "closest_measure_on_line",
-           "line_w1", "cumulative_rounding", "default_grid", "MAX_CELLS"]
+__all__ = ["haar_walk", "HaarWalkConfig", "HaarWalkTrace", "HaarWalkOwner", "isotonic_l1", "isotonic_l1_slope_trick",
+           "closest_measure_on_line", "line_w1", "cumulative_rounding", "default_grid", "MAX_CELLS", "MAX_DIM"]
 
 #: Largest number of cells the mechanism builds (a 2^22 vector of counts and its trace).
 MAX_CELLS = 2**22
+#: Largest dimension: the paths through the grid (:mod:`dpsynth_core.paths`) are built for d <= 32 (and
+#: beyond d = 22 the 2^22 cells leave one cell per axis).
+MAX_DIM = 32
+MAX_DIM_REASON = "the paths through the grid are built for d <= 32; beyond d = 22 the 2^22 cells leave one per axis"
 PROJECTIONS = ("isotonic", "clip")
 ROUNDINGS = ("cumulative", "largest_remainder")
 NOISES = ("discrete", "continuous")
@@ -107,14 +123,14 @@ def isotonic_l1(y: Any, w: Any = None, *, lower: float = -math.inf, upper: float
     else:
         wq = ww
     cut = np.zeros(K, dtype=np.int64)  # cut[q] for thresholds q = 1..K-1 (cut[0] = 0)
+    # segments: index range [a, b) and the thresholds [qlo, qhi) whose cuts lie in it
     a = np.array([0], dtype=np.int64)
     b = np.array([n], dtype=np.int64)
     qlo = np.array([1], dtype=np.int64)
     qhi = np.array([K], dtype=np.int64)
     while a.size:
-        # segments with an empty index range: every threshold in [qlo, qhi) cuts at a
         empty = a == b
-        if np.any(empty):
+        if np.any(empty):  # an empty index range: every threshold in [qlo, qhi) cuts at a
             lens_q = qhi[empty] - qlo[empty]
             qs = np.repeat(qlo[empty] - np.cumsum(np.r_[0, lens_q[:-1]]), lens_q) + np.arange(lens_q.sum())
             cut[qs] = np.repeat(a[empty], lens_q)
@@ -123,31 +139,34 @@ def isotonic_l1(y: Any, w: Any = None, *, lower: float = -math.inf, upper: float
             if not a.size:
                 break
         qm = (qlo + qhi) // 2
-        lens = b - a
-        starts = np.r_[0, np.cumsum(lens)[:-1]]
-        total = int(lens.sum())
-        idx = np.arange(total, dtype=np.int64) + np.repeat(a - starts, lens)
-        thr = np.repeat(qm, lens)
-        s = np.where(ranks[idx] >= thr, wq[idx], -wq[idx])
-        cs = np.cumsum(s)
-        base = np.r_[0, cs][starts]  # cumulative sum before each segment
-        seg = cs - np.repeat(base, lens)  # prefix sums within the segment (cut after entry)
-        segmin = np.minimum.reduceat(seg, starts)
-        hit = np.where(seg == np.repeat(segmin, lens), np.arange(total, dtype=np.int64), total)
-        pos = np.minimum.reduceat(hit, starts) - starts  # first argmin offset within each segment
-        p = np.where(segmin < 0, a + pos + 1, a)  # the empty prefix (cut at a) costs 0
+        p = _median_cuts(ranks, wq, a, b, qm)
         cut[qm] = p
-        left = qlo < qm
-        right = qm + 1 < qhi
-        na = np.stack([a, p], axis=1)
-        nb = np.stack([p, b], axis=1)
-        nlo = np.stack([qlo, qm + 1], axis=1)
-        nhi = np.stack([qm, qhi], axis=1)
-        sel = np.stack([left, right], axis=1)
-        a, b, qlo, qhi = na[sel], nb[sel], nlo[sel], nhi[sel]
+        # the lower thresholds cut in [a, p], the upper ones in [p, b]
+        sel = np.stack([qlo < qm, qm + 1 < qhi], axis=1)
+        a, b = np.stack([a, p], axis=1)[sel], np.stack([p, b], axis=1)[sel]
+        qlo, qhi = np.stack([qlo, qm + 1], axis=1)[sel], np.stack([qm, qhi], axis=1)[sel]
     # x_i = v[#{q >= 1 : cut[q] <= i}] (cuts are nondecreasing in q)
     count = np.cumsum(np.bincount(cut[1:], minlength=n + 1))[:n]
     return np.clip(v[count], lo, hi)
+
+
+def _median_cuts(ranks: np.ndarray, wq: np.ndarray, a: np.ndarray, b: np.ndarray, qm: np.ndarray) -> np.ndarray:
+    """One level of :func:`isotonic_l1`'s divide and conquer: for every segment ``[a, b)`` the smallest
+    minimising cut of the binary problem at threshold ``qm``, in one numpy pass over the segments
+    (segmented prefix sums of :math:`\\pm w_i`, their minima and first argmins)."""
+    lens = b - a
+    starts = np.r_[0, np.cumsum(lens)[:-1]]
+    total = int(lens.sum())
+    idx = np.arange(total, dtype=np.int64) + np.repeat(a - starts, lens)
+    thr = np.repeat(qm, lens)
+    s = np.where(ranks[idx] >= thr, wq[idx], -wq[idx])
+    cs = np.cumsum(s)
+    base = np.r_[0, cs][starts]  # cumulative sum before each segment
+    seg = cs - np.repeat(base, lens)  # prefix sums within the segment (cut after entry)
+    segmin = np.minimum.reduceat(seg, starts)
+    hit = np.where(seg == np.repeat(segmin, lens), np.arange(total, dtype=np.int64), total)
+    pos = np.minimum.reduceat(hit, starts) - starts  # first argmin offset within each segment
+    return np.where(segmin < 0, a + pos + 1, a)  # the empty prefix (cut at a) costs 0
 
 
 def isotonic_l1_slope_trick(y: Any, w: Any = None, *, lower: float = -math.inf,
@@ -303,7 +322,122 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
 
 
 # ------------------------------------------------------------------------------- mechanism
-@register(dict(
+@dataclass(frozen=True)
+class HaarWalkConfig(Config):
+    """The walk's parameters. ``grid`` is checked against the dimension in :meth:`check_domain`."""
+
+    grid: int | None = param(
+        "int", None, "d = 1: number of cells on [0, 1] (default 2^k ≈ εn). d ≥ 2: cells per axis k, k^d cells "
+        "(default k^d ≈ εn; a power of two for the Hilbert path). At most 2^22 cells.", low=1, high=MAX_CELLS,
+        log=True)
+    grid_rule: str = param(
+        "choice", "auto", "Default grid when 'grid' is empty: 'auto' = about εn/log2(εn)^2 cells (d = 1) or "
+        "εn/log2(εn)^{3/2} (d ≥ 2), balancing the cell size against Lemma 3's log^{3/2} noise (best measured W1); "
+        "'paper' = about εn cells.", choices=GRID_RULES)
+    path: str = param(
+        "choice", "snake", "Order of the grid cells on the line (d ≥ 2): boustrophedon 'snake', Hilbert curve, or the "
+        "depth-first tour of a minimum spanning tree (length ≤ 2·MST).", choices=PATHS)
+    projection: str = param(
+        "choice", "isotonic", "Signed measure → probability measure: the exact W1 projection on the line (weighted L1 "
+        "isotonic regression of the CDF) or the naive clip-and-normalise.", choices=PROJECTIONS)
+    rounding: str = param(
+        "choice", "cumulative", "Probability measure → integer counts: round the CDF (W1 error ≤ L/2n) or largest "
+        "remainder on each cell.", choices=ROUNDINGS, advanced=True)
+    noise: str = param(
+        "choice", "discrete", "Laplace noise on the Haar coefficients: integer (discrete Laplace on the integer "
+        "coefficients M^{-1}c) or continuous (Laplace on Φ^{-1}c). Same ε.", choices=NOISES, advanced=True)
+    n_synthetic: int | None = n_synthetic_param(
+        "Synthetic points; default the public or noisy size n, capped at dpsynth_core.limits max_synthetic_rows "
+        "(post-processing, noted in the release).")
+    n_public: int | None = n_public_param()
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        """A given grid: at most 2^22 cells in the domain's (numeric) dimension, times the combinations of
+        categories of a mixed domain (and within the current limits), a power of two for the Hilbert path."""
+        super().check_domain(domain, owner)
+        C = combinations(domain.category_sizes)
+        if domain.is_mixed:
+            check_combinations(domain, MAX_CELLS, owner=owner, why="at most 2^22 cells")
+        if self.grid is None:
+            return
+        g, d = self.grid, domain.k
+        cells = C * (g if d == 1 else g**d)
+        if cells > MAX_CELLS:
+            what = f"such that grid^d <= 2^22 cells (d={d})" if C == 1 else \
+                f"such that {C} combinations × grid^d <= 2^22 cells (d={d} numeric)"
+            raise param_error(owner, "grid", what, g)
+        if d >= 2 and self.path == "hilbert" and g & (g - 1):
+            raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
+        of = "" if C == 1 else f" × {C} combinations"
+        limits.check_planned(cells, "max_cells", owner=owner, param="grid", what="cells", fix="pass a smaller grid",
+                             got=f"{cells} cells (given grid {g}, d={d}{of})")
+
+
+@dataclass(frozen=True)
+class HaarWalkTrace(Trace):
+    """The walk's intermediates (DP or public). Arrays along the path have one entry per cell, in path order.
+
+    ``cells`` (N), ``cells_per_axis`` (k; N = k^d, or N = k in 1-D), ``d`` and ``path_kind`` ("snake" in 1-D)
+    describe the grid and the path; ``levels_K`` the Haar levels (:math:`2^K \\ge N`); ``coefficient_scale`` is b,
+    the Laplace scale of the Haar coefficients, ``iid_equal_privacy_scale`` the scale Δ/ε' of i.i.d. Laplace
+    noise of the same privacy (the pictures' comparison). ``path_order`` is the row-major index of the j-th
+    cell, ``positions`` its line coordinate :math:`w_j`; ``noisy_counts`` :math:`\\tilde c`, ``signed_cdf``
+    :math:`F_\\nu`, ``projected_cdf`` :math:`F_\\tau`, ``tau`` :math:`\\tau` and ``synthetic_counts`` the
+    synthetic points per cell. On a mixed domain ``d`` counts the numeric axes, ``combinations`` the
+    combinations of categories (``category_sizes`` per column), and a cell index is combination × k^d +
+    numeric cell (:mod:`dpsynth_core.mixed_grid`)."""
+
+    cells: int
+    cells_per_axis: int
+    d: int
+    path_kind: str
+    levels_K: int
+    coefficient_scale: float
+    iid_equal_privacy_scale: float
+    path_order: np.ndarray
+    positions: np.ndarray
+    noisy_counts: np.ndarray
+    signed_cdf: np.ndarray
+    projected_cdf: np.ndarray
+    tau: np.ndarray
+    synthetic_counts: np.ndarray
+    combinations: int = 1
+    category_sizes: tuple = ()
+
+
+@dataclass(frozen=True)
+class HaarWalkOwner(OwnerView):
+    """Owner view (NOT DP), along the path: the true counts and CDF, the superregular noise and its running
+    sums, and an i.i.d. Laplace walk of the same privacy (``iid_*``; never released, for comparison only:
+    ``true_counts + iid_noise`` would be a second release of the counts)."""
+
+    true_counts: np.ndarray
+    true_cdf: np.ndarray
+    noise: np.ndarray
+    noise_partial_sums: np.ndarray
+    iid_noise: np.ndarray
+    iid_noise_partial_sums: np.ndarray
+    iid_noisy_counts: np.ndarray
+    iid_signed_cdf: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Line:
+    """Steps 4-5 on the line: the normalisation n̂ and its source, the signed and projected CDFs, τ, the output
+    size (and the record of its cap), the synthetic counts per cell and the exact W1 of the rounding."""
+
+    n_hat: int
+    n_source: str
+    signed_cdf: np.ndarray
+    projected_cdf: np.ndarray
+    tau: np.ndarray
+    n_out: int
+    capped: dict | None
+    out_counts: np.ndarray
+    rounding_w1: float
+
+
+@mechanism(
     name="haar_walk",
     title="Superregular random walk (Haar noise on a path)",
     paper=("Boedihardjo, Strohmer, Vershynin, Private measures, random walks, and synthetic data (2022) [BSV22]; "
@@ -313,38 +447,15 @@ def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str 
               "(folding); [DLS+24] Appendices B-C, Lemma 3 and Eq. (30) (bound)",
     dp="pure",
     neighbours=("add_remove", "replace"),
-    max_dim=32,
-    params=(
-        ParamSpec("grid", "int", None,
-                  "d = 1: number of cells on [0, 1] (default 2^k ≈ εn). d ≥ 2: cells per axis k, k^d cells "
-                  "(default k^d ≈ εn; a power of two for the Hilbert path). At most 2^22 cells.",
-                  low=1, high=MAX_CELLS, log=True),
-        ParamSpec("grid_rule", "choice", "auto",
-                  "Default grid when 'grid' is empty: 'auto' = about εn/log2(εn)^2 cells (d = 1) or "
-                  "εn/log2(εn)^{3/2} (d ≥ 2), balancing the cell size against Lemma 3's log^{3/2} noise "
-                  "(best measured W1); 'paper' = about εn cells.", choices=GRID_RULES),
-        ParamSpec("path", "choice", "snake",
-                  "Order of the grid cells on the line (d ≥ 2): boustrophedon 'snake', Hilbert curve, or the "
-                  "depth-first tour of a minimum spanning tree (length ≤ 2·MST).", choices=PATHS),
-        ParamSpec("projection", "choice", "isotonic",
-                  "Signed measure → probability measure: the exact W1 projection on the line (weighted L1 "
-                  "isotonic regression of the CDF) or the naive clip-and-normalise.", choices=PROJECTIONS),
-        ParamSpec("rounding", "choice", "cumulative",
-                  "Probability measure → integer counts: round the CDF (W1 error ≤ L/2n) or largest "
-                  "remainder on each cell.", choices=ROUNDINGS, advanced=True),
-        ParamSpec("noise", "choice", "discrete",
-                  "Laplace noise on the Haar coefficients: integer (discrete Laplace on the integer "
-                  "coefficients M^{-1}c) or continuous (Laplace on Φ^{-1}c). Same ε.",
-                  choices=NOISES, advanced=True),
-        ParamSpec("n_synthetic", "int", None, "Synthetic points; default the public or noisy size n, capped at "
-                  "dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).", low=1,
-                  high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
-    ),
+    config=HaarWalkConfig,
+    theory=Theory(proven=True, bound_label="random walk: its proven bound"),
+    categorical=True,
+    max_dim=MAX_DIM,
+    max_dim_reason=MAX_DIM_REASON,
     summary="Counts along a path through the grid, Haar-correlated Laplace noise whose partial sums grow "
             "like log^{3/2} m, the closest probability measure on the line in W1, points in the cells.",
-))
-def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", projection="isotonic", rounding="cumulative",
-              noise="discrete", n_synthetic=None, neighbours="add_remove", n_public=None, rng=None) -> Release:
+)
+def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwner]:
     """Private measure from the superregular random walk [BSV22, Theorem 3.1, Sections 5–7].
 
     .. math:: \\tilde c = c + [\\Phi\\eta]_{1:N},\\ \\eta_i \\sim \\mathrm{Lap}(\\Delta/\\varepsilon'),\\quad
@@ -353,7 +464,10 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame; domain : Domain (public bounds)
+    X : array (n, d), DataFrame or Dask collection; domain : Domain (public bounds, d <= 32 numeric columns)
+        On a mixed domain (declared categories) the cells are every combination of categories times the
+        numeric grid, visited along one path (the combinations in Gray-code order, the
+        numeric path inside each; docs/mixed-data.md, "The Haar walk"); ``grid`` is then per combination.
     epsilon : float in (0, inf)
         Total ε. Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its
         default, a share ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.
@@ -388,7 +502,7 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
 
     Returns
     -------
-    Release
+    Release[HaarWalkTrace, HaarWalkOwner]
         ``synthetic`` (n_synthetic, d) in domain units. ``bound`` (isotonic projection only) is the expected
         W1 bound in unit-cube l_inf units
 
@@ -411,87 +525,172 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
     .. [Val73] S. S. Vallender. Calculation of the Wasserstein distance between probability distributions on the line. Theory Probab. Appl. 18(4), 1973.
     See docs/references.md for the full entries.
     """
-    owner = "haar_walk"
-    p = prepare(X, domain, owner=owner, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=32)
-    d = domain.d
-    pth = check_choice(path, "path", owner, PATHS)
-    proj = check_choice(projection, "projection", owner, PROJECTIONS)
-    rnd = check_choice(rounding, "rounding", owner, ROUNDINGS)
-    nz = check_choice(noise, "noise", owner, NOISES)
-    rule = check_choice(grid_rule, "grid_rule", owner, GRID_RULES)
-    if grid is not None:
-        g = check_int(grid, "grid", owner, low=1, high=MAX_CELLS)
-        cells = g if d == 1 else g**d
-        if cells > MAX_CELLS:
-            raise param_error(owner, "grid", f"such that grid^d <= 2^22 cells (d={d})", g)
-        if d >= 2 and pth == "hilbert" and g & (g - 1):
-            raise param_error(owner, "grid", "a power of two with path='hilbert'", g)
-    if n_synthetic is not None:
-        n_out_given = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_rows(n_out_given, domain.d, owner=owner)
-    if n_public is not None:
-        check_n_public(n_public, owner)
-
+    cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
     ledger = Ledger()
-    size = None
-    if grid is None or n_synthetic is None or n_public is not None or p.neighbours == "replace":
-        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng,
-                            owner=owner)
-        if size.epsilon_spent:
-            ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
+    size = _size_if_needed(p, ledger)
     eps_c = p.epsilon - ledger.epsilon
-    g = default_grid(size.n, eps_c, d, pth, rule) if grid is None else g
-    k_axis = g
-    planned_cells = g if d == 1 else g**d
-    limits.check_planned(planned_cells, "max_cells", owner=owner, param="grid", what="cells",
-                         fix="pass a smaller grid", got=f"{planned_cells} cells ({'given' if grid is not None else 'default'} "
-                         f"grid {g}, d={d})")
-    gp = grid_path(pth if d >= 2 else "snake", k_axis, d)
-    N = gp.order.size
-    K = levels_for(N)
+    k = _grid(p, size, eps_c)
+    gp = grid_path(cfg.path if d >= 2 else "snake", k, d)
+    grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
+    path = _Path.numeric(gp) if grid is None else _Path.mixed(gp, p.domain.category_sizes, p.domain.weights)
+    # The one pass over the private rows. grid_counts has exactly k^d entries (cell_of clips every axis to
+    # [0, k-1]; on a mixed domain C k^d, one per combination of categories and numeric cell) and the path
+    # visits each cell once (a permutation, paths.grid_path / _Path.mixed), so this is the vector of
+    # counts along the path.
+    c = (p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows))[path.order]
+    K = levels_for(c.size)
+    noisy, noise, b = _noisy_walk(p, c, K, eps_c, ledger, grid)
+    line = _measure_on_line(p, size, noisy, path.positions)
+    cells_out = np.zeros(c.size, dtype=np.int64)
+    cells_out[path.order] = line.out_counts
+    if grid is None:
+        synthetic = p.domain.from_unit(points_in_cells(cells_out, k, d, p.rng))
+    else:
+        synthetic = grid.sample(cells_out, p.rng)
+    bound, bound_kind, bound_terms = _bound(p, size, k, b, K, path.length, line)
+    # an i.i.d. Laplace walk of equal privacy, for comparison (owner-side: c + iid noise would be a second
+    # release of c; it is never released and costs nothing)
+    iid_scale = count_sensitivity(p.neighbours) / eps_c
+    iid = iid_laplace_noise(c.size, scale=iid_scale, rng=p.rng, discrete=(cfg.noise == "discrete"))
+    params = _params(p, size, k, path, K, b, eps_c, line, bound_terms)
+    trace = HaarWalkTrace(
+        cells=c.size, cells_per_axis=k, d=d, path_kind=gp.kind, levels_K=K, coefficient_scale=b,
+        iid_equal_privacy_scale=iid_scale, path_order=path.order, positions=path.positions, noisy_counts=noisy,
+        signed_cdf=line.signed_cdf, projected_cdf=line.projected_cdf, tau=line.tau,
+        synthetic_counts=line.out_counts, combinations=1 if grid is None else grid.combinations,
+        category_sizes=p.domain.category_sizes)
+    owner = HaarWalkOwner(
+        n=p.n, n_clamped=p.n_clamped, true_counts=c, true_cdf=np.cumsum(c) / max(p.n, 1), noise=noise,
+        noise_partial_sums=np.cumsum(noise), iid_noise=iid, iid_noise_partial_sums=np.cumsum(iid),
+        iid_noisy_counts=c + iid, iid_signed_cdf=np.cumsum(c + iid) / line.n_hat)
+    notes = [] if grid is None else [grid.describe(), path.note]
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
+                    bound_kind=bound_kind, capped=line.capped, notes=notes)
 
-    # counts along the path (owner-side) and superregular noise (the only use of the data)
-    cell_counts = p.rows.sum(grid_counts, k_axis)  # the one pass over the private rows (exact integers)
-    if cell_counts.size != N:  # pragma: no cover - the path visits every cell of the grid once
-        raise AssertionError(f"{owner}: {cell_counts.size} grid cells but a path of {N}")
-    c = cell_counts[gp.order]
-    sens = count_sensitivity(p.neighbours)
-    noisy, noise_vec = privatize_counts(c, eps_c, p.neighbours, p.rng, discrete=(nz == "discrete"),
-                                        return_noise=True)
+
+@dataclass(frozen=True)
+class _Path:
+    """The cells in path order (``order``: cell indices), their line positions, the path length, the public
+    record of the path (``params["path"]``) and, on a mixed domain, the note that describes it."""
+
+    order: np.ndarray
+    positions: np.ndarray
+    length: float
+    record: dict
+    note: str = ""
+
+    @classmethod
+    def numeric(cls, gp: GridPath) -> _Path:
+        return cls(gp.order, gp.positions, gp.length, gp.to_dict())
+
+    @classmethod
+    def mixed(cls, gp: GridPath, sizes: tuple[int, ...], weights: tuple[float, ...]) -> _Path:
+        """The combinations in reflected Gray-code order (:func:`dpsynth_core.mixed_grid.gray_combinations`:
+        consecutive ones differ in one column j), the numeric path ``gp`` inside each, reversed every other
+        combination so that a combination ends in the numeric cell where the next one starts: the step between
+        them has length exactly :math:`w_j` in the mixed metric, and the positions add it (1-Lipschitz folding)."""
+        combos, changed = gray_combinations(sizes, weights)
+        C, K = combos.size, gp.order.size
+        odd = (np.arange(C) % 2 == 1)[:, None]
+        order = (combos[:, None] * K + np.where(odd, gp.order[::-1][None, :], gp.order[None, :])).ravel()
+        jumps = np.asarray(weights, dtype=np.float64)[changed]
+        start = np.arange(C) * gp.length + np.concatenate([[0.0], np.cumsum(jumps)])
+        inner = np.where(odd, (gp.length - gp.positions[::-1])[None, :], gp.positions[None, :])
+        positions = (start[:, None] + inner).ravel()
+        length = float(positions[-1])
+        record = {**gp.to_dict(), "cells": int(order.size), "length": length, "combinations": int(C),
+                  "numeric_length": gp.length, "category_jumps": int(jumps.size),
+                  "category_jump_length": float(math.fsum(jumps)),
+                  "combination_order": "reflected Gray code, heaviest column most significant"}
+        note = (f"Path: the {C} combinations of categories in reflected Gray-code order (consecutive ones differ in "
+                f"one column; the heaviest column changes least), the numeric {gp.kind} path inside each (reversed "
+                f"every other one), so {jumps.size} steps change one category, each of length w_j "
+                f"({math.fsum(jumps):.4g} in all). Path length L = {length:.4g} = {C} × {gp.length:.4g} + "
+                f"{math.fsum(jumps):.4g}; the bound uses this L.")
+        return cls(order, positions, length, record, note)
+
+
+def _size_if_needed(p: Prepared[HaarWalkConfig], ledger: Ledger) -> SizeEstimate | None:
+    """The size estimate, bought only when something needs n: the default grid or output size. A declared n,
+    or n under replace, is public: it costs nothing and normalises the counts (step 4)."""
+    cfg = p.config
+    if cfg.grid is not None and cfg.n_synthetic is not None and cfg.n_public is None and p.neighbours != "replace":
+        return None
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                        owner=p.owner)
+    if size.epsilon_spent:
+        ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
+    return size
+
+
+def _grid(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, eps_c: float) -> int:
+    """Step 1: the given grid (checked by :meth:`HaarWalkConfig.check_domain`) or :func:`default_grid` at the
+    public or noisy n, checked against the limits before anything is allocated."""
+    cfg, d = p.config, p.domain.k
+    if cfg.grid is not None:
+        return cfg.grid
+    sizes = p.domain.category_sizes
+    C = combinations(sizes)
+    if C == 1:
+        g = default_grid(size.n, eps_c, d, cfg.path, cfg.grid_rule)  # a default grid: _size_if_needed bought a size
+    else:  # public quantities only: the rule at the mean size of a combination, n̂ / C, then C × cells <= 2^22
+        g = default_grid(per_combination_size(size.n, sizes), eps_c, d, cfg.path, cfg.grid_rule)
+        while g > 1 and C * (g if d == 1 else g**d) > MAX_CELLS:
+            g = g // 2 if d == 1 or cfg.path == "hilbert" else g - 1
+    cells = C * (g if d == 1 else g**d)
+    of = "" if C == 1 else f" × {C} combinations"
+    limits.check_planned(cells, "max_cells", owner=p.owner, param="grid", what="cells", fix="pass a smaller grid",
+                         got=f"{cells} cells (default grid {g}, d={d}{of})")
+    return g
+
+
+def _noisy_walk(p: Prepared[HaarWalkConfig], c: np.ndarray, K: int, eps_c: float, ledger: Ledger,
+                grid: MixedGrid | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Step 3: the ε'-DP counts :math:`\\tilde c = c + [\\Phi\\eta]_{1:N}` (:func:`dpsynth_core.haar.privatize_counts`),
+    the noise (owner-side) and the Laplace scale b of the K-level Haar coefficients; one ledger entry."""
+    noisy, noise = privatize_counts(c, eps_c, p.neighbours, p.rng, discrete=(p.config.noise == "discrete"),
+                                    return_noise=True)
     if p.neighbours == "add_remove":
         b = 1.0 / eps_c
     else:
         b = 2.0 * K / ((K + 1) * eps_c) if K > 0 else 0.0
-    ledger.add(f"Haar (superregular) noise on {N} path counts, coefficient scale {b:.4g}", eps_c)
+    of = "" if grid is None else f" ({grid.combinations} category combinations × {grid.numeric_cells} numeric cells)"
+    ledger.add(f"Haar (superregular) noise on {c.size} path counts{of}, coefficient scale {b:.4g}", eps_c)
+    return noisy, noise, b
 
-    # normalisation size (public): public n, n under replace, the noisy size, or the noisy total
+
+def _measure_on_line(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, noisy: np.ndarray,
+                     positions: np.ndarray) -> _Line:
+    """Steps 4-5 (post-processing): the signed measure :math:`\\tilde c/\\hat n` (n̂ public: the public n, n under
+    replace, the noisy size, or the noisy total), the closest probability measure on the line, rounded to the
+    output size (the given one, or n̂ capped at the output limits)."""
+    cfg = p.config
     if size is not None:
         n_hat, n_source = size.n, size.source
     else:
         n_hat, n_source = max(1, int(round(float(noisy.sum())))), "noisy total of the path counts"
     signed_cdf = np.cumsum(noisy) / n_hat
-    positions = gp.positions
-    proj_cdf = closest_measure_on_line(signed_cdf, positions, proj, masses=noisy / n_hat)
+    proj_cdf = closest_measure_on_line(signed_cdf, positions, cfg.projection, masses=noisy / n_hat)
     tau = np.diff(np.r_[0.0, proj_cdf])
     capped = None
-    if n_synthetic is not None:
-        n_out = n_out_given
-    else:  # a public n or a DP size: capping it is post-processing
-        n_out, capped = limits.cap_rows(size.n if size is not None else n_hat,
-                                        source=f"n from {size.source if size is not None else n_source}",
-                                        d=domain.d)
-    if rnd == "cumulative":
+    if cfg.n_synthetic is not None:
+        n_out = cfg.n_synthetic
+    else:  # a public n or a DP size (always bought when n_synthetic is left out): capping it is post-processing
+        n_out, capped = limits.cap_rows(n_hat, source=f"n from {n_source}", d=p.domain.d)
+    if cfg.rounding == "cumulative":
         out_counts = cumulative_rounding(proj_cdf, n_out)
     else:
         out_counts = largest_remainder(np.maximum(tau, 0.0), n_out)
-    out_cdf = np.cumsum(out_counts) / n_out
-    rounding_w1 = line_w1(positions, proj_cdf, out_cdf)
-    cells_out = np.zeros(N, dtype=np.int64)
-    cells_out[gp.order] = out_counts
-    U_syn = points_in_cells(cells_out, k_axis, d, p.rng)
+    rounding_w1 = line_w1(positions, proj_cdf, np.cumsum(out_counts) / n_out)
+    return _Line(n_hat=n_hat, n_source=n_source, signed_cdf=signed_cdf, projected_cdf=proj_cdf, tau=tau,
+                 n_out=int(n_out), capped=capped, out_counts=out_counts, rounding_w1=rounding_w1)
 
-    # bound ([DLS+24, Eq. (30), Lemma 3], minimality of the projection; see docstring)
-    h = 1.0 / k_axis
+
+def _bound(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, b: float, K: int, path_length: float,
+           line: _Line) -> tuple[float | None, str, dict]:
+    """The expected-W1 bound of the docstring ([DLS+24, Eq. (30), Lemma 3], minimality of the projection) and
+    its terms; no bound for the clip projection."""
+    h = 1.0 / k
     lemma3 = math.sqrt(2.0) * b * (K + 1) ** 1.5
     if size is None:
         e_n = lemma3
@@ -499,47 +698,31 @@ def haar_walk(X, domain, *, epsilon, grid=None, grid_rule="auto", path="snake", 
         e_n = math.sqrt(2.0) / (SIZE_SHARE * p.epsilon)
     else:
         e_n = 0.0
-    if proj == "isotonic":
-        bound = h + 2.0 * gp.length * (lemma3 + e_n) / n_hat + rounding_w1
-        bound_kind = ("expected W1 bound: [DLS+24, Eq. (30), Lemma 3] (explicit constants), projection "
-                      "minimality [BSV22, Section 5], exact rounding error; at the public/noisy n")
-    else:
-        bound = None
-        bound_kind = "no paper bound: clip-and-normalise is not the W1 projection"
+    terms = {"discretisation": h, "lemma3_partial_sum_sd": lemma3, "size_error": e_n, "path_length": path_length,
+             "rounding_w1": line.rounding_w1}
+    if p.config.projection != "isotonic":
+        return None, "no paper bound: clip-and-normalise is not the W1 projection", terms
+    bound = h + 2.0 * path_length * (lemma3 + e_n) / line.n_hat + line.rounding_w1
+    return bound, ("expected W1 bound: [DLS+24, Eq. (30), Lemma 3] (explicit constants), projection minimality "
+                   "[BSV22, Section 5], exact rounding error; at the public/noisy n"), terms
 
-    # i.i.d. Laplace walk of equal privacy, for comparison (owner-side: c + iid noise would be a second
-    # release of c; it is never released and costs nothing)
-    iid = iid_laplace_noise(N, scale=sens / eps_c, rng=p.rng, discrete=(nz == "discrete"))
-    iid_noisy = c + iid
-    params = {
-        "grid": g, "grid_rule": rule if grid is None else "given", "cells": N, "cells_per_axis": k_axis, "d": d, "cell_side": h,
-        "path": gp.to_dict(), "levels_K": K, "padded_length": 1 << K,
-        "noise": nz, "coefficient_scale": b,
-        "discrete_coefficient_scale": (K + 1) * b if nz == "discrete" else None,
-        "sensitivity": sens, "epsilon_counts": eps_c,
-        "iid_equal_privacy_scale": sens / eps_c,
-        "projection": proj, "rounding": rnd, "n_synthetic": int(n_out),
-        "normalisation": {"n": int(n_hat), "source": n_source},
-        "size": size.to_dict() if size else None,
-        "bound_terms": {"discretisation": h, "lemma3_partial_sum_sd": lemma3, "size_error": e_n,
-                        "path_length": gp.length, "rounding_w1": rounding_w1},
+
+def _params(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, path: _Path, K: int, b: float,
+            eps_c: float, line: _Line, bound_terms: dict) -> dict:
+    """The public record of the release (every resolved parameter)."""
+    cfg, N = p.config, path.order.size
+    sens = count_sensitivity(p.neighbours)
+    extra = {} if not p.domain.is_mixed else {"numeric_d": p.domain.k, "category_sizes": list(p.domain.category_sizes),
+                                              "combinations": combinations(p.domain.category_sizes)}
+    return {
+        **extra,
+        "grid": k, "grid_rule": cfg.grid_rule if cfg.grid is None else "given", "cells": N, "cells_per_axis": k,
+        "d": p.domain.d, "cell_side": 1.0 / k, "path": path.record, "levels_K": K, "padded_length": 1 << K,
+        "noise": cfg.noise, "coefficient_scale": b,
+        "discrete_coefficient_scale": (K + 1) * b if cfg.noise == "discrete" else None,
+        "sensitivity": sens, "epsilon_counts": eps_c, "iid_equal_privacy_scale": sens / eps_c,
+        "projection": cfg.projection, "rounding": cfg.rounding, "n_synthetic": line.n_out,
+        "normalisation": {"n": int(line.n_hat), "source": line.n_source},
+        "size": size.to_dict() if size is not None else None,
+        "bound_terms": bound_terms,
     }
-    notes = []
-    if capped is not None:
-        params["limits"] = capped
-        notes.append(limits.cap_note(capped, owner))
-    return Release(
-        synthetic=domain.from_unit(U_syn), epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours,
-        mechanism=owner, domain=domain, ledger=ledger, params=params, bound=bound, bound_kind=bound_kind,
-        notes=notes,
-        trace={
-            "path_order": gp.order, "positions": positions, "noisy_counts": noisy,
-            "signed_cdf": signed_cdf, "projected_cdf": proj_cdf, "tau": tau, "synthetic_counts": out_counts,
-            "owner": {
-                "true_counts": c, "true_cdf": np.cumsum(c) / max(p.n, 1), "noise": noise_vec,
-                "noise_partial_sums": np.cumsum(noise_vec), "iid_noise": iid,
-                "iid_noise_partial_sums": np.cumsum(iid), "iid_noisy_counts": iid_noisy,
-                "iid_signed_cdf": np.cumsum(iid_noisy) / n_hat, "n": p.n, "n_clamped": p.n_clamped,
-            },
-        },
-    )

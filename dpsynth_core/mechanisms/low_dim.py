@@ -70,17 +70,27 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..domain import Domain
 from ..noise import laplace
 from ..privacy import Ledger
-from ..validation import check_bool, check_choice, check_int, param_error
-from .base import ParamSpec, Release, prepare, register
+from ..rows import Rows
+from ..theory import Theory, subspace_rate
+from ..validation import check_int, param_error
+from .contract import Config, Prepared, mechanism, param
+from .pmm import PMMConfig, PMMOwner, PMMTrace, pmm
+from .psmm import PSMM_MAX_DIM, PSMMConfig, PSMMOwner, PSMMTrace, psmm
+from .release import OwnerView, Release, Trace
 
 __all__ = [
     "low_dim",
+    "LowDimConfig",
+    "LowDimTrace",
+    "LowDimOwner",
     "moments",
     "moment_sums",
     "mean_and_covariance",
@@ -101,13 +111,10 @@ __all__ = [
     "theorem42_terms",
 ]
 
-OWNER = "low_dim"
 SUBROUTINES = ("pmm", "psmm")
 BOXES = ("paper", "projected_cube")
 #: Calibration of Algorithm 2's noise: the exact l1 sensitivity (default) or the paper's 6d²/n.
 COVARIANCE_NOISES = ("tight", "paper")
-#: PSMM's exact BL projection handles grids of dimension 1..6 (transport.bl_projection).
-PSMM_MAX_DIM = 6
 
 
 # ------------------------------------------------------------------------------ the one pass over the data
@@ -430,7 +437,137 @@ def _project(U: np.ndarray, center: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ mechanism
-@register(dict(
+def _check_target_dim(value: Any, owner: str) -> int:
+    return check_int(value, "target_dim", owner)  # its range [1, d] depends on the data (check_domain)
+
+
+@dataclass(frozen=True)
+class LowDimConfig(Config):
+    """low_dim's parameters. ``target_dim`` lies in [1, d] (and at most 6 with PSMM unless ``adaptive``):
+    checked against the domain in :meth:`check_domain`."""
+
+    target_dim: int = param(
+        "int", 2, "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in [1, d]; "
+        "Theorem 4.2 covers d' >= 2. Ignored when 'adaptive' is on.", low=1, high=1000, check=_check_target_dim)
+    subroutine: str = param(
+        "choice", "pmm", "Synthetic data in the subspace: 'pmm' (Algorithm 4, linear time; the paper's choice for "
+        "d' = 2) or 'psmm' (Algorithm 5, an LP; d' <= 6 here).", choices=SUBROUTINES)
+    adaptive: bool = param(
+        "bool", False, "Choose d' from the noisy spectrum by Appendix E's rule (E.1): post-processing of the "
+        "private covariance, no extra privacy cost.")
+    box: str = param(
+        "choice", "paper", "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
+        "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy).", choices=BOXES,
+        advanced=True)
+    covariance_noise: str = param(
+        "choice", "tight", "Calibration of the covariance noise: 'tight' = the exact l1 sensitivity d²(n+1)/(n(n-1)) "
+        "(proved in the module docstring); 'paper' = Theorem 2.1's 6d²/n (six times more noise). Both are ε/3-DP.",
+        choices=COVARIANCE_NOISES, advanced=True)
+
+    def max_target_dim(self, d: int) -> int:
+        """The largest d' the subroutine handles in dimension d (PSMM's exact projection: at most 6)."""
+        return d if self.subroutine == "pmm" else min(d, PSMM_MAX_DIM)
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        super().check_domain(domain, owner)
+        check_int(self.target_dim, "target_dim", owner, low=1, high=domain.d)
+        k_max = self.max_target_dim(domain.d)
+        if not self.adaptive and self.target_dim > k_max:
+            raise param_error(owner, "target_dim", f"an int in [1, {k_max}] with subroutine='psmm' (the exact BL "
+                              f"projection handles at most {PSMM_MAX_DIM} dimensions)", self.target_dim)
+
+
+@dataclass(frozen=True)
+class LowDimTrace(Trace):
+    """low_dim's intermediates (all DP: functions of the private covariance, the private mean and the
+    subroutine's release). Unit-cube coordinates.
+
+    ``noisy_covariance`` :math:`\\widehat M` (d, d), ``noisy_spectrum`` its eigenvalues (d,), decreasing,
+    ``private_basis`` :math:`\\widehat V_{d'}` (d, d'), ``private_mean`` :math:`\\bar X_{priv}` (d,); the
+    subroutine's public box ``box_lower``/``box_upper`` (d',) and ``R``; ``synthetic_coordinates`` (m, d') the
+    subroutine's output; ``selection`` Appendix E's choice of d' (``adaptive`` only: rule, candidates k,
+    objective, chosen); ``bound_terms`` :func:`theorem42_terms` (in ``bound_units``); ``subroutine`` the
+    sub-step's own trace (:class:`~dpsynth_core.mechanisms.pmm.PMMTrace` or
+    :class:`~dpsynth_core.mechanisms.psmm.PSMMTrace`), named by ``subroutine_name``."""
+
+    d: int
+    target_dim: int
+    noisy_covariance: np.ndarray
+    noisy_spectrum: np.ndarray
+    private_basis: np.ndarray
+    private_mean: np.ndarray
+    R: float
+    box_lower: np.ndarray
+    box_upper: np.ndarray
+    synthetic_coordinates: np.ndarray
+    selection: dict | None
+    bound_terms: dict
+    bound_units: str
+    subroutine_name: str
+    subroutine: PMMTrace | PSMMTrace
+
+
+@dataclass(frozen=True)
+class LowDimOwner(OwnerView):
+    """Owner view (NOT DP). ``true_covariance`` M, ``true_spectrum``, ``true_basis`` (d, d') and
+    ``principal_angles`` (radians, between the private and the true top-d' subspaces,
+    :func:`scipy.linalg.subspace_angles`); ``projected_coordinates`` (n, d') and ``projected_summary`` (the
+    coordinates of the projected data are not private, Section 2.2; None for Dask input, with the reason in
+    ``projected_note``); the noises ``noise_matrix`` A (and its operator norm ``noise_norm``) and
+    ``mean_noise`` λ; the true ``tail`` :math:`\\sum_{i>d'}\\sigma_i(M)` and Theorem 4.2's bound with it
+    (``bound_true_tail``, terms ``bound_terms_true_tail``); ``subroutine`` the sub-step's own owner view
+    (:class:`~dpsynth_core.mechanisms.pmm.PMMOwner` or :class:`~dpsynth_core.mechanisms.psmm.PSMMOwner`)."""
+
+    true_covariance: np.ndarray
+    true_spectrum: np.ndarray
+    true_basis: np.ndarray
+    principal_angles: np.ndarray
+    projected_coordinates: np.ndarray | None
+    projected_summary: dict | None
+    projected_note: str | None
+    noise_matrix: np.ndarray
+    noise_norm: float
+    mean_noise: np.ndarray
+    tail: float
+    bound_true_tail: float
+    bound_terms_true_tail: dict
+    subroutine: PMMOwner | PSMMOwner
+
+
+@dataclass(frozen=True)
+class _PCA:
+    """Algorithm 2 and Appendix E: the true mean and covariance (owner-side), the private covariance, its
+    noise and scale, the noisy eigen-decomposition and the chosen d' (with Appendix E's record)."""
+
+    true_mean: np.ndarray
+    M: np.ndarray
+    M_hat: np.ndarray
+    A: np.ndarray
+    sigma: float
+    noisy_values: np.ndarray
+    noisy_vectors: np.ndarray
+    d_prime: int
+    selection: dict | None
+
+    @property
+    def V(self) -> np.ndarray:
+        """:math:`\\widehat V_{d'}`, the top-d' noisy eigenvectors (d, d')."""
+        return self.noisy_vectors[:, :self.d_prime]
+
+
+@dataclass(frozen=True)
+class _Subspace:
+    """Algorithm 3's projection and Algorithm 4/5's release: the public box, the projected rows (lazy with
+    Dask) and the sub-step's release."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    R: float
+    projected: Rows
+    release: Release
+
+
+@mechanism(
     name="low_dim",
     title="Low-dimensional synthetic data (private PCA + PMM/PSMM)",
     paper=("He, Strohmer, Vershynin, Zhu, Differentially private low-dimensional synthetic data from "
@@ -438,31 +575,12 @@ def _project(U: np.ndarray, center: np.ndarray, V: np.ndarray) -> np.ndarray:
     algorithm="[HSVZ23] Algorithms 1-5; Theorems 2.1, 4.1, 4.2; Appendix E",
     dp="pure",
     neighbours=("replace",),
-    default_neighbours="replace",
-    params=(
-        ParamSpec("target_dim", "int", 2,
-                  "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in "
-                  "[1, d]; Theorem 4.2 covers d' >= 2. Ignored when 'adaptive' is on.", low=1, high=1000),
-        ParamSpec("subroutine", "choice", "pmm",
-                  "Synthetic data in the subspace: 'pmm' (Algorithm 4, linear time; the paper's choice for "
-                  "d' = 2) or 'psmm' (Algorithm 5, an LP; d' <= 6 here).", choices=SUBROUTINES),
-        ParamSpec("adaptive", "bool", False,
-                  "Choose d' from the noisy spectrum by Appendix E's rule (E.1): post-processing of the "
-                  "private covariance, no extra privacy cost."),
-        ParamSpec("box", "choice", "paper",
-                  "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
-                  "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy).",
-                  choices=BOXES, advanced=True),
-        ParamSpec("covariance_noise", "choice", "tight",
-                  "Calibration of the covariance noise: 'tight' = the exact l1 sensitivity d²(n+1)/(n(n-1)) "
-                  "(proved in the module docstring); 'paper' = Theorem 2.1's 6d²/n (six times more noise). "
-                  "Both are ε/3-DP.", choices=COVARIANCE_NOISES, advanced=True),
-    ),
+    config=LowDimConfig,
+    theory=Theory(proven=False, rate=subspace_rate),
     summary="Private centred covariance and mean, projection on the top-d' noisy eigenvectors, PMM/PSMM in "
             "the subspace, shift back and clip; ε split in thirds.",
-))
-def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=False, box="paper",
-            covariance_noise="tight", neighbours="replace", rng=None) -> Release:
+)
+def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     """Low-dimensional synthetic data [HSVZ23, Algorithm 1 with Algorithms 2–5].
 
     .. math:: Y_j = \\mathrm{clip}_{[0,1]^d}\\big(\\widehat V_{d'} a'_j + \\bar X_{priv}\\big),\\quad
@@ -503,24 +621,16 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
 
     Returns
     -------
-    Release
+    Release[LowDimTrace, LowDimOwner]
         ``synthetic``: (m, d), m = n with PMM or PSMM under replace, in the domain's units.
         ``bound``: Theorem 4.2's total as its proof gives it (:func:`theorem42_terms`), unit cube,
         l_inf metric, with the public estimate of the tail :math:`\\sum_{i>d'}\\sigma_i(M)` from the
         noisy spectrum by (E.2) (:math:`\\sqrt{T} \\le \\sqrt{\\hat T} + \\sqrt{(d-d')\\,\\mathbb{E}\\|A\\|}`);
-        terms in ``trace["bound_terms"]``. The same bound with the true tail is
-        ``trace["owner"]["bound_true_tail"]``.
-        ``trace``: ``noisy_covariance`` (d, d), ``noisy_spectrum`` (d,), ``private_basis`` (d, d'),
-        ``private_mean`` (d,), ``R``, ``box_lower``/``box_upper`` (d',), ``synthetic_coordinates``
-        (m, d'), ``selection`` (adaptive only), ``bound_terms``, ``subroutine`` (the subroutine's
-        trace without its owner part). Owner view (NOT private): ``true_covariance``,
-        ``true_spectrum``, ``true_basis`` (d, d'), ``principal_angles`` (radians, between the
-        private and the true top-d' subspaces, :func:`scipy.linalg.subspace_angles`),
-        ``projected_coordinates`` (n, d') and ``projected_summary`` (the coordinates of the
-        projected data are not private, Section 2.2; None for Dask input, with the reason in
-        ``projected_note``), ``noise_matrix``, ``mean_noise``, ``tail``,
-        ``bound_true_tail``, ``bound_terms_true_tail``, ``subroutine`` (its owner view), ``n``,
-        ``n_clamped``.
+        terms in ``trace.bound_terms``. The same bound with the true tail is ``owner.bound_true_tail``.
+        ``trace`` (:class:`LowDimTrace`): the private covariance, spectrum, basis and mean, the box, the
+        synthetic coordinates and the subroutine's own trace. ``owner`` (:class:`LowDimOwner`, NOT private):
+        the true covariance, spectrum and basis, the principal angles, the projected coordinates, the
+        noises, the true tail and the subroutine's own owner view.
 
     References
     ----------
@@ -528,182 +638,153 @@ def low_dim(X, domain, *, epsilon, target_dim=2, subroutine="pmm", adaptive=Fals
     .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
     See docs/references.md for the full entries.
     """
-    p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, supported=("replace",))
-    n, d = p.n, domain.d
-    if n < 2:  # after prepare's finiteness checks; (1.2) divides by n - 1
-        raise param_error(OWNER, "X", "an array with at least 2 rows (the centred covariance (1.2) divides by n - 1)",
-                          X if isinstance(X, np.ndarray) else p.U if p.U is not None else f"{n} row(s)")
-    subroutine = check_choice(subroutine, "subroutine", OWNER, SUBROUTINES)
-    adaptive = check_bool(adaptive, "adaptive", OWNER)
-    box = check_choice(box, "box", OWNER, BOXES)
-    cov_rule = check_choice(covariance_noise, "covariance_noise", OWNER, COVARIANCE_NOISES)
-    k_max = d if subroutine == "pmm" else min(d, PSMM_MAX_DIM)
-    requested = check_int(target_dim, "target_dim", OWNER, low=1, high=d)
-    if not adaptive and requested > k_max:
-        raise param_error(OWNER, "target_dim", f"an int in [1, {k_max}] with subroutine='psmm' (the exact BL "
-                          "projection handles at most 6 dimensions)", target_dim)
-    eps = p.epsilon
-    eps_cov = eps / 3.0
-    eps_mean = eps / 3.0
-    eps_sub = eps - eps_cov - eps_mean
-    gen = p.rng
+    n, domain = p.n, p.domain
+    if n < 2:  # (1.2) divides by n - 1
+        raise param_error(p.owner, "X", "an array with at least 2 rows (the centred covariance (1.2) divides by "
+                          "n - 1)", f"{n} row(s)")
     ledger = Ledger()
+    eps_cov = p.epsilon / 3.0
+    eps_mean = p.epsilon / 3.0
+    eps_sub = p.epsilon - eps_cov - eps_mean
+    pca = _private_pca(p, eps_cov, ledger)
+    b, lam, center = _private_mean(p, pca.true_mean, eps_mean, ledger)
+    sub = _subspace_release(p, pca.V, center, eps_sub, ledger)
+    # shift back, metric projection (post-processing)
+    syn_coords = np.asarray(sub.release.synthetic, dtype=float)
+    U_syn = np.clip(syn_coords @ pca.V.T + center, 0.0, 1.0)
+    synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
+    sub_w1 = _subroutine_w1(pca.V, sub)
+    tail_hat = max(float(pca.noisy_values[pca.d_prime:].sum()), 0.0)
+    tail_public = (math.sqrt(tail_hat) + math.sqrt((domain.d - pca.d_prime) * expected_noise_norm(domain.d, pca.sigma))
+                   ) ** 2  # (E.2)
+    terms = theorem42_terms(tail=tail_public, d=domain.d, d_prime=pca.d_prime, sigma=pca.sigma, mean_scale=b,
+                            subroutine_w1=sub_w1)
+    params, notes = _params_and_notes(p, pca, b, sub, eps_cov, eps_mean, eps_sub, synthetic.shape[0])
+    trace = LowDimTrace(
+        d=domain.d, target_dim=pca.d_prime, noisy_covariance=pca.M_hat, noisy_spectrum=pca.noisy_values,
+        private_basis=pca.V, private_mean=center, R=sub.R, box_lower=sub.lower, box_upper=sub.upper,
+        synthetic_coordinates=syn_coords, selection=pca.selection, bound_terms=terms,
+        bound_units="unit cube [0,1]^d, l_inf metric", subroutine_name=p.config.subroutine,
+        subroutine=sub.release.trace)
+    owner = _owner_view(p, pca, lam, b, sub, sub_w1)
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=float(terms["total"]),
+                    bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))", notes=notes)
 
-    # ---- the one pass for Algorithms 2 and 3: count, sum and sum of outer products, exact (NumPy or Dask)
+
+def _private_pca(p: Prepared[LowDimConfig], eps_cov: float, ledger: Ledger) -> _PCA:
+    """The one pass for Algorithms 2 and 3 (count, sum and sum of outer products, exact, NumPy or Dask),
+    Algorithm 2's private centred covariance (ε/3) and its top eigenvectors, and Appendix E's choice of d'
+    from the noisy spectrum (post-processing, a ledger entry of ε = 0)."""
+    cfg, n, d = p.config, p.n, p.domain.d
     _, true_mean, M = mean_and_covariance(p.rows.sum(moments))
-
-    # ---- Algorithm 2: private centred covariance (ε/3)
-    M_hat, M, A, sigma = _noisy_covariance(M, n, eps_cov, gen, cov_rule)
+    M_hat, M, A, sigma = _noisy_covariance(M, n, eps_cov, p.rng, cfg.covariance_noise)
     ledger.add(f"private centred covariance (Algorithm 2, symmetric Laplace, σ={sigma:.4g}, l1 sensitivity "
-               f"{covariance_sensitivity(n, d, cov_rule):.4g})", eps_cov)
+               f"{covariance_sensitivity(n, d, cfg.covariance_noise):.4g})", eps_cov)
     noisy_values, noisy_vectors = top_eigenvectors(M_hat)
-
-    # ---- Appendix E: d' from the noisy spectrum (post-processing)
     selection = None
-    if adaptive:
-        d_prime, objective = choose_target_dim(noisy_values, n, eps, d, k_max)
+    d_prime = cfg.target_dim
+    if cfg.adaptive:
+        k_max = cfg.max_target_dim(d)
+        d_prime, objective = choose_target_dim(noisy_values, n, p.epsilon, d, k_max)
         selection = {"rule": "(E.1)", "k": list(range(min(2, d), k_max + 1)), "objective": objective,
                      "chosen": d_prime}
         ledger.add("choice of d' from the noisy spectrum (Appendix E, post-processing)", 0.0)
-    else:
-        d_prime = requested
-    V = noisy_vectors[:, :d_prime]
+    return _PCA(true_mean=true_mean, M=M, M_hat=M_hat, A=A, sigma=sigma, noisy_values=noisy_values,
+                noisy_vectors=noisy_vectors, d_prime=d_prime, selection=selection)
 
-    # ---- Algorithm 3: private mean (ε/3), projection
-    b = mean_noise_scale(n, d, eps_mean)
-    lam = laplace(b, d, gen)
-    center = true_mean + lam
+
+def _private_mean(p: Prepared[LowDimConfig], true_mean: np.ndarray, eps_mean: float,
+                  ledger: Ledger) -> tuple[float, np.ndarray, np.ndarray]:
+    """Algorithm 3's private mean (ε/3): the Laplace scale b, the noise λ (owner-side) and :math:`\\bar X + \\lambda`."""
+    b = mean_noise_scale(p.n, p.domain.d, eps_mean)
+    lam = laplace(b, p.domain.d, p.rng)
     ledger.add(f"private mean (Algorithm 3, Laplace scale {b:.4g} per coordinate)", eps_mean)
+    return b, lam, true_mean + lam
 
-    # ---- Algorithm 4/5 on the public box (ε/3, replace: n public)
-    lo, hi, R = subspace_box(V, center, box)
-    sub_domain = Domain(lower=lo, upper=hi, names=tuple(f"a{k + 1}" for k in range(d_prime)))
-    # the coordinates a_i = V^T (x_i - mean_priv) (n, d'): NOT private (Section 2.2); only the subroutine
-    # reads them, row by row (lazily with Dask: projected on the workers, inside the subroutine's pass)
+
+def _subspace_release(p: Prepared[LowDimConfig], V: np.ndarray, center: np.ndarray, eps_sub: float,
+                      ledger: Ledger) -> _Subspace:
+    """Algorithm 4/5 on the public box (ε/3): the coordinates :math:`a_i = \\widehat V^\\top (x_i - \\bar X_{priv})`
+    (NOT private, Section 2.2) reach the subroutine row by row (lazily with Dask: projected on the workers,
+    inside the subroutine's pass). The sub-step runs under replace (n public, so its output size is n) with
+    ε/3, a share of the ε checked by low_dim (it may be below EPSILON_MIN when ε is near it); its messages
+    name low_dim and its ledger entries join this one, prefixed with its name."""
+    cfg = p.config
+    lo, hi, R = subspace_box(V, center, cfg.box)
+    sub_domain = Domain(lower=lo, upper=hi, names=tuple(f"a{k + 1}" for k in range(V.shape[1])))
     projected = p.rows.map(_project, center, V, domain=sub_domain)
-    # The sub-step runs through the subroutines' internal entry points: ε/3 is a share of the ε checked
-    # above (it may be below EPSILON_MIN when ε is near it), the relation is replace (n public, so the
-    # sub-step's output size is n) and its messages name low_dim.
-    if subroutine == "pmm":
-        from .pmm import _pmm
-
-        sub = _pmm(projected, sub_domain, eps_total=eps_sub, relation="replace", gen=gen, depth=None,
-                   depth_rule="auto", split="optimal", shape=None, consistency="least_squares", placement="uniform",
-                   n_public=None, owner=OWNER)
-    else:
-        from .base import Prepared
-        from .psmm import _psmm
-
-        sub = _psmm(Prepared(rows=projected, epsilon=eps_sub, neighbours="replace", rng=gen), sub_domain, owner=OWNER)
+    sub_mech, sub_config = (pmm, PMMConfig()) if cfg.subroutine == "pmm" else (psmm, PSMMConfig())
+    sub = sub_mech.release(p.sub(mechanism=cfg.subroutine, config=sub_config, epsilon=eps_sub, rows=projected,
+                                 domain=sub_domain, neighbours="replace"))
     for entry in sub.ledger.entries:
-        ledger.add(f"{subroutine}: {entry.step}", entry.epsilon, entry.delta)
+        ledger.add(f"{cfg.subroutine}: {entry.step}", entry.epsilon, entry.delta)
+    return _Subspace(lower=lo, upper=hi, R=R, projected=projected, release=sub)
 
-    # ---- shift back, metric projection (post-processing)
-    syn_coords = np.asarray(sub.synthetic, dtype=float)
-    U_syn = np.clip(syn_coords @ V.T + center, 0.0, 1.0)
-    synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
 
-    # ---- Theorem 4.2 (unit cube, l_inf)
-    widths = hi - lo
-    row_l1 = float(np.abs(V).sum(axis=1).max())  # ||V a||_inf <= max_i ||V_i.||_1 ||a||_inf
-    sub_w1 = float(sub.bound) * float(widths.max()) * row_l1 if sub.bound is not None else math.nan
-    e_norm = expected_noise_norm(d, sigma)
-    tail_hat = max(float(noisy_values[d_prime:].sum()), 0.0)
-    tail_public = (math.sqrt(tail_hat) + math.sqrt((d - d_prime) * e_norm)) ** 2  # (E.2)
-    terms = theorem42_terms(tail=tail_public, d=d, d_prime=d_prime, sigma=sigma, mean_scale=b,
-                            subroutine_w1=sub_w1)
-    true_values, true_vectors = top_eigenvectors(M)
-    tail_true = max(float(true_values[d_prime:].sum()), 0.0)
-    terms_true = theorem42_terms(tail=tail_true, d=d, d_prime=d_prime, sigma=sigma, mean_scale=b,
-                                 subroutine_w1=sub_w1)
+def _subroutine_w1(V: np.ndarray, sub: _Subspace) -> float:
+    """The subroutine's W1 bound (unit box, l_inf) mapped to :math:`\\mathbb{R}^d` with the l_inf metric:
+    scaled by the box's widest side and by :math:`\\max_i \\|V_{i\\cdot}\\|_1` (:math:`\\|Va\\|_\\infty \\le
+    \\max_i\\|V_{i\\cdot}\\|_1 \\|a\\|_\\infty`); NaN when the subroutine states no bound."""
+    bound = sub.release.bound
+    row_l1 = float(np.abs(V).sum(axis=1).max())
+    return float(bound) * float((sub.upper - sub.lower).max()) * row_l1 if bound is not None else math.nan
 
+
+def _owner_view(p: Prepared[LowDimConfig], pca: _PCA, lam: np.ndarray, b: float, sub: _Subspace,
+                sub_w1: float) -> LowDimOwner:
+    """What the data owner may see (NOT private): the true subspace and its angles to the private one, the
+    projected coordinates (in memory only), the noises, the bound with the true tail, the sub-step's view."""
     from scipy.linalg import subspace_angles
 
+    d, d_prime = p.domain.d, pca.d_prime
+    true_values, true_vectors = top_eigenvectors(pca.M)
+    tail_true = max(float(true_values[d_prime:].sum()), 0.0)
+    terms_true = theorem42_terms(tail=tail_true, d=d, d_prime=d_prime, sigma=pca.sigma, mean_scale=b,
+                                 subroutine_w1=sub_w1)
     true_basis = true_vectors[:, :d_prime]
-    angles = np.sort(subspace_angles(V, true_basis)) if d_prime < d else np.zeros(d_prime)
-    sub_trace = dict(sub.trace)
-    sub_owner = sub_trace.pop("owner", {})
-    if p.U is not None:  # in memory: the projected coordinates are at hand (owner view)
-        coords = projected.raw
-        projected_summary = {"min": coords.min(axis=0), "max": coords.max(axis=0), "mean": coords.mean(axis=0),
-                             "std": coords.std(axis=0),
-                             "n_outside_box": int(np.any((coords < lo) | (coords > hi), axis=1).sum())}
-        projected_note = None
+    angles = np.sort(subspace_angles(pca.V, true_basis)) if d_prime < d else np.zeros(d_prime)
+    if p.U is not None:  # in memory: the projected coordinates are at hand
+        coords = sub.projected.raw
+        summary = {"min": coords.min(axis=0), "max": coords.max(axis=0), "mean": coords.mean(axis=0),
+                   "std": coords.std(axis=0),
+                   "n_outside_box": int(np.any((coords < sub.lower) | (coords > sub.upper), axis=1).sum())}
+        note = None
     else:  # Dask: the coordinates exist only on the workers, inside the subroutine's pass
-        coords = projected_summary = None
-        projected_note = ("not computed for Dask input (they would need all n projected rows on the client); the "
-                          "rows outside the box are counted in subroutine.n_clamped")
+        coords = summary = None
+        note = ("not computed for Dask input (they would need all n projected rows on the client); the rows outside "
+                "the box are counted in owner.subroutine.n_clamped")
+    return LowDimOwner(
+        n=p.n, n_clamped=p.n_clamped, true_covariance=pca.M, true_spectrum=true_values, true_basis=true_basis,
+        principal_angles=angles, projected_coordinates=coords, projected_summary=summary, projected_note=note,
+        noise_matrix=pca.A, noise_norm=float(np.abs(np.linalg.eigvalsh(pca.A)).max()), mean_noise=lam,
+        tail=tail_true, bound_true_tail=terms_true["total"], bound_terms_true_tail=terms_true,
+        subroutine=sub.release.owner)
+
+
+def _params_and_notes(p: Prepared[LowDimConfig], pca: _PCA, b: float, sub: _Subspace, eps_cov: float,
+                      eps_mean: float, eps_sub: float, m: int) -> tuple[dict, list[str]]:
+    """The public record of the release and its notes (with the sub-step's cap, if it capped its output)."""
+    cfg, n, d = p.config, p.n, p.domain.d
     notes = [
         f"Theorem 4.2's bound as its proof gives it (constants of (C.6)-(C.12), expectations evaluated), unit "
         f"cube, l_inf metric; the tail Σ_{{i>d'}} σ_i(M) is estimated from the noisy spectrum by (E.2). "
-        f"Subroutine term: {sub.bound_kind} on the box, mapped to R^{d}.",
+        f"Subroutine term: {sub.release.bound_kind} on the box, mapped to R^{d}.",
         "Replace neighbours only: n is public; covariance (ε/3), mean (ε/3) and subroutine (ε/3) compose to ε "
         "(Theorem 4.1).",
     ]
-    if d_prime == 1:
+    if pca.d_prime == 1:
         notes.append("d' = 1: Theorem 4.2 assumes d' >= 2 (Appendix D treats d' = 1); the bound's proof steps "
                      "still hold.")
     params = {
-        "target_dim": d_prime,
-        "target_dim_requested": requested,
-        "adaptive": adaptive,
-        "subroutine": subroutine,
-        "box": box,
-        "epsilon_covariance": eps_cov,
-        "epsilon_mean": eps_mean,
-        "epsilon_subroutine": eps_sub,
-        "covariance_sigma": sigma,
-        "covariance_noise": cov_rule,
-        "covariance_sensitivity_l1": covariance_sensitivity(n, d, cov_rule),
-        "mean_scale": b,
-        "R": R,
-        "box_lower": lo.tolist(),
-        "box_upper": hi.tolist(),
-        "n": n,
-        "n_source": "replace (n is public)",
-        "n_synthetic": int(synthetic.shape[0]),
-        "subroutine_params": sub.params,
-        "subroutine_bound": sub.bound,
+        "target_dim": pca.d_prime, "target_dim_requested": cfg.target_dim, "adaptive": cfg.adaptive,
+        "subroutine": cfg.subroutine, "box": cfg.box, "epsilon_covariance": eps_cov, "epsilon_mean": eps_mean,
+        "epsilon_subroutine": eps_sub, "covariance_sigma": pca.sigma, "covariance_noise": cfg.covariance_noise,
+        "covariance_sensitivity_l1": covariance_sensitivity(n, d, cfg.covariance_noise), "mean_scale": b,
+        "R": sub.R, "box_lower": sub.lower.tolist(), "box_upper": sub.upper.tolist(), "n": n,
+        "n_source": "replace (n is public)", "n_synthetic": int(m), "subroutine_params": sub.release.params,
+        "subroutine_bound": sub.release.bound,
     }
-    if "limits" in sub.params:  # the sub-step capped its output size (dpsynth_core.limits)
-        params["limits"] = sub.params["limits"]
-        notes.extend(note for note in sub.notes if "dpsynth_core.limits" in note)
-    trace = {
-        "noisy_covariance": M_hat,
-        "noisy_spectrum": noisy_values,
-        "private_basis": V,
-        "private_mean": center,
-        "R": R,
-        "box_lower": lo,
-        "box_upper": hi,
-        "synthetic_coordinates": syn_coords,
-        "selection": selection,
-        "bound_terms": terms,
-        "bound_units": "unit cube [0,1]^d, l_inf metric",
-        "subroutine": sub_trace,
-        "subroutine_name": subroutine,
-        "owner": {
-            "true_covariance": M,
-            "true_spectrum": true_values,
-            "true_basis": true_basis,
-            "principal_angles": angles,
-            "projected_coordinates": coords,
-            "projected_summary": projected_summary,
-            "projected_note": projected_note,
-            "noise_matrix": A,
-            "noise_norm": float(np.abs(np.linalg.eigvalsh(A)).max()),
-            "mean_noise": lam,
-            "tail": tail_true,
-            "bound_true_tail": terms_true["total"],
-            "bound_terms_true_tail": terms_true,
-            "subroutine": sub_owner,
-            "n": n,
-            "n_clamped": p.n_clamped,
-        },
-    }
-    return Release(
-        synthetic=synthetic, epsilon=eps, delta=0.0, neighbours=p.neighbours, mechanism=OWNER, domain=domain,
-        ledger=ledger, params=params, bound=float(terms["total"]),
-        bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))",
-        trace=trace, notes=notes,
-    )
+    if "limits" in sub.release.params:  # the sub-step capped its output size (dpsynth_core.limits)
+        params["limits"] = sub.release.params["limits"]
+        notes.extend(note for note in sub.release.notes if "dpsynth_core.limits" in note)
+    return params, notes

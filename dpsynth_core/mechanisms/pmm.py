@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,30 +44,30 @@ from .. import limits, partition
 from ..domain import Domain
 from ..grid import largest_remainder
 from ..noise import discrete_laplace
-from ..privacy import (
-    MAX_SIZE,
-    Ledger,
-    check_epsilon,
-    check_n_public,
-    check_neighbours,
-    count_sensitivity,
-    resolve_size,
+from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
+from ..theory import (
+    DEPTH_RULES,
+    MAX_PMM_DEPTH,
+    Theory,
+    mixed_depth,
+    mixed_theorem11,
+    pmm_resolution,
+    pmm_theorem10,
+    pmm_theorem11,
+    resolve_depth,
 )
-from ..rows import Rows
-from ..validation import check_choice, check_int, check_rng, param_error
-from .base import ParamSpec, Release, register
+from ..validation import param_error
+from .contract import Config, Prepared, mechanism, n_public_param, param
+from .release import OwnerView, Release, Trace
 
 __all__ = [
     "pmm",
-    "DEPTH_RULES",
+    "PMMConfig",
+    "PMMTrace",
+    "PMMOwner",
     "NOISE_SPLITS",
     "CONSISTENCY",
     "PLACEMENTS",
-    "MAX_PMM_DEPTH",
-    "paper_depth",
-    "default_depth",
-    "bound_depth",
-    "resolve_depth",
     "level_sigmas",
     "dlaplace_variance",
     "add_level_noise",
@@ -76,85 +77,12 @@ __all__ = [
 ]
 
 OWNER = "pmm"
-DEPTH_RULES = ("auto", "paper", "bound")
 NOISE_SPLITS = ("optimal", "uniform")
 CONSISTENCY = ("proportional", "uniform", "least_squares")
 PLACEMENTS = ("uniform", "center")
-#: Deepest tree pmm builds (2^24 leaves; the trace holds four count trees of 2^25 int32 each).
-MAX_PMM_DEPTH = 24
-#: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
-#: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
-#: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
-#: shapes, against Corollary 12's depth itself (the regrets per rule and dimension are in
-#: benchmarks/results/pmm_depth_study.json, "summary_phase_a").
-AUTO_SHIFT = {
-    "least_squares": {2: 1, 3: 0},
-    "proportional": {2: 3, 3: 1},
-    "uniform": {2: 3, 3: 1},
-}
-#: The "auto" rule builds at most 2^16 leaves: the tree costs O(2^r) noise draws, and beyond 2^16
-#: leaves it dominates the O(n d) coding (the performance target: end-to-end within 5x a grid index +
-#: bincount at n = 10^6; benchmarks/results/foundations.json). Pass ``depth`` explicitly for deeper trees.
-AUTO_MAX_DEPTH = 16
-
-
-# ------------------------------------------------------------------------------------------ depth
-def _log2_eps_n(n: int, epsilon: float) -> float:
-    return math.log2(max(epsilon * n, 1.0))
-
-
-def paper_depth(n: int, epsilon: float, d: int) -> int:
-    """Corollary 12: :math:`r = \\log_2(\\varepsilon n) - 1` (d = 1) or :math:`\\log_2(\\varepsilon n)`
-    (d >= 2), rounded to the nearest integer and clamped to [0, MAX_PMM_DEPTH]."""
-    r = round(_log2_eps_n(n, epsilon)) - (1 if d == 1 else 0)
-    return int(min(max(r, 0), MAX_PMM_DEPTH))
-
-
-def default_depth(n: int, epsilon: float, d: int, consistency: str = "least_squares",
-                  neighbours: str = "add_remove") -> int:
-    """The default depth rule ``"auto"`` (depth study, ``benchmarks/depth_study.py``).
-
-    .. math:: r = \\min\\big(\\mathrm{round}(\\log_2(\\varepsilon n)) - c_{d}, \\; 16\\big)^+ \\quad (d \\ge 2),
-              \\qquad r = \\arg\\min_r \\text{Theorem 11} \\quad (d = 1)
-
-    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d >= 3; the
-    paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
-    below Corollary 12's by a growing number of levels (the (r+1)^2 of Theorem 11), which the
-    bound-minimising depth tracks. Depends only on the public (n, ε, d) and the consistency map.
-    """
-    if d == 1:
-        r = bound_depth(n, epsilon, d, neighbours)
-    else:
-        table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
-        r = paper_depth(n, epsilon, d) - table.get(d, table[3])
-    return int(min(max(r, 0), AUTO_MAX_DEPTH))
-
-
-def bound_depth(n: int, epsilon: float, d: int, neighbours: str = "add_remove") -> int:
-    """The depth minimising Theorem 11's bound (optimal noise split) for this (n, ε, d)."""
-    from ..rates import pmm_theorem11
-
-    best, best_r = math.inf, 0
-    for r in range(0, MAX_PMM_DEPTH + 1):
-        b = pmm_theorem11(n, epsilon, d, r, neighbours=neighbours)
-        if b < best - 1e-15:
-            best, best_r = b, r
-    return best_r
-
-
-def resolve_depth(rule: str, n: int, epsilon: float, d: int, neighbours: str = "add_remove",
-                   consistency: str = "least_squares") -> int:
-    """Depth from a rule name in :data:`DEPTH_RULES`."""
-    if rule == "paper":
-        return paper_depth(n, epsilon, d)
-    if rule == "bound":
-        return bound_depth(n, epsilon, d, neighbours)
-    return default_depth(n, epsilon, d, consistency, neighbours)
-
-
 # ------------------------------------------------------------------------------------------ noise
 def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
-                 neighbours: str = "add_remove") -> np.ndarray:
+                 neighbours: str = "add_remove", deltas: np.ndarray | None = None) -> np.ndarray:
     """Noise scales :math:`\\sigma_0..\\sigma_r` spending exactly ``epsilon`` (Theorem 9).
 
     .. math:: \\sigma_j = \\frac{s\\,S}{\\varepsilon\\sqrt{w_j}}, \\quad S = \\sum_{j \\in J}\\sqrt{w_j}
@@ -172,6 +100,9 @@ def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
         a sequence: the *shape* of the scales, :math:`\\sigma_j \\propto` ``split[j]``, rescaled to spend
         exactly ``epsilon`` (so that :math:`\\sigma_j = c\\,\\mathrm{split}_j`).
     neighbours : "add_remove" (s = 1, levels J = 0..r) or "replace" (s = 2, J = 1..r, root exact).
+    deltas : array (depth+1,), optional
+        :math:`\\Delta_{j-1}` of another partition (a mixed one, :class:`~dpsynth_core.partition.MixedSchedule`);
+        default the numeric partition's.
 
     Returns
     -------
@@ -189,7 +120,7 @@ def level_sigmas(depth: int, d: int, epsilon: float, *, split: Any = "optimal",
         return sig  # replace at depth 0: only the (public) root, nothing is noised
     if isinstance(split, str):
         if split == "optimal":
-            w = partition.deltas(depth, d)[first:]
+            w = (partition.deltas(depth, d) if deltas is None else np.asarray(deltas, dtype=float))[first:]
             root_w = np.sqrt(w)
             sig[first:] = s * root_w.sum() / (epsilon * root_w)
         else:  # uniform
@@ -273,14 +204,20 @@ def _interleave(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str) -> list[np.ndarray]:
-    """Algorithm 3: ``m_root = root``; at every node split ``m_θ`` comparably with the children's inputs."""
+def _top_down(inputs: Sequence[np.ndarray], root: np.ndarray, method: str,
+              empty: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Algorithm 3: ``m_root = root``; at every node split ``m_θ`` comparably with the children's inputs.
+
+    ``empty`` (mixed partitions): structurally empty cells per level; a node with one empty child
+    gives all its count to the other (an empty cell holds no point of any dataset)."""
     out = [np.asarray(root, dtype=np.int64)]
     for j in range(len(inputs) - 1):
         child = inputs[j + 1]
         a, b = child[..., 0::2], child[..., 1::2]
         m = out[j]
         x = comparable_split(m, a, b, method)
+        if empty is not None:
+            x = np.where(empty[j + 1][1::2], m, np.where(empty[j + 1][0::2], 0, x))
         out.append(_interleave(x, m - x))
     return out
 
@@ -333,7 +270,47 @@ def least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray) -> li
     return x
 
 
-def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: str = "proportional"):
+def masked_least_squares_tree(noisy: Sequence[np.ndarray], variances: np.ndarray,
+                              empty: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """:func:`least_squares_tree` with cells known to be exactly 0 (the structurally empty cells of a
+    mixed partition: variance 0 per cell).
+
+    The same two passes with per-cell variances: bottom-up
+    :math:`z_\\theta = (y_\\theta V_c + z_c v_\\theta)/(v_\\theta + V_c)`, :math:`V_c = V_{\\theta0} + V_{\\theta1}`,
+    :math:`V_\\theta = v_\\theta V_c/(v_\\theta + V_c)`; top-down the parent's surplus is shared in proportion
+    to the children's variances :math:`V_{\\theta0}, V_{\\theta1}` (equal halves when they are equal; an
+    exact child gets none), which is the generalised least-squares solution for independent cells.
+    """
+    r = len(noisy) - 1
+    v = [np.where(empty[j], 0.0, float(variances[j])) for j in range(r + 1)]
+    z: list = [None] * (r + 1)
+    V: list = [None] * (r + 1)
+    z[r] = np.where(empty[r], 0.0, np.asarray(noisy[r], dtype=float))
+    V[r] = v[r]
+    for j in range(r - 1, -1, -1):
+        zc = z[j + 1][0::2] + z[j + 1][1::2]
+        Vc = V[j + 1][0::2] + V[j + 1][1::2]
+        y = np.where(empty[j], 0.0, np.asarray(noisy[j], dtype=float))
+        tot = v[j] + Vc
+        safe = np.where(tot > 0, tot, 1.0)
+        z[j] = np.where(v[j] == 0.0, y, np.where(Vc == 0.0, zc, (y * Vc + zc * v[j]) / safe))
+        V[j] = np.where(tot > 0, v[j] * Vc / safe, 0.0)
+    x = [z[0]]
+    for j in range(r):
+        zl, zr = z[j + 1][0::2], z[j + 1][1::2]
+        Vl, Vr = V[j + 1][0::2], V[j + 1][1::2]
+        Vs = Vl + Vr
+        share = np.where(Vs > 0, Vl / np.where(Vs > 0, Vs, 1.0), 0.5)
+        surplus = x[j] - zl - zr
+        out = np.empty_like(z[j + 1])
+        out[0::2] = zl + share * surplus
+        out[1::2] = zr + (1.0 - share) * surplus
+        x.append(np.where(empty[j + 1], 0.0, out))
+    return x
+
+
+def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: str = "proportional",
+                      empty: Sequence[np.ndarray] | None = None):
     """Clip the raw noisy counts and make them consistent (Algorithm 3 or least squares + Algorithm 3).
 
     Parameters
@@ -349,13 +326,20 @@ def consistent_counts(noisy: Sequence[np.ndarray], sigmas: np.ndarray, method: s
     inputs : list of int arrays the comparable map was applied to (``clipped`` for the paper's
         maps; the rounded non-negative least-squares counts for ``"least_squares"``)
     ls : list of float arrays (least-squares estimates) or None
+
+    ``empty`` (mixed partitions): structurally empty cells per level, whose counts are 0 for every
+    dataset: their noisy values are replaced by 0 (public knowledge, post-processing) and they keep 0.
     """
+    if empty is not None:
+        noisy = [np.where(e, 0, c) for c, e in zip(noisy, empty, strict=True)]
     clipped = [np.maximum(c, 0) for c in noisy]
     if method == "least_squares":
-        ls = least_squares_tree(noisy, dlaplace_variance(sigmas))
+        variances = dlaplace_variance(sigmas)
+        ls = (least_squares_tree(noisy, variances) if empty is None
+              else masked_least_squares_tree(noisy, variances, empty))
         inputs = [np.maximum(np.rint(t), 0).astype(np.int64) for t in ls]
-        return clipped, _top_down(inputs, inputs[0], "proportional"), inputs, ls
-    return clipped, _top_down(clipped, clipped[0], method), clipped, None
+        return clipped, _top_down(inputs, inputs[0], "proportional", empty), inputs, ls
+    return clipped, _top_down(clipped, clipped[0], method, empty), clipped, None
 
 
 # ------------------------------------------------------------------------------------------ output
@@ -467,42 +451,113 @@ def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------- mechanism
-@register(dict(
+def _check_noise(value: Any, owner: str) -> Any:
+    """``noise``: one of :data:`NOISE_SPLITS`, or a sequence of 1 to 25 positive relative scales."""
+    if isinstance(value, str):
+        if value not in NOISE_SPLITS:
+            raise param_error(owner, "noise", "one of " + ", ".join(repr(c) for c in NOISE_SPLITS), value)
+        return value
+    try:
+        shape = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise param_error(owner, "noise", "'optimal', 'uniform' or a sequence of positive floats", value,
+                          kind=TypeError) from None
+    if shape.ndim != 1 or shape.size < 1 or shape.size > MAX_PMM_DEPTH + 1:
+        raise param_error(owner, "noise", f"'optimal', 'uniform' or a sequence of 1 to {MAX_PMM_DEPTH + 1} "
+                          "positive floats", value)
+    if not np.all(np.isfinite(shape)) or np.any(shape <= 0):
+        raise param_error(owner, "noise", "a sequence of finite positive floats", value)
+    return shape
+
+
+@dataclass(frozen=True)
+class PMMConfig(Config):
+    """PMM's parameters. ``noise`` is a split name or (Python API) an array of depth+1 relative scales."""
+
+    depth: int | None = param(
+        "int", None, "Depth r of the binary partition (2^r leaves). Default: the depth rule below, from the public "
+        "or noisy n.", low=0, high=MAX_PMM_DEPTH)
+    depth_rule: str = param(
+        "choice", "auto", "How the default depth is chosen from (n, ε, d): 'auto' = the depth study's rule "
+        "(Corollary 12's depth minus 1 level in 2-D with least squares, the bound-minimising depth in 1-D, at most "
+        "16); 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising Theorem 11's "
+        "bound.", choices=DEPTH_RULES)
+    noise: Any = param(
+        "choice", "optimal", "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "
+        "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 relative scales.",
+        choices=NOISE_SPLITS, check=_check_noise)
+    consistency: str = param(
+        "choice", "least_squares", "Making noisy counts consistent: 'least_squares' (default: the tree estimate of "
+        "Hay et al. [HRMS10], then the comparable integer rounding; lower W1 in the depth study, "
+        "benchmarks/results/pmm_depth_study.json; but Theorem 10's proof does not cover it), or the paper's "
+        "comparable maps (Algorithm 3) 'proportional' and 'uniform'.", choices=CONSISTENCY)
+    placement: str = param(
+        "choice", "uniform", "Where the m_θ points of a leaf go: uniformly at random in the leaf, or at its centre.",
+        choices=PLACEMENTS, advanced=True)
+    n_public: int | None = n_public_param(
+        "Public dataset size for the depth rule and the bound; without it (add/remove) 5% of ε buys a noisy size "
+        "when one is needed.")
+
+    @property
+    def shape(self) -> np.ndarray | None:
+        """The relative noise scales, when ``noise`` is a sequence."""
+        return None if isinstance(self.noise, str) else np.asarray(self.noise, dtype=float)
+
+    @property
+    def split(self) -> str:
+        """The split's name: "optimal", "uniform" or "given" (a sequence)."""
+        return self.noise if isinstance(self.noise, str) else "given"
+
+    def check_domain(self, domain, owner: str) -> None:
+        super().check_domain(domain, owner)
+        if self.depth is not None and self.shape is not None and self.shape.size != self.depth + 1:
+            raise param_error(owner, "noise", f"a sequence of depth + 1 = {self.depth + 1} scales", self.noise)
+
+
+@dataclass(frozen=True)
+class PMMTrace(Trace):
+    """PMM's intermediates (all DP). Count lists: level j has 2^j entries in cell-code order
+    (:mod:`dpsynth_core.partition`; cell bounds of level j: ``partition.cell_bounds(j, d)``).
+    ``leaf_codes`` is the leaf of every synthetic row; ``ls_estimates``/``ls_rounded`` are set with
+    least-squares consistency only."""
+
+    depth: int
+    d: int
+    consistency: str
+    sigmas: np.ndarray
+    level_epsilons: np.ndarray
+    diameters: np.ndarray
+    deltas: np.ndarray
+    split_axes: np.ndarray
+    noisy_counts: list
+    clipped_counts: list
+    consistent_counts: list
+    leaf_codes: np.ndarray
+    ls_estimates: list | None = None
+    ls_rounded: list | None = None
+
+
+@dataclass(frozen=True)
+class PMMOwner(OwnerView):
+    """Owner view (NOT DP): the true counts of every level."""
+
+    true_counts: list
+
+
+@mechanism(
     name="pmm",
     title="PMM — private measure mechanism",
     paper="He, Vershynin, Zhu, Algorithmically effective DP synthetic data (COLT 2023) [HVZ23]",
     algorithm="[HVZ23] Algorithms 3-4; Theorems 9-11, Corollary 12",
     dp="pure",
     neighbours=("add_remove", "replace"),
-    params=(
-        ParamSpec("depth", "int", None,
-                  "Depth r of the binary partition (2^r leaves). Default: the depth rule below, from the "
-                  "public or noisy n.", low=0, high=MAX_PMM_DEPTH),
-        ParamSpec("depth_rule", "choice", "auto",
-                  "How the default depth is chosen from (n, ε, d): 'auto' = the depth study's rule (Corollary "
-                  "12's depth minus 1 level in 2-D with least squares, the bound-minimising depth in 1-D, at most "
-                  "16); 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising "
-                  "Theorem 11's bound.", choices=DEPTH_RULES),
-        ParamSpec("noise", "choice", "optimal",
-                  "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "
-                  "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 "
-                  "relative scales.", choices=NOISE_SPLITS),
-        ParamSpec("consistency", "choice", "least_squares",
-                  "Making noisy counts consistent: 'least_squares' (default: the tree estimate of Hay et al. [HRMS10], then "
-                  "the comparable integer rounding; lower W1 in the depth study, benchmarks/results/pmm_depth_study.json; but Theorem 10's proof "
-                  "does not cover it), or the paper's comparable maps (Algorithm 3) 'proportional' and 'uniform'.",
-                  choices=CONSISTENCY),
-        ParamSpec("placement", "choice", "uniform",
-                  "Where the m_θ points of a leaf go: uniformly at random in the leaf, or at its centre.",
-                  choices=PLACEMENTS, advanced=True),
-        ParamSpec("n_public", "int", None,
-                  "Public dataset size for the depth rule and the bound; without it (add/remove) 5% of ε "
-                  "buys a noisy size when one is needed.", low=1, high=MAX_SIZE, advanced=True),
-    ),
+    categorical=True,
+    config=PMMConfig,
+    theory=Theory(proven=True, bound_label="PMM: Theorem 11 of [HVZ23] (for reference: proved for its own "
+                                           "consistency maps)"),
     summary="Noisy counts on a binary hierarchical partition, made consistent top-down, sampled in the leaves.",
-))
-def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", consistency="least_squares",
-        placement="uniform", neighbours="add_remove", n_public=None, rng=None) -> Release:
+)
+def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
     """Private Measure Mechanism [HVZ23, Algorithm 4 with Algorithm 3].
 
     .. math:: n'_\\theta = (n_\\theta + \\lambda_\\theta)_+,\\ \\lambda_\\theta \\sim \\mathrm{Lap}_\\mathbb{Z}(\\sigma_j);
@@ -539,7 +594,7 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
 
     Returns
     -------
-    Release
+    Release[PMMTrace, PMMOwner]
         ``synthetic`` has :math:`m = m_\\emptyset` rows (the consistent root count), in leaf order.
         When m exceeds ``dpsynth_core.limits`` ``max_synthetic_rows`` (a tiny ε makes the noisy root
         huge), the consistent leaf measure is rounded to that many points instead (largest remainder,
@@ -548,12 +603,6 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
         noise split, level_epsilons, consistency, placement, n used for parameters and its source.
         ``bound``: Theorem 11 (A.4 split) or Theorem 10 (other splits), evaluated at the public/noisy
         n (or the released size when no n was needed), unit-cube l_inf units.
-        ``trace``: ``noisy_counts``, ``clipped_counts``, ``consistent_counts`` (lists, level j has
-        :math:`2^j` entries in cell-code order, see :mod:`dpsynth_core.partition`),
-        ``ls_estimates`` (least squares only), ``sigmas``, ``diameters``, ``deltas``, ``split_axes``,
-        ``leaf_codes`` (leaf of every synthetic row), ``depth``, ``d``; owner view:
-        ``trace["owner"]["true_counts"]``, ``n``, ``n_clamped``. Cell bounds of level j:
-        ``partition.cell_bounds(j, d)``.
 
     Notes
     -----
@@ -568,167 +617,198 @@ def pmm(X, domain, *, epsilon, depth=None, depth_rule="auto", noise="optimal", c
     .. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu. Boosting the Accuracy of Differentially Private Histograms Through Consistency. PVLDB 3(1), 2010.
     See docs/references.md for the full entries.
     """
-    if not isinstance(domain, Domain):
-        raise param_error(OWNER, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
-    eps_total = check_epsilon(epsilon, OWNER)
-    relation = check_neighbours(neighbours, OWNER)
-    gen = check_rng(rng, OWNER)
-    rows = Rows(X, domain, owner=OWNER, min_rows=1)
-    consistency = check_choice(consistency, "consistency", OWNER, CONSISTENCY)
-    placement = check_choice(placement, "placement", OWNER, PLACEMENTS)
-    depth_rule = check_choice(depth_rule, "depth_rule", OWNER, DEPTH_RULES)
-    shape = None
-    if isinstance(noise, str):
-        split = check_choice(noise, "noise", OWNER, NOISE_SPLITS)
-    else:
-        try:
-            shape = np.asarray(noise, dtype=float)
-        except (TypeError, ValueError):
-            raise param_error(OWNER, "noise", "'optimal', 'uniform' or a sequence of positive floats", noise,
-                              kind=TypeError) from None
-        if shape.ndim != 1 or shape.size < 1 or shape.size > MAX_PMM_DEPTH + 1:
-            raise param_error(OWNER, "noise", f"'optimal', 'uniform' or a sequence of 1 to {MAX_PMM_DEPTH + 1} "
-                              "positive floats", noise)
-        if not np.all(np.isfinite(shape)) or np.any(shape <= 0):
-            raise param_error(OWNER, "noise", "a sequence of finite positive floats", noise)
-        split = "given"
-    if depth is not None:
-        depth = check_int(depth, "depth", OWNER, low=0, high=MAX_PMM_DEPTH)
-        if shape is not None and shape.size != depth + 1:
-            raise param_error(OWNER, "noise", f"a sequence of depth + 1 = {depth + 1} scales", noise)
-    elif shape is not None:
-        depth = shape.size - 1
-    if n_public is not None:
-        n_public = check_n_public(n_public, OWNER)
-    return _pmm(rows, domain, eps_total=eps_total, relation=relation, gen=gen, depth=depth, depth_rule=depth_rule,
-                split=split, shape=shape, consistency=consistency, placement=placement, n_public=n_public)
-
-
-def _pmm(rows: Rows, domain: Domain, *, eps_total: float, relation: str, gen: np.random.Generator,
-         depth: int | None, depth_rule: str, split: str, shape: np.ndarray | None, consistency: str, placement: str,
-         n_public: int | None, owner: str = OWNER) -> Release:
-    """PMM after the argument checks of :func:`pmm` (``rows``: the private rows, in ``domain``'s units,
-    in memory or Dask; every argument validated). A mechanism that runs PMM as a sub-step with a share of its own, already validated, ε
-    (low_dim) calls this directly; ``owner`` names it in messages."""
-    n_true = rows.n
-    d = domain.d
+    cfg = p.config
     ledger = Ledger()
-    size = None
-    if depth is None or n_public is not None or relation == "replace":
-        # the depth rule needs n; a declared n (or n under replace, public) costs nothing and also
-        # serves the bound. Under add/remove with a given depth no size is bought.
-        size = resolve_size(n_true, epsilon=eps_total, neighbours=relation, n_public=n_public, rng=gen,
-                            owner=owner)
-        if size.epsilon_spent:
-            ledger.add("noisy size for the depth rule (discrete Laplace)", size.epsilon_spent)
-    eps_tree = eps_total - ledger.epsilon
-    rule_used = "given"
-    if depth is None:
-        depth = resolve_depth(depth_rule, size.n, eps_tree, d, relation, consistency)
-        rule_used = depth_rule
-    limits.check_planned(1 << depth, "max_cells", owner=owner, param="depth", what="leaves",
-                         fix="pass a smaller depth", got=f"depth {depth} ({1 << depth} leaves)")
+    size, depth, rule_used = _plan_depth(p, ledger)
+    geo = _Mixed(p.domain, depth) if p.domain.is_mixed else _Numeric(p.domain, depth)
+    eps_tree = p.epsilon - ledger.epsilon
+    sigmas = level_sigmas(depth, p.domain.d, eps_tree, split=cfg.shape if cfg.shape is not None else cfg.split,
+                          neighbours=p.neighbours, deltas=geo.deltas)
+    level_eps = _spend_levels(p, ledger, depth, sigmas)
 
-    sigmas = level_sigmas(depth, d, eps_tree, split=shape if shape is not None else split,
-                          neighbours=relation)
-    sens = count_sensitivity(relation)
-    level_eps = np.where(sigmas > 0, sens / np.where(sigmas > 0, sigmas, 1.0), 0.0)
-    if relation == "replace" and depth == 0:
-        level_eps = np.zeros(1)
-    # ledger: one entry per noised level; they add up to eps_tree (Theorem 9)
-    noised = [j for j in range(depth + 1) if sigmas[j] > 0]
-    if noised:
-        for j in noised[:-1]:
-            ledger.add(f"level {j} counts (discrete Laplace, σ={sigmas[j]:.4g})", float(level_eps[j]))
-        last = noised[-1]
-        ledger.add(f"level {last} counts (discrete Laplace, σ={sigmas[last]:.4g})",
-                   max(0.0, eps_total - ledger.epsilon))
-    else:  # replace with depth 0: only the public n is released; ε holds trivially
-        ledger.add("unused (depth 0 under replace releases only the public n)", eps_total)
-
-    # ---- counts (O(n d + 2^r)), noise, consistency (O(2^r))
-    # the one pass over the private rows: leaf counts, summed over blocks (exact integers)
-    leaves, n_clamped = rows.sum(_coded_leaf_counts, domain, depth, unit=False)
-    true_levels = [leaves]
-    for _ in range(depth):
-        true_levels.append(true_levels[-1][0::2] + true_levels[-1][1::2])  # children of c are 2c, 2c+1
-    true_levels = true_levels[::-1]
-    if relation == "replace":
-        true_levels[0] = np.array([n_true], dtype=np.int64)
-    noisy = add_level_noise(true_levels, sigmas, gen)
-    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, consistency)
-    leaf = cons[-1]
-    m = int(cons[0][0])
+    # the one pass over the private rows: leaf counts, summed over blocks (exact integers), O(n d + 2^r)
+    leaves, n_clamped = geo.leaf_counts(p.rows)
+    true_levels = _levels_from_leaves(leaves, depth)
+    if p.neighbours == "replace":
+        true_levels[0] = np.array([p.n], dtype=np.int64)
+    noisy = add_level_noise(true_levels, sigmas, p.rng)
+    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, cfg.consistency, geo.empty)
+    leaf, m = cons[-1], int(cons[0][0])
     # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
-    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=domain.d)
+    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=p.domain.d)
     if capped is not None:
         leaf = largest_remainder(leaf, m_out)
-    synthetic, leaf_codes = _sample_leaves(leaf, depth, domain, placement, gen)
+    synthetic, leaf_codes = geo.sample(leaf, cfg.placement, p.rng)
 
-    # ---- bound (public quantities only: n estimate, or the released size)
-    from ..rates import pmm_theorem10, pmm_theorem11
+    n_bound, n_source = (size.n, size.source) if size is not None else (max(m, 1), "released size (DP)")
+    bound, bound_kind, notes = _bound_and_notes(p, geo, n_bound, n_source, eps_tree, sigmas, m)
+    trace = PMMTrace(
+        depth=depth, d=p.domain.d, consistency=cfg.consistency, sigmas=sigmas, level_epsilons=level_eps,
+        diameters=geo.diameters, deltas=geo.deltas, split_axes=geo.split_axes,
+        noisy_counts=_compact(noisy), clipped_counts=_compact(clipped),
+        consistent_counts=_compact(cons), leaf_codes=leaf_codes,
+        ls_estimates=None if ls is None else [t.astype(np.float32) for t in ls],  # float32: pictures only
+        ls_rounded=None if ls is None else _compact(inputs))
+    params = {
+        "depth": depth, "depth_rule": rule_used, "leaves": 1 << depth, "noise": cfg.split,
+        "sigmas": sigmas.tolist(), "level_epsilons": level_eps.tolist(), "epsilon_tree": eps_tree,
+        "sensitivity": count_sensitivity(p.neighbours), "consistency": cfg.consistency,
+        "placement": cfg.placement, "n_synthetic": m_out, "n_for_parameters": n_bound, "n_source": n_source,
+        "resolution": geo.resolution,
+        "size": size.to_dict() if size is not None else None,
+    }
+    owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
+                    bound_kind=bound_kind, notes=notes, capped=capped)
 
-    if size is not None:
-        n_bound, n_source = size.n, size.source
-    else:
-        n_bound, n_source = max(m, 1), "released size (DP)"
-    if split == "optimal":
-        bound = pmm_theorem11(n_bound, eps_tree, d, depth, neighbours=relation)
+
+class _Numeric:
+    """The numeric partition of [0,1]^d (cyclic splits; :mod:`dpsynth_core.partition`)."""
+
+    empty = None
+
+    def __init__(self, domain: Domain, depth: int) -> None:
+        self.domain, self.depth, d = domain, depth, domain.d
+        self.deltas = partition.deltas(depth, d)
+        self.diameters = partition.diameters(depth, d)
+        self.split_axes = np.arange(depth) % d
+        self.resolution = pmm_resolution(depth, d)
+
+    def leaf_counts(self, rows: Any) -> tuple[np.ndarray, int]:
+        return rows.sum(_coded_leaf_counts, self.domain, self.depth, unit=False)
+
+    def sample(self, leaf: np.ndarray, placement: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return _sample_leaves(leaf, self.depth, self.domain, placement, rng)
+
+    def theorem11(self, n: int, epsilon: float, neighbours: str) -> float:
+        return pmm_theorem11(n, epsilon, self.domain.d, self.depth, neighbours=neighbours)
+
+    def theorem10(self, n: int, sigmas: np.ndarray) -> float:
+        return pmm_theorem10(n, sigmas, self.domain.d)
+
+
+class _Mixed:
+    """The mixed partition of [0,1]^k x C_1 x ... x C_m (:class:`~dpsynth_core.partition.MixedSchedule`):
+    the categories split as well as the intervals, in the order of the cell diameters; structurally
+    empty cells (category indices beyond a column's list) hold 0 for every dataset."""
+
+    def __init__(self, domain: Domain, depth: int) -> None:
+        self.domain, self.depth = domain, depth
+        self.schedule = partition.MixedSchedule(domain.k, domain.category_sizes, domain.weights, depth)
+        self.deltas = self.schedule.deltas()
+        self.diameters = self.schedule.diameters()
+        self.split_axes = np.array(self.schedule.axes, dtype=np.int64)
+        self.resolution = float(self.diameters[-1])
+        self.empty = self.schedule.empty()
+
+    def leaf_counts(self, rows: Any) -> tuple[np.ndarray, int]:
+        num, cat = self.domain.numeric_index, self.domain.categorical_index
+        return rows.sum(_mixed_leaf_counts, self.schedule, num, cat), rows.n_clamped
+
+    def sample(self, leaf: np.ndarray, placement: str, rng: np.random.Generator) -> tuple[Any, np.ndarray]:
+        """``leaf[c]`` rows in leaf c: numeric coordinates uniform in the leaf's box (or at its centre),
+        each categorical value uniform among the leaf's declared categories."""
+        occ = np.flatnonzero(leaf)
+        cnt = leaf[occ]
+        m = int(cnt.sum())
+        lower, widths, first, count = self.schedule.leaf_parts(occ)
+        E = np.empty((m, self.domain.d))
+        num, cat = self.domain.numeric_index, self.domain.categorical_index
+        if num.size:
+            u = rng.random((m, num.size)) if placement == "uniform" else np.full((m, num.size), 0.5)
+            E[:, num] = np.repeat(lower, cnt, axis=0) + u * widths
+        if cat.size:
+            pick = np.floor(rng.random((m, cat.size)) * np.repeat(count, cnt, axis=0)).astype(np.int64)
+            E[:, cat] = np.repeat(first, cnt, axis=0) + np.minimum(pick, np.repeat(count, cnt, axis=0) - 1)
+        np.clip(E[:, num], 0.0, 1.0, out=E[:, num]) if num.size else None
+        return self.domain.from_unit(E), np.repeat(occ.astype(np.int32), cnt)
+
+    def theorem11(self, n: int, epsilon: float, neighbours: str) -> float:
+        return mixed_theorem11(n, epsilon, self.schedule, neighbours=neighbours)
+
+    def theorem10(self, n: int, sigmas: np.ndarray) -> float:
+        return float(2.0 * np.sqrt(2.0) / n * math.fsum(np.asarray(sigmas) * self.deltas) + self.resolution)
+
+
+def _mixed_leaf_counts(E: np.ndarray, schedule: partition.MixedSchedule, num: np.ndarray,
+                       cat: np.ndarray) -> np.ndarray:
+    """Leaf counts (code order) of encoded unit rows: the per-record statistic of PMM on mixed data."""
+    return schedule.leaf_counts(E, num, cat)
+
+
+def _plan_depth(p: Prepared[PMMConfig], ledger: Ledger) -> tuple[SizeEstimate | None, int, str]:
+    """The size estimate (bought only when needed), the depth and the rule that chose it.
+
+    The depth rule needs n; a declared n (or n under replace, public) costs nothing and also serves the
+    bound. Under add/remove with a given depth no size is bought. The leaves are checked against the
+    limits before anything is allocated."""
+    cfg = p.config
+    depth = cfg.depth if cfg.depth is not None else (None if cfg.shape is None else cfg.shape.size - 1)
+    size = None
+    if depth is None or cfg.n_public is not None or p.neighbours == "replace":
+        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                            owner=p.owner)
+        if size.epsilon_spent:
+            ledger.add("noisy size for the depth rule (discrete Laplace)", size.epsilon_spent)
+    rule_used = "given"
+    if depth is None:
+        eps = p.epsilon - ledger.epsilon
+        if p.domain.is_mixed:
+            depth = mixed_depth(cfg.depth_rule, size.n, eps, p.domain.k, p.domain.category_sizes, p.domain.weights,
+                                p.neighbours, cfg.consistency)
+        else:
+            depth = resolve_depth(cfg.depth_rule, size.n, eps, p.domain.d, p.neighbours, cfg.consistency)
+        rule_used = cfg.depth_rule
+    limits.check_planned(1 << depth, "max_cells", owner=p.owner, param="depth", what="leaves",
+                         fix="pass a smaller depth", got=f"depth {depth} ({1 << depth} leaves)")
+    return size, depth, rule_used
+
+
+def _spend_levels(p: Prepared, ledger: Ledger, depth: int, sigmas: np.ndarray) -> np.ndarray:
+    """One ledger entry per noised level; they add up to the tree's ε (Theorem 9). Returns ε per level."""
+    sens = count_sensitivity(p.neighbours)
+    level_eps = np.where(sigmas > 0, sens / np.where(sigmas > 0, sigmas, 1.0), 0.0)
+    if p.neighbours == "replace" and depth == 0:
+        level_eps = np.zeros(1)
+    noised = [j for j in range(depth + 1) if sigmas[j] > 0]
+    if not noised:  # replace with depth 0: only the public n is released; ε holds trivially
+        ledger.add("unused (depth 0 under replace releases only the public n)", p.epsilon - ledger.epsilon)
+        return level_eps
+    for j in noised[:-1]:
+        ledger.add(f"level {j} counts (discrete Laplace, σ={sigmas[j]:.4g})", float(level_eps[j]))
+    last = noised[-1]
+    ledger.add(f"level {last} counts (discrete Laplace, σ={sigmas[last]:.4g})", max(0.0, p.epsilon - ledger.epsilon))
+    return level_eps
+
+
+def _levels_from_leaves(leaves: np.ndarray, depth: int) -> list[np.ndarray]:
+    """The counts of every level, root first, from the leaf counts (children of c are 2c, 2c+1)."""
+    levels = [leaves]
+    for _ in range(depth):
+        levels.append(levels[-1][0::2] + levels[-1][1::2])
+    return levels[::-1]
+
+
+def _bound_and_notes(p: Prepared[PMMConfig], geo: Any, n_bound: int, n_source: str, eps_tree: float,
+                     sigmas: np.ndarray, m: int) -> tuple[float, str, list[str]]:
+    """Theorem 11 (A.4 split) or Theorem 10 (other splits) at a public or DP n, and the release's notes."""
+    cfg = p.config
+    if cfg.split == "optimal":
+        bound = geo.theorem11(n_bound, eps_tree, p.neighbours)
         bound_kind = "Theorem 11 (expected W1, A.4 noise)"
     else:
-        bound = pmm_theorem10(n_bound, sigmas, d)
+        bound = geo.theorem10(n_bound, sigmas)
         bound_kind = "Theorem 10 (expected W1, given σ_j)"
-    notes = [f"Bound evaluated at n = {n_bound} ({n_source}); unit cube, l_inf metric."]
-    if consistency == "least_squares":
+    metric = "unit cube, l_inf metric" + (" combined with the category weights by max" if p.domain.is_mixed else "")
+    notes = [f"Bound evaluated at n = {n_bound} ({n_source}); {metric}."]
+    if cfg.consistency == "least_squares":
         bound_kind += "; proof covers the paper's maps only"
         notes.append("Theorem 10's proof (Lemma 17) covers the paper's consistency maps only (proportional, "
                      "uniform); with least_squares the bound is shown for reference, not proved.")
-    if capped is not None:
-        notes.append(limits.cap_note(capped, owner))
     if m == 0:
         notes.append("The consistent root count is 0 (the noisy total was <= 0): the release has no synthetic "
                      "points. Use a larger ε or more data.")
-    if relation == "replace":
+    if p.neighbours == "replace":
         notes.append("Replace neighbours: n is public, the root count is exact and each level j ≥ 1 has "
                      "sensitivity 2 (ε = Σ_{j≥1} 2/σ_j).")
-
-    trace = {
-        "depth": depth, "d": d,
-        "sigmas": sigmas,
-        "level_epsilons": level_eps,
-        "diameters": partition.diameters(depth, d),
-        "deltas": partition.deltas(depth, d),
-        "split_axes": np.arange(depth) % d,
-        "noisy_counts": _compact(noisy),
-        "clipped_counts": _compact(clipped),
-        "consistent_counts": _compact(cons),
-        "leaf_codes": leaf_codes,
-        "owner": {"true_counts": _compact(true_levels), "n": n_true, "n_clamped": n_clamped},
-    }
-    if ls is not None:
-        trace["ls_estimates"] = [t.astype(np.float32) for t in ls]  # float32: pictures only
-        trace["ls_rounded"] = _compact(inputs)
-    params = {
-        "depth": depth,
-        "depth_rule": rule_used,
-        "leaves": 1 << depth,
-        "noise": split,
-        "sigmas": sigmas.tolist(),
-        "level_epsilons": level_eps.tolist(),
-        "epsilon_tree": eps_tree,
-        "sensitivity": sens,
-        "consistency": consistency,
-        "placement": placement,
-        "n_synthetic": m_out,
-        "n_for_parameters": n_bound,
-        "n_source": n_source,
-        "resolution": float(partition.diameters(depth, d)[-1]),
-        "size": size.to_dict() if size is not None else None,
-    }
-    if capped is not None:
-        params["limits"] = capped
-    return Release(
-        synthetic=synthetic, epsilon=eps_total, delta=0.0, neighbours=relation, mechanism=OWNER,
-        domain=domain, ledger=ledger, params=params, bound=float(bound), bound_kind=bound_kind,
-        trace=trace, notes=notes,
-    )
+    return float(bound), bound_kind, notes

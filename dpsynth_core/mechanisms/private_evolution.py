@@ -104,6 +104,7 @@ from ..evolution import (
 )
 from ..grid import largest_remainder
 from ..privacy import Ledger, SizeEstimate, check_n_public, resolve_size
+from ..theory import Theory
 from ..validation import (
     check_bool,
     check_choice,
@@ -194,6 +195,7 @@ _STUDY = "the defaults study in docs/private-evolution.md"
 
 
 @register(dict(
+    theory=Theory(proven=False),
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
     paper="González, Fanti, Ramdas, Private Evolution converges (2025) [GFR25]",

@@ -8,20 +8,33 @@ rounded to synthetic points.
 The paper's LP has :math:`2m^2` variables; on a grid with the l_inf metric the same optimum is a
 sparse min-cost flow on the king's-move graph with O(m 3^d) arcs
 (:func:`dpsynth_core.transport.bl_projection`, ``method="sparse"``; docs/transport.md, "Bounded-Lipschitz projection").
+
+Mixed tables (docs/mixed-data.md, "PSMM and the flat histogram"): the cells are every combination of the
+declared categories times the numeric grid (:mod:`dpsynth_core.mixed_grid`); the noise and the privacy
+are unchanged (each record is in one cell), and the projection runs on the mixed metric between the
+cells (:mod:`dpsynth_core.transport.mixed_cells`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import limits
+from ..domain import Domain
 from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
+from ..mixed_grid import MixedGrid, check_combinations, combinations, per_combination_size
 from ..noise import discrete_laplace
-from ..privacy import MAX_SIZE, Ledger, check_n_public, count_sensitivity, resolve_size
-from ..validation import check_choice, check_int, param_error
-from .base import ParamSpec, Prepared, Release, prepare, register
+from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
+from ..theory import Theory, laplacian_complexity_rate, psmm_theorem7
+from ..transport import bl_projection
+from ..validation import param_error
+from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
+from .release import OwnerView, Release, Trace
 
-__all__ = ["psmm", "PROJECTIONS", "MAX_BL_CELLS", "MAX_CELLS", "DEFAULT_CELL_CAP", "project"]
+__all__ = ["psmm", "PSMMConfig", "PSMMTrace", "PSMMOwner", "PROJECTIONS", "MAX_BL_CELLS", "MAX_CELLS",
+           "DEFAULT_CELL_CAP", "project", "psmm_mixed_theorem7"]
 
 OWNER = "psmm"
 #: The sparse grid LP of the exact projection handles grids of at most 6 axes.
@@ -35,11 +48,15 @@ MAX_CELLS = 2**22
 DEFAULT_CELL_CAP = 2**15
 
 
-def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndarray, dict]:
-    """Probability vector from the noisy signed measure ``nu`` (row-major on the ``k^d`` grid).
+def project(nu: np.ndarray, k: int, d: int, method: str = "bl", *, categories: tuple[int, ...] = (),
+            weights: tuple[float, ...] = ()) -> tuple[np.ndarray, dict]:
+    """Probability vector from the noisy signed measure ``nu`` (row-major on the ``k^d`` grid; on a mixed
+    grid, ``categories`` = the category counts, combination-major as in :mod:`dpsynth_core.mixed_grid`).
 
     * ``"bl"``: :math:`\\hat\\tau = \\arg\\min_\\tau d_{BL}(\\nu, \\tau)` exactly (Algorithm 2 through the
-      sparse grid LP of :func:`dpsynth_core.transport.bl_projection`).
+      sparse grid LP of :func:`dpsynth_core.transport.bl_projection`; on a mixed grid the mixed metric with
+      the category ``weights``, exact when every weight is at least (k-1)/k, else on l_inf + W:
+      ``summary["mixed_metric"]``).
     * ``"clip"``: :math:`\\tau = \\nu_+ / \\sum \\nu_+` (uniform if every cell is <= 0).
 
     Returns (tau, summary) where the summary describes the transport between ν and τ: the BL
@@ -52,9 +69,11 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
         "negative_mass": float(-nu[nu < 0].sum()),
     }
     if method == "bl":
-        from ..transport import bl_projection
-
-        res = bl_projection(nu, grid_shape=(k,) * d, method="sparse")
+        if categories:
+            res = bl_projection(nu, grid_shape=(k,) * d, method="sparse", categories=categories, weights=weights)
+            summary["mixed_metric"] = res.details["mixed_metric"]
+        else:
+            res = bl_projection(nu, grid_shape=(k,) * d, method="sparse")
         tau = np.asarray(res.tau, dtype=float)
         summary.update({"bl_value": float(res.value), "solver_seconds": float(res.seconds),
                         "solver": dict(res.details)})
@@ -70,36 +89,83 @@ def project(nu: np.ndarray, k: int, d: int, method: str = "bl") -> tuple[np.ndar
     return tau, summary
 
 
-@register(dict(
+@dataclass(frozen=True)
+class PSMMConfig(Config):
+    """PSMM's parameters."""
+
+    cells: int | None = param(
+        "int", None, "Cells per axis k of the regular grid (k^d cells). Default: k^d ≈ εn (Corollary 8), from the "
+        f"public or noisy n, capped at {DEFAULT_CELL_CAP} cells.", low=1, high=4096)
+    projection: str = param(
+        "choice", "bl", "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved as "
+        "a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.", choices=PROJECTIONS)
+    n_synthetic: int | None = n_synthetic_param(
+        "Synthetic points (largest-remainder rounding of the projected measure). Default: the public or noisy n, "
+        "capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).")
+    n_public: int | None = n_public_param(
+        "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the normalisation "
+        "ν = (n_i + λ_i)/n̂, the default grid and the output size.")
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        super().check_domain(domain, owner)
+        cap = MAX_BL_CELLS if self.projection == "bl" else MAX_CELLS
+        C = combinations(domain.category_sizes)
+        if domain.is_mixed:
+            check_combinations(domain, cap, owner=owner, why=f"at most {cap} cells with projection={self.projection!r}")
+        if self.cells is not None:
+            k, d = self.cells, domain.k
+            grid = f"{k}^{d}" if C == 1 else f"{C} combinations × {k}^{d}"
+            if C * k**d > cap:
+                raise param_error(owner, "cells", f"such that {'' if C == 1 else 'combinations × '}cells^d <= {cap} "
+                                  f"with projection={self.projection!r}", f"{grid} = {C * k**d}")
+            limits.check_planned(C * k**d, "max_cells", owner=owner, param="cells", what="grid cells",
+                                 fix="pass fewer cells", got=f"{grid} = {C * k**d} grid cells")
+
+
+@dataclass(frozen=True)
+class PSMMTrace(Trace):
+    """PSMM's intermediates (all DP): the grid, the noisy signed measure ν, its projection τ, the counts
+    of the synthetic points per cell and the transport between ν and τ (:func:`project`'s summary).
+
+    ``d`` is the number of numeric axes. On a mixed domain the cell arrays have ``combinations`` × k^d
+    entries, combination-major (:mod:`dpsynth_core.mixed_grid`): reshape to (combinations, k, ..., k);
+    ``category_sizes`` gives the categories per categorical column (empty for a numeric domain)."""
+
+    k: int
+    d: int
+    noisy_signed_measure: np.ndarray
+    noisy_counts: np.ndarray
+    projected_measure: np.ndarray
+    synthetic_counts: np.ndarray
+    transport: dict
+    combinations: int = 1
+    category_sizes: tuple = ()
+
+
+@dataclass(frozen=True)
+class PSMMOwner(OwnerView):
+    """Owner view (NOT DP): the true cell counts and the true measure."""
+
+    true_counts: np.ndarray
+    true_measure: np.ndarray
+
+
+@mechanism(
     name="psmm",
     title="PSMM — private signed measure mechanism",
     paper="He, Vershynin, Zhu, Algorithmically effective DP synthetic data (COLT 2023) [HVZ23]",
     algorithm="[HVZ23] Algorithms 1-2; Proposition 6, Theorem 7, Corollary 8",
     dp="pure",
     neighbours=("add_remove", "replace"),
+    categorical=True,
     max_dim=PSMM_MAX_DIM,
-    params=(
-        ParamSpec("cells", "int", None,
-                  "Cells per axis k of the regular grid (k^d cells). Default: k^d ≈ εn (Corollary 8), from "
-                  f"the public or noisy n, capped at {DEFAULT_CELL_CAP} cells.", low=1, high=4096),
-        ParamSpec("projection", "choice", "bl",
-                  "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved "
-                  "as a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.",
-                  choices=PROJECTIONS),
-        ParamSpec("n_synthetic", "int", None,
-                  "Synthetic points (largest-remainder rounding of the projected measure). Default: the "
-                  "public or noisy n, capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in "
-                  "the release).", low=1, high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
-        ParamSpec("n_public", "int", None,
-                  "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the "
-                  "normalisation ν = (n_i + λ_i)/n̂, the default grid and the output size.",
-                  low=1, high=MAX_SIZE, advanced=True),
-    ),
+    max_dim_reason="the exact projection is a grid LP exponential in d",
+    config=PSMMConfig,
+    theory=Theory(proven=False),  # Theorem 7's complexity constant is unspecified: a rate, not a number
     summary="Discrete-Laplace noise on a regular grid, projected onto probability measures in the "
             "bounded-Lipschitz distance.",
-))
-def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, neighbours="add_remove",
-         n_public=None, rng=None) -> Release:
+)
+def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     """Private Signed Measure Mechanism [HVZ23, Algorithm 1 with Algorithm 2].
 
     .. math:: \\nu(\\{y_i\\}) = \\frac{n_i + \\lambda_i}{\\hat n},\\ \\lambda_i \\sim \\mathrm{Lap}_\\mathbb{Z}(\\Delta/\\varepsilon');
@@ -107,15 +173,20 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
 
     Parameters
     ----------
-    X : array (n, d) or DataFrame
+    X : array (n, d), DataFrame or Dask collection
+        Private rows (a mixed domain: a DataFrame with its categorical columns, or encoded rows).
     domain : Domain
-        Public bounds; the mechanism works in the unit cube, l_inf metric.
+        Public bounds (and declared categories); the mechanism works in the unit cube, l_inf metric. On a
+        mixed domain the cells are every combination of the declared categories times the numeric grid
+        (C k^d cells, C the number of combinations) and the metric is the mixed metric
+        (docs/mixed-data.md, "PSMM: the projection in the mixed metric").
     epsilon : float in (0, inf)
         Total budget; ε' = ε minus the noisy size's 5% when one is bought (Proposition 5: the
         noisy cell counts are ε'-DP with sensitivity Δ = 1 (add/remove) or 2 (replace)).
     cells : int in [1, 4096] or None
-        Cells per axis k; at most 2^16 cells with ``projection="bl"``, 2^22 with "clip".
-        ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most 2^15 cells).
+        Cells per numeric axis k; at most 2^16 cells (C k^d on a mixed domain) with ``projection="bl"``,
+        2^22 with "clip". ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most
+        2^15 cells; on a mixed domain k^d ≈ ε'n̂/C per combination, at most 2^15 cells in all).
     projection : {"bl", "clip"}
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: n̂ (public n, n under replace, or the noisy size), capped at
@@ -130,110 +201,140 @@ def psmm(X, domain, *, epsilon, cells=None, projection="bl", n_synthetic=None, n
 
     Returns
     -------
-    Release
-        ``synthetic``: ``n_synthetic`` points, uniform in their cells (largest-remainder counts of τ).
+    Release[PSMMTrace, PSMMOwner]
+        ``synthetic``: ``n_synthetic`` points, uniform in their cells (largest-remainder counts of τ); on a
+        mixed domain a DataFrame whose categories are those of each point's cell (declared values only).
         ``params``: cells (k), grid cells (k^d), noise scale, n̂ and its source, projection.
         ``bound``: Theorem 7 with Corollary 4's Laplacian complexity and its unspecified absolute
         constant set to C = 1 (``params["complexity_constant"]``), so a constant-free evaluation.
-        ``trace``: ``noisy_signed_measure`` ν, ``projected_measure`` τ, ``synthetic_counts``,
-        ``transport`` (BL value, mass moved, negative mass, solver), ``k``, ``d``; owner view:
-        ``true_counts``, ``n``, ``n_clamped``.
 
     References
     ----------
     .. [HVZ23] Y. He, R. Vershynin, Y. Zhu. Algorithmically Effective Differentially Private Synthetic Data. COLT 2023.
        See docs/references.md.
     """
-    p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng, max_dim=PSMM_MAX_DIM)
-    return _psmm(p, domain, cells=cells, projection=projection, n_synthetic=n_synthetic, n_public=n_public)
-
-
-def _psmm(p: Prepared, domain, *, cells=None, projection="bl", n_synthetic=None, n_public=None,
-          owner: str = OWNER) -> Release:
-    """PSMM after the shared checks (``p`` from :func:`~dpsynth_core.mechanisms.base.prepare`, or built
-    by a mechanism that runs PSMM as a sub-step with a share of its own, already validated, ε: low_dim).
-    ``owner`` names the mechanism in messages."""
-    d = domain.d
-    projection = check_choice(projection, "projection", owner, PROJECTIONS)
-    cap = MAX_BL_CELLS if projection == "bl" else MAX_CELLS
-    if cells is not None:
-        k = check_int(cells, "cells", owner, low=1, high=4096)
-        if k**d > cap:
-            raise param_error(owner, "cells", f"such that cells^d <= {cap} with projection={projection!r}",
-                              f"{k}^{d} = {k**d}")
-        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
-                             fix="pass fewer cells", got=f"{k}^{d} = {k**d} grid cells")
-    if n_synthetic is not None:
-        n_synthetic = check_int(n_synthetic, "n_synthetic", owner, low=1)
-        limits.check_rows(n_synthetic, d, owner=owner)
-    if n_public is not None:
-        n_public = check_n_public(n_public, owner)
-
+    cfg, domain, d = p.config, p.domain, p.domain.k  # d: numeric axes (all of them on a numeric domain)
     ledger = Ledger()
-    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=n_public, rng=p.rng, owner=owner)
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                        owner=p.owner)
     if size.epsilon_spent:
         ledger.add("noisy size n̂ (discrete Laplace)", size.epsilon_spent)
     eps_counts = p.epsilon - ledger.epsilon
-    if cells is None:
-        k = default_cells_per_axis(size.n, eps_counts, d, cap_cells=DEFAULT_CELL_CAP)
-        limits.check_planned(k**d, "max_cells", owner=owner, param="cells", what="grid cells",
-                             fix="pass fewer cells", got=f"the default {k}^{d} = {k**d} grid cells")
+    k = cfg.cells if cfg.cells is not None else _default_cells(p, size, eps_counts)
+    grid = MixedGrid(domain, k) if domain.is_mixed else None
     n_hat = size.n
     # n̂ is public or a DP count: capping the output size at it is post-processing
-    m, capped = (n_synthetic, None) if n_synthetic is not None else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=d)
+    m, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
+                 else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=domain.d))
     sens = count_sensitivity(p.neighbours)
     scale = sens / eps_counts
-    counts = p.rows.sum(grid_counts, k)  # the one pass over the private rows (exact integer counts)
+    # the one pass over the private rows (exact integer counts); on a mixed domain one cell per combination of
+    # categories and numeric cell: each record is still in exactly one cell
+    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
     noisy = counts + discrete_laplace(scale, counts.size, p.rng)
-    ledger.add(f"cell counts (discrete Laplace, scale {scale:.4g})", eps_counts)
+    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{d} numeric cells"
+    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
     nu = noisy / float(n_hat)
-    tau, summary = project(nu, k, d, projection)
+    tau, summary = project(nu, k, d, cfg.projection, categories=domain.category_sizes, weights=domain.weights)
     out_counts = largest_remainder(tau, m)
-    U_syn = points_in_cells(out_counts, k, d, p.rng)
-    synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
-
-    from ..rates import psmm_theorem7
+    if grid is None:
+        U_syn = points_in_cells(out_counts, k, d, p.rng)
+        synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
+    else:
+        synthetic = grid.sample(out_counts, p.rng)
 
     constant = 1.0
-    bound = psmm_theorem7(n_hat, eps_counts, d, k, complexity_constant=constant, neighbours=p.neighbours)
-    notes = [
-        f"Bound: Theorem 7 on the {k}^{d} grid with Corollary 4's Laplacian complexity; its absolute constant is "
-        "unspecified in the paper and set to C = 1 here, so the value is a constant-free rate, not a proven "
-        f"number. Evaluated at n = {n_hat} ({size.source}); unit cube, l_inf metric.",
-    ]
-    if capped is not None:
-        notes.append(limits.cap_note(capped, OWNER))
-    if projection == "clip":
-        notes.append("projection='clip' is a comparison baseline: Theorem 7's proof needs the BL projection.")
-    trace = {
-        "k": k, "d": d,
-        "noisy_signed_measure": nu,
-        "noisy_counts": noisy,
-        "projected_measure": tau,
-        "synthetic_counts": out_counts,
-        "transport": summary,
-        "owner": {"true_counts": counts, "true_measure": counts / max(p.n, 1), "n": p.n, "n_clamped": p.n_clamped},
-    }
+    bound, notes = _bound_and_notes(p, grid, k, n_hat, size, eps_counts, constant, summary)
     params = {
-        "cells": k,
-        "grid_cells": k**d,
-        "cell_diameter": 1.0 / k,
-        "noise_scale": scale,
-        "sensitivity": sens,
-        "epsilon_counts": eps_counts,
-        "projection": projection,
-        "n_hat": n_hat,
-        "n_source": size.source,
-        "n_synthetic": m,
-        "complexity_constant": constant,
-        "bl_value": summary.get("bl_value"),
+        "cells": k, "grid_cells": k**d, "cell_diameter": 1.0 / k, "noise_scale": scale, "sensitivity": sens,
+        "epsilon_counts": eps_counts, "projection": cfg.projection, "n_hat": n_hat, "n_source": size.source,
+        "n_synthetic": m, "complexity_constant": constant, "bl_value": summary.get("bl_value"),
         "size": size.to_dict(),
     }
-    if capped is not None:
-        params["limits"] = capped
-    return Release(
-        synthetic=synthetic, epsilon=p.epsilon, delta=0.0, neighbours=p.neighbours, mechanism=OWNER, domain=domain,
-        ledger=ledger, params=params, bound=float(bound),
-        bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)",
-        trace=trace, notes=notes,
-    )
+    if grid is not None:
+        params.update({"grid_cells": grid.cells, "numeric_cells": grid.numeric_cells,
+                       "combinations": grid.combinations, "category_sizes": list(domain.category_sizes),
+                       "mixed_metric": summary.get("mixed_metric")})
+    trace = PSMMTrace(k=k, d=d, noisy_signed_measure=nu, noisy_counts=noisy, projected_measure=tau,
+                      synthetic_counts=out_counts, transport=summary,
+                      combinations=1 if grid is None else grid.combinations, category_sizes=domain.category_sizes)
+    owner = PSMMOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts, true_measure=counts / max(p.n, 1))
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
+                    bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)", notes=notes,
+                    capped=capped)
+
+
+def _default_cells(p: Prepared[PSMMConfig], size: SizeEstimate, eps_counts: float) -> int:
+    """Cells per numeric axis: k^d ≈ ε'n̂ (Corollary 8) at most DEFAULT_CELL_CAP cells; on a mixed domain
+    k^d ≈ ε'n̂ / C per combination (C = the number of combinations of the declared categories, so about ε'n̂
+    cells in all) and at most DEFAULT_CELL_CAP cells in all. Public inputs only (n̂ is public or DP);
+    checked against the limits before anything is allocated."""
+    d, sizes = p.domain.k, p.domain.category_sizes
+    C = combinations(sizes)
+    if C == 1:
+        k = default_cells_per_axis(size.n, eps_counts, d, cap_cells=DEFAULT_CELL_CAP)
+        got = f"the default {k}^{d} = {k**d} grid cells"
+    else:
+        k = default_cells_per_axis(per_combination_size(size.n, sizes), eps_counts, d,
+                                   cap_cells=max(1, DEFAULT_CELL_CAP // C))
+        got = f"the default {C} combinations × {k}^{d} = {C * k**d} grid cells"
+    limits.check_planned(C * k**d, "max_cells", owner=p.owner, param="cells", what="grid cells",
+                         fix="pass fewer cells", got=got)
+    return k
+
+
+def _bound_and_notes(p: Prepared[PSMMConfig], grid: MixedGrid | None, k: int, n_hat: int, size: SizeEstimate,
+                     eps_counts: float, constant: float, summary: dict) -> tuple[float, list[str]]:
+    """Theorem 7 (constant-free) and the release's notes; on a mixed domain the notes say how the categories
+    were handled and in which metric the projection is exact."""
+    cfg, d = p.config, p.domain.k
+    if grid is None:
+        bound = psmm_theorem7(n_hat, eps_counts, d, k, complexity_constant=constant, neighbours=p.neighbours)
+        return bound, [
+            f"Bound: Theorem 7 on the {k}^{d} grid with Corollary 4's Laplacian complexity; its absolute constant is "
+            "unspecified in the paper and set to C = 1 here, so the value is a constant-free rate, not a proven "
+            f"number. Evaluated at n = {n_hat} ({size.source}); unit cube, l_inf metric.",
+        ] + (["projection='clip' is a comparison baseline: Theorem 7's proof needs the BL projection."]
+             if cfg.projection == "clip" else [])
+    kind = summary.get("mixed_metric") or "max"
+    w = p.domain.weights
+    diam = max(1.0, max(w)) if kind == "max" else 1.0 + max(w)
+    bound = psmm_mixed_theorem7(n_hat, eps_counts, d, k, grid.combinations, diam, complexity_constant=constant,
+                                neighbours=p.neighbours)
+    notes = [grid.describe(),
+             f"Bound: Theorem 7 on the {grid.combinations} × {k}^{d} mixed grid, the Laplacian complexity bounded "
+             f"combination by combination (Corollary 4 on {k}^{d} cells, times the diameter {diam:g}); its absolute "
+             "constant is unspecified in the paper and set to C = 1 here, so the value is a constant-free rate, not "
+             f"a proven number. Evaluated at n = {n_hat} ({size.source}); unit cube, l_inf metric combined with the "
+             "category weights by max."]
+    if cfg.projection == "clip":
+        notes.append("projection='clip' is a comparison baseline: Theorem 7's proof needs the BL projection.")
+    elif kind == "max":
+        notes.append("Projection: the exact bounded-Lipschitz projection in the mixed metric (every category weight "
+                     f"is at least (k-1)/k = {(k - 1) / k:.4g}, so the sparse graph with a tree of the categories "
+                     "realises the metric exactly).")
+    else:
+        notes.append(f"Projection: a category weight ({min(w):g}) is below (k-1)/k = {(k - 1) / k:.4g}, where the "
+                     "sparse graph cannot realise the mixed metric: the projection is exact for l_inf + W instead (at "
+                     "least the mixed metric and at most twice it), and the bound is Theorem 7 in that metric "
+                     f"(diameter {diam:g}), which bounds W1 in the mixed metric as well.")
+    return bound, notes
+
+
+def psmm_mixed_theorem7(n: float, epsilon: float, d: int, cells_per_axis: int, combos: int, diam: float, *,
+                        complexity_constant: float = 1.0, neighbours: str = "add_remove") -> float:
+    """Theorem 7 of [HVZ23] on a mixed grid: C combinations × the k^d numeric grid, m = C k^d cells.
+
+    .. math:: \\mathbb{E} W_1 \\le \\frac1k + \\frac{2m}{\\varepsilon' n}\\,\\mathrm{diam}\\, C_0\\, \\ell_d(k^d)
+
+    Theorem 7 holds for any partition of any metric space; its Laplacian complexity splits over the
+    combinations (the supremum of a sum is at most the sum of the suprema, and a function with
+    :math:`\\|f\\|_{Lip} \\le 1` on the mixed space, divided by diam, is in the cube's unit ball on each
+    combination), so :math:`\\tilde L_m \\le \\mathrm{diam}\\, \\tilde L_{k^d}([0,1]^d)`, bounded by Corollary 4
+    (:func:`dpsynth_core.theory.laplacian_complexity_rate`, constant :math:`C_0` = ``complexity_constant``,
+    unspecified in the paper). With ``combos = 1`` and ``diam = 1`` this is
+    :func:`dpsynth_core.theory.psmm_theorem7`."""
+    eps_eff = epsilon if neighbours == "add_remove" else epsilon / 2.0
+    K = cells_per_axis**d
+    rate = laplacian_complexity_rate(K, d, complexity_constant)
+    return float(1.0 / cells_per_axis + 2.0 * combos * K / (eps_eff * n) * diam * rate)

@@ -13,12 +13,14 @@
   ``grid``        :mod:`.flows` -- both sets binned on a k^d grid, the transport between the histograms
                   solved exactly as a min-cost flow on the grid graph: a certified interval of half-width
                   one cell.
-  ``sparse``      :mod:`.sparse` -- certified exact W1 between point clouds without the n x m pairs
-                  (auction on the implicit complete graph, or column generation on a kNN graph).
+  ``sparse``      :mod:`.sparse` / :mod:`.transshipment` -- exact W1 between point clouds without the
+                  n x m pairs: a min-cost transshipment on a kNN graph (LEMON's network simplex),
+                  certified by c-transforms over all pairs, column generation until the bracket closes.
   ``sliced``      :mod:`.sliced` -- sliced W1, a preview and a lower bound, never reported as exact.
   ``auto``        :func:`choose_method` -- one policy for every caller, with optional budgets.
   ==============  =========================================================================================
 
+* :func:`wasserstein1_rounds` -- the "sparse" method's successive certified brackets, ending exact.
 * :func:`bl_projection` (:mod:`.bl`) -- [HVZ23, Algorithm 2]: the probability vector closest to a
   signed measure in the bounded-Lipschitz distance, as a dense LP or a sparse grid min-cost flow.
 * :func:`sparse_utility_loss` (:mod:`.marginals`) -- the largest W1 over s-dimensional marginals.
@@ -36,15 +38,28 @@ from .bl import BL_DENSE_MAX_M, BLProjectionResult, bl_projection
 from .dense import POT_MAX_PAIRS
 from .exact1d import w1_1d
 from .marginals import marginal_subsets, sparse_utility_loss
+from .metrics import GroundMetric, LpMetric
 from .sliced import sliced_w1
 from .sparse import check_dual_certificate
-from .w1 import AUTO_SPARSE_MAX_POINTS, BUDGETS, W1_METHODS, choose_method, wasserstein1
+from .w1 import (
+    AUTO_POT_PAIRS,
+    AUTO_SPARSE_MAX_POINTS,
+    BUDGET_SPARSE,
+    BUDGETS,
+    W1_METHODS,
+    choose_method,
+    wasserstein1,
+    wasserstein1_rounds,
+)
 
 __all__ = [
     "W1Result",
     "BLProjectionResult",
     "wasserstein1",
+    "wasserstein1_rounds",
     "choose_method",
+    "GroundMetric",
+    "LpMetric",
     "bl_projection",
     "check_dual_certificate",
     "sparse_utility_loss",
@@ -53,6 +68,8 @@ __all__ = [
     "sliced_w1",
     "POT_MAX_PAIRS",
     "AUTO_SPARSE_MAX_POINTS",
+    "AUTO_POT_PAIRS",
+    "BUDGET_SPARSE",
     "BL_DENSE_MAX_M",
     "METRICS",
     "W1_METHODS",

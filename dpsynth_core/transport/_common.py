@@ -45,10 +45,12 @@ class W1Result:
         True when ``value`` is the W1 of the given measures up to floating-point rounding.
     certified : bool
         True when optimality was verified a posteriori: primal feasibility, dual feasibility over
-        *all* pairs and equal primal and dual objectives (pot, sparse), or exact by construction
-        (exact_1d). The grid's interval is certified by the same check on the binned problem.
+        *all* pairs and equal primal and dual objectives (pot), or exact by construction (exact_1d).
+        The grid's interval is certified by the same check on the binned problem; the sparse
+        method's bracket is always proven (a feasible plan's cost and a feasible dual over all
+        pairs), exact when it closed.
     iterations : int
-        Column-generation rounds or auction phases ("sparse"), 1 otherwise.
+        Column-generation rounds ("sparse"), 1 otherwise.
     seconds : float
         Wall time.
     details : dict

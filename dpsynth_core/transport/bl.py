@@ -21,9 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..grid import cell_centres
-from ..validation import check_choice, check_int, check_points, param_error
+from ..validation import check_choice, check_float, check_int, check_points, param_error
 from ._common import METRICS, pairwise, unit_diam
 from .flows import grid_arcs, transshipment_pot
+from .mixed_cells import mixed_cell_costs, mixed_diam, mixed_grid_graph
 
 __all__ = ["BLProjectionResult", "bl_projection", "BL_DENSE_MAX_M"]
 
@@ -59,7 +60,8 @@ class BLProjectionResult:
 
 
 def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, method: str = "sparse",
-                  metric: str = "linf") -> BLProjectionResult:
+                  metric: str = "linf", categories: Any = None, weights: Any = None, cost: Any = None,
+                  diam: Any = None) -> BLProjectionResult:
     """The probability vector closest to a signed measure in bounded-Lipschitz distance.
 
     [HVZ23, Algorithm 2 and Proposition 6]:
@@ -89,6 +91,25 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
         with POT's network simplex; O(m 3^d) arcs.
     metric : {"linf", "l1", "l2"}, default "linf"
         "sparse" accepts "linf" and "l1" only.
+    categories : sequence of ints >= 1, optional
+        A *mixed* grid (docs/mixed-data.md): the number of categories of each categorical column. The
+        cells are then every combination of categories (row-major, first column most significant) times
+        the ``grid_shape`` numeric grid, nu in the order combination x k^d + numeric cell
+        (:mod:`dpsynth_core.mixed_grid`), and the metric is the mixed metric
+        :math:`\\max(\\|z_a - z_b\\|_\\infty, \\max_{j: c_j \\ne c'_j} w_j)` with diam :math:`\\max(1, \\max_j w_j)`.
+        "dense" solves the LP on that metric. "sparse" solves it on the graph of
+        :func:`dpsynth_core.transport.mixed_cells.mixed_grid_graph`, exact for the mixed metric when every
+        weight is at least (k-1)/k (always with unit weights); with a lighter column its path metric is
+        l_inf + W (between the mixed metric and twice it, diam 1 + max w) and the projection is exact for
+        that metric: ``details["mixed_metric"]`` says which ("max" or "sum").
+    weights : sequence of floats > 0, optional
+        The category weights :math:`w_j` (default 1), with ``categories``.
+    cost : array (m, m), optional
+        "dense" only: the ground distances between the m support points (symmetric, zero diagonal,
+        non-negative), in place of ``support`` and ``metric`` -- any finite metric space.
+    diam : float > 0, optional
+        The diameter of the space in the bound :math:`|f| \\le \\mathrm{diam}`, with ``cost`` (default: the
+        largest entry of ``cost``).
 
     Returns
     -------
@@ -107,29 +128,11 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
     t0 = time.perf_counter()
     method = check_choice(method, "method", _OWNER, ("sparse", "dense"))
     metric = check_choice(metric, "metric", _OWNER, METRICS)
-    if isinstance(nu, (str, bytes)) or nu is None:
-        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu, kind=TypeError)
-    nu_arr = np.asarray(nu)
-    if nu_arr.dtype == object or not np.issubdtype(nu_arr.dtype, np.number) or np.iscomplexobj(nu_arr):
-        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu_arr, kind=TypeError)
-    nu_arr = nu_arr.astype(np.float64)
-    if nu_arr.ndim != 1 or nu_arr.size < 1:
-        raise param_error(_OWNER, "nu", "a non-empty 1-D array", nu_arr)
-    if not np.isfinite(nu_arr).all():
-        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu_arr)
+    nu_arr = _check_nu(nu)
+    if cost is not None or categories is not None:
+        return _bl_other_metric(nu_arr, grid_shape, method, metric, categories, weights, cost, diam, support, t0)
     m = nu_arr.size
-    shape = None
-    if grid_shape is not None:
-        if isinstance(grid_shape, (str, bytes)) or not hasattr(grid_shape, "__len__"):
-            raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) of ints", grid_shape, kind=TypeError)
-        shape = tuple(check_int(s, "grid_shape", _OWNER, low=1) for s in grid_shape)
-        if not 1 <= len(shape) <= 6:
-            raise param_error(_OWNER, "grid_shape", "a tuple of 1 to 6 ints", grid_shape)
-        if len(set(shape)) != 1:
-            raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) with the same k on every axis "
-                              "(king's moves are exact only on cubic cells)", grid_shape)
-        if int(np.prod(shape)) != m:
-            raise param_error(_OWNER, "grid_shape", f"a grid with {m} cells (the length of nu)", grid_shape)
+    shape = None if grid_shape is None else _check_shape(grid_shape, m)
     sup = None
     if support is not None:
         sup = check_points(support, "support", _OWNER)
@@ -153,7 +156,7 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
                 f"The 'nu' parameter of {_OWNER} must have at most {BL_DENSE_MAX_M} entries with "
                 f"method='dense' (2 m^2 LP variables). Got m = {m}. Use method='sparse' with grid_shape."
             )
-        tau, value, det = _bl_dense(nu_arr, sup, metric)
+        tau, value, det = _bl_dense(nu_arr, pairwise(sup, sup, metric), unit_diam(sup.shape[1], metric))
     else:
         if shape is None:
             raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) with method='sparse'", None,
@@ -169,13 +172,100 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
     return BLProjectionResult(tau, float(value), method, metric, time.perf_counter() - t0, det)
 
 
-def _bl_dense(nu: np.ndarray, Y: np.ndarray, metric: str):
-    """[HVZ23] Algorithm 2 (as derived in the proof of Proposition 6) with HiGHS: variables u_ij, u'_ij (i != j), v_i, tau_i."""
+def _check_nu(nu: Any) -> np.ndarray:
+    if isinstance(nu, (str, bytes)) or nu is None:
+        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu, kind=TypeError)
+    nu_arr = np.asarray(nu)
+    if nu_arr.dtype == object or not np.issubdtype(nu_arr.dtype, np.number) or np.iscomplexobj(nu_arr):
+        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu_arr, kind=TypeError)
+    nu_arr = nu_arr.astype(np.float64)
+    if nu_arr.ndim != 1 or nu_arr.size < 1:
+        raise param_error(_OWNER, "nu", "a non-empty 1-D array", nu_arr)
+    if not np.isfinite(nu_arr).all():
+        raise param_error(_OWNER, "nu", "a 1-D array of finite floats", nu_arr)
+    return nu_arr
+
+
+def _check_shape(grid_shape: Any, m: int, combinations: int = 1) -> tuple[int, ...]:
+    if isinstance(grid_shape, (str, bytes)) or not hasattr(grid_shape, "__len__"):
+        raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) of ints", grid_shape, kind=TypeError)
+    shape = tuple(check_int(s, "grid_shape", _OWNER, low=1) for s in grid_shape)
+    if not 1 <= len(shape) <= 6:
+        raise param_error(_OWNER, "grid_shape", "a tuple of 1 to 6 ints", grid_shape)
+    if len(set(shape)) != 1:
+        raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) with the same k on every axis "
+                          "(king's moves are exact only on cubic cells)", grid_shape)
+    if combinations * int(np.prod(shape)) != m:
+        what = f"{m} cells (the length of nu)" if combinations == 1 else \
+            f"{m} / {combinations} cells per combination (the length of nu over the combinations)"
+        raise param_error(_OWNER, "grid_shape", f"a grid with {what}", grid_shape)
+    return shape
+
+
+def _check_categories(categories: Any, weights: Any) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    what = "a non-empty sequence of category counts (ints >= 1), one per categorical column"
+    if isinstance(categories, (str, bytes)) or not hasattr(categories, "__len__") or not len(categories):
+        raise param_error(_OWNER, "categories", what, categories, kind=TypeError)
+    sizes = tuple(check_int(c, "categories", _OWNER, low=1) for c in categories)
+    if weights is None:
+        return sizes, (1.0,) * len(sizes)
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__") or len(weights) != len(sizes):
+        raise param_error(_OWNER, "weights", f"a sequence of {len(sizes)} positive floats (one per column)", weights)
+    w = tuple(float(x) for x in weights)
+    if not all(np.isfinite(x) and x > 0 for x in w):
+        raise param_error(_OWNER, "weights", "positive finite floats", weights)
+    return sizes, w
+
+
+def _bl_other_metric(nu: np.ndarray, grid_shape: Any, method: str, metric: str, categories: Any, weights: Any,
+                     cost: Any, diam: Any, support: Any, t0: float) -> BLProjectionResult:
+    """The projection on a mixed grid (``categories``) or on a given cost matrix (``cost``, dense)."""
+    m = nu.size
+    if cost is not None:
+        if method != "dense" or categories is not None or support is not None or grid_shape is not None:
+            raise param_error(_OWNER, "cost", "given with method='dense' alone (no support, grid_shape or "
+                              "categories)", "a cost matrix with other arguments")
+        C = check_points(cost, "cost", _OWNER, d=m)
+        if C.shape != (m, m) or (C < 0).any() or np.abs(C - C.T).max() > 1e-12 or np.abs(np.diag(C)).max() > 0:
+            raise param_error(_OWNER, "cost", f"a symmetric ({m}, {m}) matrix of non-negative distances with a "
+                              "zero diagonal", C)
+        D = float(C.max()) if diam is None else check_float(diam, "diam", _OWNER, low=0.0, low_open=True)
+        kind, label = "given", "given cost matrix"
+    else:
+        if metric != "linf":
+            raise param_error(_OWNER, "metric", "'linf' with categories (the mixed metric combines l_inf with "
+                              "the category weights)", metric)
+        if grid_shape is None:
+            raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) (the numeric grid) with categories", None,
+                              kind=TypeError)
+        sizes, w = _check_categories(categories, weights)
+        shape = _check_shape(grid_shape, m, int(np.prod(sizes, dtype=np.int64)))
+        label = "mixed"
+    if m > BL_DENSE_MAX_M and method == "dense":
+        raise ValueError(
+            f"The 'nu' parameter of {_OWNER} must have at most {BL_DENSE_MAX_M} entries with "
+            f"method='dense' (2 m^2 LP variables). Got m = {m}. Use method='sparse' with grid_shape."
+        )
+    if cost is None and method == "dense":
+        C, D, kind = mixed_cell_costs(shape[0], len(shape), sizes, w, "max"), mixed_diam(w, "max"), "max"
+    if method == "dense":
+        tau, value, det = _bl_dense(nu, C, D)
+    else:
+        g = mixed_grid_graph(shape[0], len(shape), sizes, w)
+        tau, value, det = _bl_flow(nu, g.src, g.dst, g.cost, g.extra, g.diam)
+        kind = g.kind
+    det = {**det, "mixed_metric": kind} if label == "mixed" else det
+    tau = np.clip(tau, 0.0, None)
+    tau = tau / tau.sum()
+    return BLProjectionResult(tau, float(value), method, label, time.perf_counter() - t0, det)
+
+
+def _bl_dense(nu: np.ndarray, C: np.ndarray, diam: float):
+    """[HVZ23] Algorithm 2 (as derived in the proof of Proposition 6) with HiGHS on the distance matrix C
+    between the support points: variables u_ij, u'_ij (i != j), v_i, tau_i."""
     from scipy.optimize import linprog
 
-    m, d = Y.shape
-    diam = unit_diam(d, metric)
-    C = pairwise(Y, Y, metric)
+    m = C.shape[0]
     Ii, Jj = np.nonzero(~np.eye(m, dtype=bool))
     P = Ii.size
     # columns: u (P), u' (P), v (m), tau (m); rows: m cell constraints (>=), written as -(...) <= -nu
@@ -220,4 +310,21 @@ def _bl_sparse(nu: np.ndarray, shape: tuple[int, ...], metric: str):
     value, flows, _ = transshipment_pot(supply, S, T, cost, "bl_projection(method='sparse')")
     tau = flows[-m:]
     det = {"solver": "POT network simplex (sparse transshipment)", "arcs": int(S.size), "nodes": m + 2}
+    return tau, value, det
+
+
+def _bl_flow(nu: np.ndarray, src: np.ndarray, dst: np.ndarray, arc_cost: np.ndarray, extra: int, diam: float):
+    """The min-cost flow of :func:`_bl_sparse` on any graph whose path metric between the m cells is the
+    metric: cells 0..m-1 (supply nu_i), ``extra`` transit nodes (supply 0), ground (supply 1 - sum nu,
+    arcs of cost diam to and from every cell), sink (demand 1, arcs of cost 0 from every cell: tau)."""
+    m = nu.size
+    cells = np.arange(m)
+    g, s = m + extra, m + extra + 1
+    S = np.concatenate([src, cells, np.full(m, g), cells])
+    T = np.concatenate([dst, np.full(m, g), cells, np.full(m, s)])
+    cost = np.concatenate([arc_cost, np.full(2 * m, diam), np.zeros(m)])
+    supply = np.concatenate([nu, np.zeros(extra), [1.0 - nu.sum(), -1.0]])
+    value, flows, _ = transshipment_pot(supply, S, T, cost, "bl_projection(method='sparse', categories=...)")
+    tau = flows[-m:]
+    det = {"solver": "POT network simplex (sparse transshipment)", "arcs": int(S.size), "nodes": m + extra + 2}
     return tau, value, det

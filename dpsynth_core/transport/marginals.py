@@ -3,20 +3,25 @@
 .. math:: \\mathcal U(\\mu_X, \\mu_Y) = \\max_{S \\subset [d],\\ |S| = s} W_1\\big(P^S_\\#\\mu_X, P^S_\\#\\mu_Y\\big)
 
 [DLS+24, Eq. (1)]. Each marginal is an ordinary W1 problem (:func:`dpsynth_core.transport.wasserstein1`).
+On a mixed domain (docs/mixed-data.md) a marginal over a categorical column is a W1 problem under the
+mixed metric (:func:`mixed_cost`), solved exactly by dense transport (POT).
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import numpy as np
 
 from ..domain import Domain
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
-from ._common import METRICS, check_weights
+from ._common import METRICS, W1Result, check_weights, emd_checked
+from .dense import POT_MAX_PAIRS
+from .w1 import wasserstein1
 
-__all__ = ["marginal_subsets", "unique_weighted", "sparse_utility_loss"]
+__all__ = ["marginal_subsets", "unique_weighted", "mixed_cost", "sparse_utility_loss"]
 
 
 def marginal_subsets(d: int, s: int) -> list[tuple[int, ...]]:
@@ -41,6 +46,47 @@ def unique_weighted(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return uniq, np.bincount(inv.ravel(), weights=w, minlength=uniq.shape[0])
 
 
+def mixed_cost(P: Any, Q: Any, weights: Any) -> np.ndarray:
+    """Pairwise distances under the mixed metric of docs/mixed-data.md, on encoded unit coordinates.
+
+    .. math:: \\rho(p, q) = \\max\\Big(\\max_{j:\\ w_j = 0} |p_j - q_j|,\\ \\max_{j:\\ w_j > 0} w_j\\,[p_j \\ne q_j]\\Big)
+
+    ``weights[j] == 0`` marks a numeric column (l_inf on the unit cube), ``weights[j] > 0`` a categorical
+    one (its coordinate a category index, two different categories at distance w_j). With every weight 0
+    this is the l_inf distance.
+
+    Returns
+    -------
+    ndarray (len(P), len(Q)).
+    """
+    A = np.asarray(P, dtype=float)
+    B = np.asarray(Q, dtype=float)
+    w = np.asarray(weights, dtype=float).ravel()
+    out = np.zeros((A.shape[0], B.shape[0]))
+    for j, wj in enumerate(w.tolist()):
+        if wj > 0:
+            np.maximum(out, wj * (A[:, j, None] != B[None, :, j]), out=out)
+        else:
+            np.maximum(out, np.abs(A[:, j, None] - B[None, :, j]), out=out)
+    return out
+
+
+def _mixed_w1(Pa: np.ndarray, qa: np.ndarray, Pb: np.ndarray, qb: np.ndarray, weights: np.ndarray,
+              owner: str) -> W1Result:
+    """Exact W1 of two weighted point sets under the mixed metric: POT's network simplex on the dense cost."""
+    t0 = time.perf_counter()
+    if Pa.shape[0] * Pb.shape[0] > POT_MAX_PAIRS:
+        raise ValueError(
+            f"The 'X' parameter of {owner} must give marginals of at most {POT_MAX_PAIRS} point pairs on a mixed "
+            f"domain (a marginal over a categorical column is solved exactly on a dense cost). Got "
+            f"{Pa.shape[0]} x {Pb.shape[0]} distinct points; pass fewer rows (a subsample).")
+    M = mixed_cost(Pa, Pb, weights)
+    G, _ = emd_checked(qa, qb * (qa.sum() / qb.sum()), M, f"the mixed marginal W1 of {owner}")
+    value = float(np.sum(G * M))
+    return W1Result(value=value, lower=value, upper=value, method="pot", exact=True, certified=False,
+                    seconds=time.perf_counter() - t0, details={"metric": "mixed", "pairs": int(M.size)})
+
+
 def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *, metric: str = "linf",
                         method: str = "auto", weights_x: Any = None, weights_y: Any = None,
                         return_details: bool = False, budget: str | None = None):
@@ -54,6 +100,13 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     points first (exact; synthetic data often repeats points), then passed to
     :func:`wasserstein1` (exact 1-D for s = 1, exact POT or the grid / certified
     sparse methods for s >= 2, per ``method``).
+
+    On a mixed domain (``domain.is_mixed``) the metric is the mixed metric of docs/mixed-data.md (l_inf on
+    the numeric unit coordinates, w_j between two different categories of column j, combined by max): a
+    marginal of numeric columns only is solved as above, one over a categorical column exactly by dense
+    transport with that cost (:func:`mixed_cost`, POT; ``method`` must be "auto" or "pot", ``metric``
+    "linf"). X and Y may then be DataFrames with the categories as text, or encoded arrays
+    (:meth:`dpsynth_core.Domain.read`).
 
     Parameters
     ----------
@@ -73,18 +126,25 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     ``upper`` (the maximum over subsets of each marginal's proven bounds: equal to the value for exact
     methods, the grid interval otherwise), ``exact`` and the ``W1Result`` of every marginal.
     """
-    from .w1 import wasserstein1
-
     owner = "sparse_utility_loss"
     return_details = check_bool(return_details, "return_details", owner)
     if domain is not None and not isinstance(domain, Domain):
         raise param_error(owner, "domain", "a dpsynth_core.Domain or None", domain, kind=TypeError)
-    A = check_points(X, "X", owner, d=None if domain is None else domain.d)
-    B = check_points(Y, "Y", owner, d=A.shape[1])
+    mixed = domain is not None and domain.is_mixed
+    if mixed:
+        A = domain.to_unit(domain.read(X, name="X", owner=owner), owner=owner)
+        B = domain.to_unit(domain.read(Y, name="Y", owner=owner), owner=owner)
+        check_choice(metric, "metric", owner, ("linf",))
+        check_choice(method, "method", owner, ("auto", "pot"))
+        cat_w = np.zeros(domain.d)
+        cat_w[domain.categorical_index] = domain.weights
+    else:
+        A = check_points(X, "X", owner, d=None if domain is None else domain.d)
+        B = check_points(Y, "Y", owner, d=A.shape[1])
     d = A.shape[1]
     ss = check_int(s, "s", owner, low=1, high=d)
     check_choice(metric, "metric", owner, METRICS)
-    if domain is not None:
+    if domain is not None and not mixed:
         A = domain.to_unit(A, owner=owner)
         B = domain.to_unit(B, owner=owner)
 
@@ -96,6 +156,11 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     for S in subsets:
         Pa, qa = unique_weighted(A[:, S], wa)
         Pb, qb = unique_weighted(B[:, S], wb)
+        if mixed and np.any(cat_w[list(S)] > 0):
+            res = _mixed_w1(Pa, qa, Pb, qb, cat_w[list(S)], owner)
+            values.append(float(res.value))
+            extra.append(res)
+            continue
         res = wasserstein1(Pa, Pb, metric=metric, method=method, weights_x=qa, weights_y=qb, budget=budget,
                            return_result=True)
         values.append(float(res.value))

@@ -8,27 +8,40 @@ metric), never at the data.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Iterator
+
+import numpy as np
 
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
 from . import dense, exact1d, flows, sliced, sparse
 from ._common import METRICS, W1Result, check_weights
 from .dense import POT_MAX_PAIRS
 
-__all__ = ["wasserstein1", "choose_method", "W1_METHODS", "BUDGETS", "AUTO_SPARSE_MAX_POINTS"]
+__all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "W1_METHODS", "BUDGETS", "BUDGET_SPARSE",
+           "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS"]
 
 W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 #: What ``method="auto"`` may spend: None (exact wherever an exact method fits the machine),
 #: "interactive" (well under a second per solve: a page that recomputes on every click),
 #: "preview" (about a tenth of that: many small pictures at once).
 BUDGETS = (None, "interactive", "preview")
-#: Largest n + m for which "auto" runs the certified sparse method (l2 above the POT limit).
-AUTO_SPARSE_MAX_POINTS = 20_000
-#: Cells per axis of the grid "auto" uses above the POT limit (l_inf, l1; about a second each).
+#: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
+#: faster (measured crossover, benchmarks/results/exact_w1.json).
+AUTO_POT_PAIRS = 4_000_000
+#: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about a minute at the top on a
+#: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json).
+AUTO_SPARSE_MAX_POINTS = 40_000
+#: Dimensions in which the sparse method was measured against dense POT (elsewhere "auto" is unchanged).
+_SPARSE_DIMS = (2, 3)
+#: Cells per axis of the grid "auto" uses above the exact methods' limits (l_inf, l1; about a second each).
 _AUTO_GRID = {2: 128, 3: 20}
 #: The budgets' largest n*m for dense POT and their grids (interval half-width = one cell).
 _BUDGET_POT_PAIRS = {"interactive": 1_500_000, "preview": 375_000}
 _BUDGET_GRID = {"interactive": {2: 128, 3: 24}, "preview": {2: 64, 3: 12}}
+#: The budgets' sparse runs: up to n + m points, stopped at a bracket of relative width ``target`` or
+#: when another round would end after ``max_seconds`` (a certified bracket, exact when it closed).
+BUDGET_SPARSE = {"interactive": {"max_points": 12_000, "max_seconds": 0.6, "target": 0.01},
+                 "preview": {"max_points": 3_000, "max_seconds": 0.08, "target": 0.05}}
 _OWNER = "wasserstein1"
 
 _SOLVERS = {"exact_1d": exact1d.solve, "pot": dense.solve, "grid": flows.solve, "sparse": sparse.solve,
@@ -39,11 +52,14 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
                   grid: int | None = None) -> tuple[str, int | None]:
     """The method ``wasserstein1(method="auto")`` uses for these public sizes, and its grid.
 
-    Without a budget: exact 1-D on the line, dense POT up to :data:`POT_MAX_PAIRS` pairs, then the
-    certified grid interval (l_inf, l1) or the certified sparse method (l2, up to
-    :data:`AUTO_SPARSE_MAX_POINTS` points; refused beyond). With ``budget="interactive"`` or
-    ``"preview"``, dense POT only up to a smaller size and a coarser grid beyond, so that one solve
-    stays well under a second (interactive) or about a tenth of that (preview) on two cores.
+    Without a budget: exact 1-D on the line; in d = 2, 3 dense POT up to :data:`AUTO_POT_PAIRS` pairs
+    (the measured crossover), the exact sparse method up to :data:`AUTO_SPARSE_MAX_POINTS` points, then
+    the certified grid interval (l_inf, l1); in other dimensions dense POT up to :data:`POT_MAX_PAIRS`,
+    then the grid. l2 has no grid: the sparse method up to 20 000 points in any dimension, refused
+    beyond. With ``budget="interactive"`` or ``"preview"``: dense POT only up to a smaller size, then (d
+    = 2, 3) the sparse method stopped at a certified bracket (:data:`BUDGET_SPARSE`: relative width 1%
+    or 5%, or when the next round would end after 0.6 s or 0.08 s), then a coarser grid, so that one
+    call stays well under a second (interactive) or about a tenth of that (preview) on two cores.
 
     Returns
     -------
@@ -52,17 +68,26 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
     """
     if d == 1:
         return "exact_1d", None
-    pot_pairs = POT_MAX_PAIRS if budget is None else _BUDGET_POT_PAIRS[budget]
+    sparse_ok = d in _SPARSE_DIMS
+    if budget is None:
+        pot_pairs = AUTO_POT_PAIRS if sparse_ok else POT_MAX_PAIRS
+        sparse_max = AUTO_SPARSE_MAX_POINTS if sparse_ok else 0
+    else:
+        pot_pairs = _BUDGET_POT_PAIRS[budget]
+        sparse_max = BUDGET_SPARSE[budget]["max_points"] if sparse_ok else 0
     if n * m <= pot_pairs:
         return "pot", None
+    if n + m <= sparse_max:
+        return "sparse", None
     if metric == "l2":
-        if budget is None and n + m <= AUTO_SPARSE_MAX_POINTS:
+        if budget is None and n + m <= 20_000:
             return "sparse", None
         raise ValueError(
             f"The 'method' parameter of {_OWNER} must name an approximation for l2 at this size: "
             f"exact l2 W1 is available up to n*m = {pot_pairs:.3g} (pot) or n+m = "
-            f"{AUTO_SPARSE_MAX_POINTS} (sparse, about a minute). Got 'auto' with n={n}, m={m}; use "
-            f"metric='linf' or 'l1' (grid interval) or method='sliced'."
+            f"{max(sparse_max, 20_000 if budget is None else 0)} (sparse). Got 'auto' with n={n}, m={m}"
+            f"{'' if budget is None else f' and budget={budget!r}'}; use metric='linf' or 'l1' (grid "
+            f"interval) or method='sliced'."
         )
     if grid is None:
         table = _AUTO_GRID if budget is None else _BUDGET_GRID[budget]
@@ -73,7 +98,7 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
 def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", method: str = "auto",
                  weights_x: Any = None, weights_y: Any = None, grid: int | None = None,
                  budget: str | None = None, return_result: bool = False, n_projections: int = 256,
-                 rng: Any = None):
+                 rng: Any = None, max_seconds: float | None = None, target_width: float | None = None):
     """Wasserstein-1 distance between two weighted point sets.
 
     .. math:: W_1(\\mu, \\nu) = \\min_{\\gamma \\ge 0,\\ \\gamma 1 = a,\\ \\gamma^\\top 1 = b}
@@ -89,14 +114,21 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     metric : {"linf", "l1", "l2"}, default "linf"
     method : {"auto", "exact_1d", "pot", "grid", "sparse", "sliced"}, default "auto"
         "exact_1d" needs d = 1; "pot" needs n*m <= 2.5e7; "grid" needs points in [0,1]^d (pass
-        ``domain`` otherwise) and metric l_inf or l1; "sliced" is an approximation
-        (``exact=False``). "auto" follows :func:`choose_method`. See docs/transport.md.
+        ``domain`` otherwise) and metric l_inf or l1; "sparse" (a min-cost transshipment on a kNN
+        graph, certified over all pairs) is exact when its bracket closes; "sliced" is an
+        approximation (``exact=False``). "auto" follows :func:`choose_method`. See docs/transport.md.
     weights_x : array, shape (n,), optional;  weights_y : array, shape (m,), optional
         Non-negative, finite, positive sum; normalised to probability vectors. Default uniform.
     grid : int in [2, 4096], optional
         Cells per axis of the "grid" method (default: :func:`dpsynth_core.transport.flows.default_grid`).
     budget : {None, "interactive", "preview"}, default None
         What ``method="auto"`` may spend (:func:`choose_method`); ignored by the other methods.
+    max_seconds : float > 0, optional
+        "sparse" only: stop when another round would probably end after this many seconds and return
+        the certified bracket of the last round (``exact=False`` unless it closed). Default: no limit.
+    target_width : float in (0, 1), optional
+        "sparse" only: stop as soon as the certified bracket's width is at most this fraction of its
+        upper end. Default: run until exact (width 1e-10).
     return_result : bool, default False
         Return a :class:`W1Result` instead of a float.
     n_projections : int in [1, 10^5], default 256
@@ -110,34 +142,83 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
         An uncertified number is never reported as exact (``W1Result.exact``, ``lower``, ``upper``).
     """
     t0 = time.perf_counter()
-    metric = check_choice(metric, "metric", _OWNER, METRICS)
+    check_choice(metric, "metric", _OWNER, METRICS)
     method = check_choice(method, "method", _OWNER, W1_METHODS)
     if budget not in BUDGETS:
         raise param_error(_OWNER, "budget", "None, 'interactive' or 'preview'", budget)
     return_result = check_bool(return_result, "return_result", _OWNER)
-    if domain is not None:
-        from ..domain import Domain
-
-        if not isinstance(domain, Domain):
-            raise param_error(_OWNER, "domain", "a Domain or None", domain, kind=TypeError)
-        X = domain.to_unit(check_points(X, "X", _OWNER, d=domain.d, columns=domain._cols(X)), owner=_OWNER)
-        Y = domain.to_unit(check_points(Y, "Y", _OWNER, d=domain.d, columns=domain._cols(Y)), owner=_OWNER)
-    else:
-        X = check_points(X, "X", _OWNER)
-        Y = check_points(Y, "Y", _OWNER, d=X.shape[1])
+    X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, _OWNER)
     n, d = X.shape
     m = Y.shape[0]
-    a = check_weights(weights_x, n, "weights_x", _OWNER)
-    b = check_weights(weights_y, m, "weights_y", _OWNER)
     if grid is not None:
         grid = check_int(grid, "grid", _OWNER, low=2, high=4096)
     n_projections = check_int(n_projections, "n_projections", _OWNER, low=1, high=100_000)
+    max_seconds = _check_positive(max_seconds, "max_seconds", "a number of seconds > 0 or None")
+    target_width = _check_positive(target_width, "target_width", "a relative width in (0, 1) or None", high=1.0)
 
     chosen = method
+    sparse_opts = {"max_seconds": max_seconds, "target": target_width}
     if method == "auto":
         chosen, grid = choose_method(n, m, d, metric, budget=budget, grid=grid)
-    options = {"grid": {"grid": grid}, "sliced": {"n_projections": n_projections, "rng": rng}}.get(chosen, {})
+        if chosen == "sparse" and budget is not None:
+            spec = BUDGET_SPARSE[budget]
+            sparse_opts = {"max_seconds": spec["max_seconds"] if max_seconds is None else max_seconds,
+                           "target": spec["target"] if target_width is None else target_width}
+    options = {"grid": {"grid": grid}, "sliced": {"n_projections": n_projections, "rng": rng},
+               "sparse": sparse_opts}.get(chosen, {})
     res = _SOLVERS[chosen](X, Y, a, b, metric, _OWNER, **options)
     res = W1Result(res.value, res.lower, res.upper, res.method, res.exact, res.certified, res.iterations,
                    time.perf_counter() - t0, {**res.details, "requested_method": method})
     return res if return_result else float(res.value)
+
+
+def _check_positive(x: Any, name: str, what: str, high: float | None = None) -> float | None:
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise param_error(_OWNER, name, what, x, kind=TypeError)
+    x = float(x)
+    if not (np.isfinite(x) and x > 0 and (high is None or x < high)):
+        raise param_error(_OWNER, name, what, x)
+    return x
+
+
+def _prepare(X, Y, domain, metric, weights_x, weights_y, owner):
+    """Validated points (mapped to the unit cube with a domain), metric and probability vectors."""
+    metric = check_choice(metric, "metric", owner, METRICS)
+    if domain is not None:
+        from ..domain import Domain
+
+        if not isinstance(domain, Domain):
+            raise param_error(owner, "domain", "a Domain or None", domain, kind=TypeError)
+        X = domain.to_unit(check_points(X, "X", owner, d=domain.d, columns=domain._cols(X)), owner=owner)
+        Y = domain.to_unit(check_points(Y, "Y", owner, d=domain.d, columns=domain._cols(Y)), owner=owner)
+    else:
+        X = check_points(X, "X", owner)
+        Y = check_points(Y, "Y", owner, d=X.shape[1])
+    a = check_weights(weights_x, X.shape[0], "weights_x", owner)
+    b = check_weights(weights_y, Y.shape[0], "weights_y", owner)
+    return X, Y, metric, a, b
+
+
+def wasserstein1_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", weights_x: Any = None,
+                        weights_y: Any = None) -> Iterator[W1Result]:
+    """Successive certified brackets of W1 by the "sparse" method, ending with the exact value.
+
+    A generator: every round of the transshipment solver (docs/transport.md, "Exact W1 by sparse
+    transshipment") yields a :class:`W1Result` whose ``[lower, upper]`` is proven; the last one is
+    exact and certified (``exact=True``, ``lower == value == upper``) unless the solver stopped without
+    closing the bracket (then ``exact=False`` and ``details["stopped"]`` says why). A caller with a time
+    budget shows the first bracket narrow enough and keeps iterating (or stops) for the exact value.
+    Parameters as in :func:`wasserstein1`.
+    """
+    from .transshipment import w1_rounds
+
+    owner = "wasserstein1_rounds"
+    X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, owner)
+    t0 = time.perf_counter()
+    hist: list[dict] = []
+    for r in w1_rounds(X, Y, a, b, metric, double_transform=True):
+        hist.append({"round": r.round, "lower": r.lower, "upper": r.upper, "arcs": r.arcs, "added": r.added,
+                     "solve_s": r.solve_s, "check_s": r.check_s, "seconds": r.seconds})
+        yield sparse.round_result(r, list(hist), time.perf_counter() - t0)

@@ -6,10 +6,9 @@ run. Pages whose mechanism has not landed must say so with st.info (never an exc
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, errors, goto, new_app, small_data
 from streamlit.testing.v1 import AppTest
 
 from dashboard import data as sources
@@ -20,39 +19,6 @@ from dpsynth_core.datasets import Dataset
 from dpsynth_core.experiments import digits_per_class
 from dpsynth_core.mechanisms import bind
 from dpsynth_core.transport import wasserstein1
-
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
-PAGES = ["home", "data", "pmm", "psmm", "random_walk", "sparse_marginals", "private_evolution", "low_dim",
-         "rates", "compare", "audit"]
-PAGE_MECH = {"pmm": "pmm", "psmm": "psmm", "random_walk": "haar_walk", "sparse_marginals": "sparse_marginals",
-             "private_evolution": "private_evolution", "low_dim": "low_dim"}
-TIMEOUT = 120
-
-
-def small_data(n: int = 400, seed: int = 1) -> Dataset:
-    rng = np.random.default_rng(seed)
-    X = np.clip(rng.normal([0.3, 0.6], 0.1, size=(n, 2)), 0, 1)
-    return Dataset(X, Domain([0, 0], [1, 1], names=("a", "b")), "small", "test data")
-
-
-def new_app(data: Dataset | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    if data is not None:
-        at.session_state["dataset"] = data
-        at.session_state["dataset_source"] = sources.Source("upload", data.name)
-    return at
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(str(ROOT / "pages" / f"{page}.py")).run()
-    return at
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
 
 
 @pytest.fixture(scope="module")
@@ -209,9 +175,10 @@ def test_upload_protects_the_user():
     at.checkbox(key="data_from_data_gappy.csv").check().run()
     at.button(key="data_use_upload").click().run()
     assert at.session_state["dataset_source"].bounds_from_data
+    assert at.session_state["dataset"].domain.provenance == "data"  # the domain itself says so (label, exports)
     goto(at, "pmm")
     assert not at.exception
-    assert any("NOT private: the bounds of this dataset were read off the data" in w.value for w in at.warning)
+    assert any("NOT private: the bounds or categories of this dataset were read off the data" in w.value for w in at.warning)
 
 
 @pytest.mark.parametrize("content", [b"", b"\x00\xff\xfe\x00garbage", b"a,b\n1,2\n3\n4,5,6,7\n", b"a,b\n"])
@@ -467,7 +434,7 @@ def test_low_dim_demo_sweep_and_digits():
     at.multiselect(key="ld_svm_dims").set_value([2]).run()
     at.button(key="ld_svm_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    df = at.session_state["ld_svm"]
+    _, df = at.session_state["ld_svm"]
     assert set(df["method"]) == {"low_dim", "pmm_full", "real"}
     assert df["accuracy"].between(0, 1).all()
 

@@ -2,10 +2,11 @@
 
 Besides the tests, this file holds the realistic inputs the figures are measured with (n = 5000
 points, a depth-16 PMM tree, 64×64 grids, 20 walks of 16384 steps). Run it as a script for the
-build-time and JSON-size table (old keyword arguments only, so an older viz.py can be compared):
+build-time and JSON-size table (old keyword arguments only, so an older viz can be compared; it may
+be a single viz.py, as before the package, or a viz/ folder):
 
-    git show main:dpsynth_core/viz.py > /tmp/viz_main.py
-    PYTHONPATH=. python tests/app/test_viz.py --before /tmp/viz_main.py
+    mkdir -p /tmp/viz_main && git archive main dpsynth_core/viz | tar -x -C /tmp/viz_main
+    PYTHONPATH=. python tests/app/test_viz.py --before /tmp/viz_main/dpsynth_core/viz
 """
 
 from __future__ import annotations
@@ -41,17 +42,17 @@ def people(n: int = 5000, seed: int = 0) -> np.ndarray:
 
 def realistic_cases() -> dict:
     """name → function(viz module) → Figure, at the sizes the dashboard draws (old keywords only)."""
-    from dpsynth_core import haar, paths
+    from dpsynth_core import datasets, haar, paths
     from dpsynth_core.domain import Domain
     from dpsynth_core.mechanisms import run
 
     rng = np.random.default_rng(1)
     Xr, Yr = people(), people(seed=2)
-    pmm = run("pmm", Xr, Domain(lower=tuple(LO), upper=tuple(HI), names=tuple(NAMES)), epsilon=1.0, rng=0,
-              depth=16).trace
-    tree, noisy, clipped, cons = (pmm["owner"]["true_counts"], pmm["noisy_counts"], pmm["clipped_counts"],
-                                  pmm["consistent_counts"])
-    sig = np.asarray(pmm["sigmas"], dtype=float)
+    rel = run("pmm", Xr, Domain(lower=tuple(LO), upper=tuple(HI), names=tuple(NAMES)), epsilon=1.0, rng=0,
+              depth=16)
+    tree, noisy, clipped, cons = (rel.owner.true_counts, rel.trace.noisy_counts, rel.trace.clipped_counts,
+                                  rel.trace.consistent_counts)
+    sig = np.asarray(rel.trace.sigmas, dtype=float)
     U = (Xr - LO) / (HI - LO)
     k = 64
     hist = np.histogram2d(U[:, 0], U[:, 1], bins=k, range=[[0, 1], [0, 1]])[0] / len(U)
@@ -89,6 +90,9 @@ def realistic_cases() -> dict:
     lb, ub = cell_bounds(16, 2)
     a, b = rng.beta(2, 5, 5000), rng.beta(3, 4, 5000)
     labels = (Xr[:, 0] > 50).astype(int)
+    clinic = datasets.clinic(5000)
+    real_t, synth_t = clinic.to_frame(), datasets.clinic(5000, rng=7).to_frame()  # a stand-in synthetic table
+    cats = clinic.domain.categories
     return {
         "scatter_data": lambda v: v.scatter_data(Xr, NAMES, labels=labels, lower=LO, upper=HI),
         "scatter_compare": lambda v: v.scatter_compare(Xr, Yr, NAMES, lower=LO, upper=HI),
@@ -99,7 +103,7 @@ def realistic_cases() -> dict:
         "level_counts": lambda v: v.level_counts({"true (owner view)": tree[16], "noisy": noisy[16],
                                                   "clipped": clipped[16], "consistent": cons[16]}),
         "sigma_levels": lambda v: v.sigma_levels(np.where(sig > 0, sig, np.nan),
-                                                 extra={"budget spent": pmm["level_epsilons"]}),
+                                                 extra={"budget spent": rel.trace.level_epsilons}),
         "signed_grid": lambda v: v.signed_grid(nu, k),
         "grid_measures": lambda v: v.grid_measures({"true (owner view)": hist.ravel(), "noisy (DP)": nu,
                                                     "projected (DP)": tau}, k),
@@ -107,7 +111,6 @@ def realistic_cases() -> dict:
         "partial_sum_paths": lambda v: v.partial_sum_paths(sr, iid, envelope=env),
         "grid_path": lambda v: v.grid_path(order, 32),
         "line_cdfs": lambda v: v.line_cdfs(np.arange(k * k) / (k * k), cdfs, reference="true CDF (owner view)"),
-        "marginal_heatmaps": lambda v: v.marginal_heatmaps({f"pair {i}": hist[::2, ::2] for i in range(6)}),
         "certificate_bar": lambda v: v.certificate_bar({"discretisation": 0.02, "privatisation": 0.05,
                                                         "projection": 0.01}, loss=0.04),
         "loss_vs_certificate": lambda v: v.loss_vs_certificate(cert, color="epsilon"),
@@ -124,6 +127,9 @@ def realistic_cases() -> dict:
         "audit_band": lambda v: v.audit_band(pD, pD2, edges, pD / np.e, np.minimum(pD * np.e, 1), epsilon=1.0),
         "pe_animation": lambda v: v.pe_animation(Xr, pe_synth, lower=LO, upper=HI,
                                                  w1=list(np.geomspace(0.3, 0.05, 11))),
+        "category_counts": lambda v: v.category_counts(real_t, synth_t, cats),
+        "numeric_by_category": lambda v: v.numeric_by_category(real_t, synth_t, "systolic_bp", "region",
+                                                               cats["region"], lower=60, upper=250),
     }
 
 
@@ -540,7 +546,6 @@ def test_other_builders_smoke():
     fig = viz.compare_bars(cmp, bound_label="bound on E W1")
     assert len(fig.data) == 3 and fig.data[1].name == "bound on E W1"
     assert isinstance(viz.compare_bars(cmp.assign(status="error")), go.Figure)
-    assert len(viz.marginal_heatmaps({"a": RNG.random((4, 4)), "b": RNG.random(4)}).data) == 2
     fig = viz.pca_3d(RNG.random((50, 3)), centre_true=np.zeros(3), basis_true=np.eye(3)[:, :2],
                      centre_priv=np.zeros(3), basis_priv=np.eye(3)[:, :1], synthetic=RNG.random((0, 3)))
     assert len(fig.data) == 2  # points + the true plane (a 1-D private basis has no plane)
@@ -553,23 +558,86 @@ def test_other_builders_smoke():
     assert fig.layout.annotations[0].text == "nothing"
 
 
+def test_category_counts_shows_every_declared_category_and_the_largest_gap():
+    import pandas as pd
+
+    cats = {"sex": ["F", "M"], "region": ["north", "east", "south", "west"]}
+    real = pd.DataFrame({"sex": ["F", "F", "M", "F"], "region": ["north", "north", "south", "south"]})
+    synth = pd.DataFrame({"sex": pd.Categorical(["M", "M"], categories=["F", "M"]), "region": ["east", "south"]})
+    fig = viz.category_counts(real, synth, cats)
+    strict_json(fig)
+    bars = {(t.name, t.xaxis): t for t in fig.data}
+    assert len(fig.data) == 4  # real and synthetic per column
+    real_region = bars[("real data (owner view)", "x2")]
+    assert list(real_region.x) == cats["region"]  # every declared category, in the declared order ...
+    np.testing.assert_allclose(real_region.y, [0.5, 0, 0.5, 0])  # ... also those nobody is in (shares)
+    np.testing.assert_allclose(bars[("synthetic data (DP)", "x")].y, [0, 1])
+    heads = [a.text for a in fig.layout.annotations]
+    assert "largest gap 0.750" in heads[0] and "largest gap 0.500" in heads[1]  # |0.75 - 0| ; |0.5 - 0|
+    assert real_region.marker.color == viz.COLORS["real"] and real_region.marker.pattern.shape == "/"
+    assert bars[("synthetic data (DP)", "x")].marker.color == viz.COLORS["synthetic"]
+    assert_legend_below(fig)
+    # the real data alone: counts, no legend; one column; many categories are capped and said so
+    fig = viz.category_counts(real, None, cats, columns=["region"])
+    assert len(fig.data) == 1 and list(fig.data[0].y) == [2, 0, 2, 0] and fig.layout.showlegend is False
+    many = {"code": [f"c{i}" for i in range(100)]}
+    fig = viz.category_counts(pd.DataFrame({"code": ["c1", "c99"]}), None, many)
+    assert len(fig.data[0].x) == viz.MAX_CATEGORY_BARS and "first 40 of 100" in fig.layout.annotations[0].text
+    assert "no categorical column" in viz.category_counts(real, None, {}).layout.annotations[0].text
+    with pytest.raises(TypeError, match="DataFrame"):
+        viz.category_counts(np.zeros((2, 2)), None, cats)
+
+
+def test_numeric_by_category_panels_per_category_on_shared_bounds():
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    real = pd.DataFrame({"bp": rng.uniform(90, 150, 300), "region": rng.choice(["north", "south"], 300)})
+    synth = pd.DataFrame({"bp": rng.uniform(90, 150, 200), "region": ["north"] * 200})
+    fig = viz.numeric_by_category(real, synth, "bp", "region", ["north", "south", "east"], lower=60, upper=250)
+    strict_json(fig)
+    xs = axes(fig, "x")
+    assert len(xs) == 3 and all(v["range"] == [60.0, 250.0] for v in xs.values())
+    heads = [a.text for a in fig.layout.annotations if a.yanchor == "bottom"]
+    n_south = int((real["region"] == "south").sum())
+    assert f"{n_south:,} real, 0 synthetic" in heads[1]  # a category the synthetic data left empty shows
+    assert any(a.text == "no rows" for a in fig.layout.annotations)  # "east": nobody, in either table
+    outline = [t for t in fig.data if t.name == "real data (owner view)"]
+    assert len(outline) == 3 and all(t.line.dash == "dot" for t in outline)
+    # densities within the category: each real histogram integrates to 1 (over non-empty categories)
+    width = 190 / 30
+    for t in outline[:2]:
+        assert abs(np.nansum(np.asarray(t.y, dtype=float)[1:-1]) * width - 1) < 1e-3
+    assert len(viz.numeric_by_category(real, None, "bp", "region", ["north"]).data) == 1
+    with pytest.raises(ValueError, match="columns 'bp' and 'sex'"):
+        viz.numeric_by_category(real, None, "bp", "sex", ["F"])
+
+
 # ------------------------------------------------------------------------------------ measurement
 def _bench(argv: list[str] | None = None) -> None:
     """Build time (call + to_json, median of 5) and JSON size per figure; optionally against another
-    viz.py (old keywords only)."""
+    viz (a viz.py file or a viz/ package folder; old keywords only)."""
     import argparse
     import importlib.util
     import statistics
+    import sys
     import time
+    from pathlib import Path
 
     ap = argparse.ArgumentParser(description=_bench.__doc__)
-    ap.add_argument("--before", help="path of another viz.py to measure in the same run")
+    ap.add_argument("--before", help="path of another viz.py, or viz/ folder, to measure in the same run")
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args(argv)
     mods = {}
     if a.before:
-        spec = importlib.util.spec_from_file_location("viz_before", a.before)
+        before = Path(a.before)
+        if before.is_dir():  # a package: its relative imports need it in sys.modules under its own name
+            spec = importlib.util.spec_from_file_location("viz_before", before / "__init__.py",
+                                                          submodule_search_locations=[str(before)])
+        else:
+            spec = importlib.util.spec_from_file_location("viz_before", before)
         mods["before"] = importlib.util.module_from_spec(spec)
+        sys.modules["viz_before"] = mods["before"]
         spec.loader.exec_module(mods["before"])
     mods["after"] = viz
     cases = realistic_cases()

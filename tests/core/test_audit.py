@@ -118,7 +118,7 @@ def haar_coefficient_shift(ctx):
     idx = np.flatnonzero(diff)
 
     def stat(release):
-        noisy = np.asarray(release.trace["noisy_counts"], dtype=float)
+        noisy = np.asarray(release.trace.noisy_counts, dtype=float)
         coef = haar_analysis(pad_to_power_of_two(noisy)[0])
         z = np.sign(diff[idx]) * (coef[idx] - base[idx])
         return float(np.count_nonzero(z >= 1.0 - 1e-9))
@@ -152,9 +152,9 @@ def marginal_shift(ctx):
     :math:`\\Phi^{-1} v` of every noisy marginal block (path order), where the noise is i.i.d. Laplace
     ([DLS+24, Eq. (7)]): :math:`s = \\sum_l |c_l - b_l| - |c_l - b_l - \\delta_l|` with b the
     coefficients of D's marginals and δ the change the pair makes."""
-    k = int(ctx.probe.params["k"])
-    subsets = ctx.probe.params["subsets"]
-    order = np.asarray(ctx.probe.trace["snake_order"])
+    k = ctx.probe.trace.k
+    subsets = ctx.probe.trace.subsets
+    order = np.asarray(ctx.probe.trace.snake_order)
     n = ctx.D.shape[0]
 
     def coef(v_row):  # (K, k^s) row-major -> scaled Haar coefficients along the path
@@ -169,7 +169,7 @@ def marginal_shift(ctx):
     delta = coef(marg(ctx.D2)) - base
 
     def stat(release):
-        z = coef(release.trace["noisy_marginals"]) - base
+        z = coef(release.trace.noisy_marginals) - base
         return float(np.sum(np.abs(z) - np.abs(z - delta)))
 
     return stat
@@ -194,8 +194,8 @@ def low_dim_moment_shift(ctx):
     dc = covariance_matrix(U1)[iu] - c0
 
     def stat(release):
-        z = np.asarray(release.trace["private_mean"], dtype=float) - m0
-        w = np.asarray(release.trace["noisy_covariance"], dtype=float)[iu] - c0
+        z = np.asarray(release.trace.private_mean, dtype=float) - m0
+        w = np.asarray(release.trace.noisy_covariance, dtype=float)[iu] - c0
         return float(np.sum((np.abs(z) - np.abs(z - dm)) / b) + np.sum((np.abs(w) - np.abs(w - dc)) / cov_scale))
 
     return stat
@@ -328,6 +328,7 @@ def test_every_registered_mechanism_is_in_the_audit_table(name):
     assert set(spec.neighbours) <= relations, (name, spec.neighbours, relations)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", sorted(MECHANISMS))
 def test_registered_mechanism_passes_its_audit(name):
@@ -436,6 +437,7 @@ BROKEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("variant", sorted(BROKEN))
 def test_broken_variant_is_caught(variant):
@@ -478,6 +480,7 @@ def _rr(epsilon):
     return mech
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_false_positive_rate_on_an_exact_mechanism():
     """60 audits of randomised response with loss exactly ε = 1: the audit is a level-0.05 test, so

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -12,8 +13,8 @@ import pytest
 
 from dpsynth_core import Domain, run
 from dpsynth_core.cli import main
-from dpsynth_core.datasets import load_csv
 from dpsynth_core.mechanisms import MECHANISMS, load_all
+from dpsynth_core.tabular import load_csv
 from dpsynth_core.transport import wasserstein1
 
 load_all()
@@ -92,6 +93,7 @@ def test_round_trip_in_process(data, tmp_path, capsys):
     assert res["metric"] == "l1" and res["lower"] <= res["w1"] <= res["upper"] and res["exact"]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_round_trip_with_the_installed_console_script(data, tmp_path):
     _, src = data
@@ -151,6 +153,18 @@ def test_stdout_output_and_list(data, capsys):
     verbose = capsys.readouterr().out
     assert "--param depth=<int>" in verbose
     assert main(["--help"]) == 0 and "synth" in capsys.readouterr().out
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(monkeypatch, capsys):
+    """``dpsynth list -v | head``: the pipe closes under the command, which stops quietly with exit code
+    141 (128 + SIGPIPE, as a shell reports it) and no error line."""
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["list", "-v"]) == 141
+    assert capsys.readouterr().err == ""
 
 
 def test_replace_neighbours_and_columns(tmp_path, capsys):
@@ -280,13 +294,13 @@ def test_long_runs_report_progress(capsys):
     import argparse
     import time as _time
 
-    from dpsynth_core.cli import _Heartbeat
+    from dpsynth_core.cli._common import Heartbeat
 
-    with _Heartbeat(argparse.Namespace(quiet=False), "pmm", interval=0.05):
+    with Heartbeat(argparse.Namespace(quiet=False), "pmm", interval=0.05):
         _time.sleep(0.3)
     err = capsys.readouterr().err
     assert "dpsynth: pmm: still running" in err
-    with _Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
+    with Heartbeat(argparse.Namespace(quiet=True), "pmm", interval=0.05):
         _time.sleep(0.2)
     assert capsys.readouterr().err == ""
 

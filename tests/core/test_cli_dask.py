@@ -19,6 +19,8 @@ import pytest
 
 from dpsynth_core import cli
 from dpsynth_core import rows as rows_module
+from dpsynth_core.cli import _common as cli_common
+from dpsynth_core.cli import _dask as cli_dask
 from dpsynth_core.cli import main
 
 BOUNDS = "0:10,-1:1"
@@ -143,6 +145,7 @@ def test_csv_separator_follows_the_numpy_engines_rule(tmp_path, capsys):
     assert "could be split into columns" in _one_error_line(capsys)
 
 
+@pytest.mark.slow
 def test_local_cluster_end_to_end(tmp_path, monkeypatch, capsys):
     """The default: a distributed.LocalCluster of worker processes, started and closed by the CLI."""
     monkeypatch.delenv(cli.SCHEDULER_ENV, raising=False)
@@ -234,7 +237,7 @@ def test_unknown_local_scheduler_and_unreachable_cluster(tmp_path, monkeypatch, 
     monkeypatch.setenv(cli.SCHEDULER_ENV, "gpu")
     assert main([*base, "--engine", "dask", "-q"]) == 1
     assert "DPSYNTH_DASK_SCHEDULER must be one of synchronous, threads, processes" in _one_error_line(capsys)
-    monkeypatch.setattr(cli, "CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr(cli_dask, "CONNECT_TIMEOUT", 1)
     assert main([*base, "-q", "--scheduler", "tcp://127.0.0.1:1"]) == 1  # --scheduler implies the dask engine
     assert "could not connect to the Dask scheduler at 'tcp://127.0.0.1:1'" in _one_error_line(capsys)
     assert not (tmp_path / "o.csv").exists()
@@ -280,10 +283,10 @@ def test_outputs_are_all_or_nothing(tmp_path):
     a, b = tmp_path / "a.csv", tmp_path / "b.json"
     a.write_text("old\n")
     with pytest.raises(AttributeError):  # the second output cannot be written (not text)
-        cli._write_outputs([(str(a), b"new\n"), (str(b), 12345)])
+        cli_common.write_outputs([(str(a), b"new\n"), (str(b), 12345)])
     assert a.read_text() == "old\n" and not b.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
-    cli._write_outputs([(str(a), b"new\n"), (str(b), "{}\n")])
+    cli_common.write_outputs([(str(a), b"new\n"), (str(b), "{}\n")])
     assert a.read_text() == "new\n" and b.read_text() == "{}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.json"]
 
@@ -310,7 +313,7 @@ def test_progress_lines_and_quiet(tmp_path, monkeypatch, capsys):
         return real(block, spec, stat, args)
 
     monkeypatch.setattr(rows_module, "_block_stat", slow)
-    monkeypatch.setattr(cli, "HEARTBEAT_SECONDS", 0.02)
+    monkeypatch.setattr(cli_common, "HEARTBEAT_SECONDS", 0.02)
     args = ["synth", str(tmp_path / "data"), "--engine", "dask", "-m", "pmm", "-e", "1", "-b", BOUNDS,
             "--columns", "a,b", "-o", str(tmp_path / "out.csv")]
     assert main(args) == 0

@@ -1,9 +1,11 @@
-"""Tests of dpsynth_core.tabular.read_table: one test per rule, each checking the message's content."""
+"""Tests of dpsynth_core.tabular: read_table (one test per rule, each checking the message's content),
+load_csv and csv_bytes."""
 
 import builtins
 import io
 import pickle
 import re
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpsynth_core.tabular import MISSING_TOKENS, CSVError, Table, read_table
+from dpsynth_core.tabular import MISSING_TOKENS, CSVError, Table, csv_bytes, load_csv, read_table
 
 
 def refused(data, kind, *, row=None, column=None, **kwargs) -> str:
@@ -506,3 +508,166 @@ def test_frame_is_a_plain_float_frame():
     t = read_table(b"a,b\n1,2\n")
     assert isinstance(t.frame, pd.DataFrame) and isinstance(t.frame.index, pd.RangeIndex)
     assert np.isfinite(t.frame.to_numpy()).all()
+
+
+# ------------------------------------------------------------------------------ load_csv
+GOOD = b"a,b,name,c\n1,2.5,x,7\n3,-4e-3,y,7\n5,6,z,7\n"
+
+
+def test_load_csv_from_bytes_path_and_file_likes(tmp_path):
+    expected = pd.DataFrame({"a": [1.0, 3.0, 5.0], "b": [2.5, -4e-3, 6.0], "c": [7.0, 7.0, 7.0]})
+    path = tmp_path / "data.csv"
+    path.write_bytes(GOOD)
+
+    class ReadOnly:  # an object with read() only (no getvalue)
+        def __init__(self, data):
+            self._buf = io.BytesIO(data)
+
+        def read(self, size=-1):
+            return self._buf.read(size)
+
+    consumed = io.BytesIO(GOOD)
+    consumed.read()  # Streamlit's UploadedFile may already have been read: getvalue() still works
+    with open(path, "rb") as fh:
+        sources = [GOOD, bytearray(GOOD), memoryview(GOOD), str(path), path, io.BytesIO(GOOD), consumed,
+                   ReadOnly(GOOD), fh]
+        for src in sources:
+            df = load_csv(src)
+            pd.testing.assert_frame_equal(df, expected)
+            assert (df.dtypes == np.float64).all()
+
+
+def test_load_csv_header_selection_and_edge_cases():
+    df = load_csv(GOOD, columns=["c", "a"])
+    assert list(df.columns) == ["c", "a"] and df["a"].tolist() == [1.0, 3.0, 5.0]
+    assert load_csv(b"\xef\xbb\xbfa,b\n1,2\n").columns.tolist() == ["a", "b"]  # UTF-8 with BOM
+    one = load_csv(b"a,b\n1,2")  # a single row, no final newline
+    assert one.shape == (1, 2)
+    assert load_csv(b"a,flag\n1,True\n2,False\n").columns.tolist() == ["a"]  # booleans are not numbers
+    assert load_csv(b"a,b\r\n1,2\r\n3,4\r\n\r\n\n").shape == (2, 2)  # CRLF and trailing blank lines
+    assert load_csv(b"x\n0\n0\n")["x"].tolist() == [0.0, 0.0]  # a constant column is fine
+    assert load_csv(b"a;b\n1;x\n").columns.tolist() == ["a"]  # separator detected, the text column left out
+    assert load_csv(b"x;y\n1,5;2,25\n").to_numpy().tolist() == [[1.5, 2.25]]  # decimal commas
+
+
+@pytest.mark.parametrize(
+    "data,kwargs,match",
+    [
+        (b"", {}, "The CSV data is empty: it must be a non-empty CSV file with a header row"),
+        (b"  \n\n", {}, "The CSV data is empty"),
+        (b"a,b\n", {}, "has a header row but no data: it needs at least one data row"),
+        (b"name,city\nann,rome\n", {}, "has no numeric column: its 2 columns hold text or are empty"),
+        (b"a b\n1 x\n", {}, "single column: are its cells separated by something other than commas"),
+        (b"a,b\n1,2\n3,\n", {}, r"missing values \(an empty cell, NA or NaN\) in 1 row, the first at row 3, "
+                                r"column 'b': fill them in, or choose to drop the 1 row"),
+        (b"a,b\n1,NA\n2,3\n", {}, "the first at row 2, column 'b'"),
+        (b"a,b\n1,2\n\n3,4\n", {}, "the first at row 3, column 'a'"),
+        (b"a,b\n1,2\n3,inf\n", {}, "infinite value at row 3, column 'b'"),
+        (b"a,b\n-inf,2\n", {}, "infinite value at row 2, column 'a'"),
+        (b"a,b\ncaf\xe9,1\n", {}, r"not UTF-8 text \(the first unreadable character is on line 2\): save it as "
+                                 r"'CSV UTF-8'"),
+        ("a,b\n1,2\n".encode("utf-16"), {}, "UTF-16 text, not UTF-8"),
+        (b"a,b\n1,\x002\n", {}, "NUL characters"),
+        (b"1,2\n3,4\n", {}, "numbers in its first line instead of column names: add a header row"),
+        (b"a,b\n1,2\n1,2,3\n", {}, "not a regular table: row 3 has 3 cells but the header has 2"),
+        (b"a,b\n1,2\n3,4\n5,6\n", dict(max_rows=2), "more than 2 data rows; at most 2 can be read"),
+        (b"a,b,c\n1,2,3\n", dict(max_cols=2), "has 3 numeric columns; at most 2 can be read at once: choose the "
+                                             "columns"),
+        (b"a,b\n1,2\n3,4\n", dict(max_bytes=10), "is 12 bytes; at most 10 bytes can be read"),
+        (GOOD, dict(columns=["a", "zz"]), "has no column 'zz'; its columns are 'a', 'b', 'name', 'c'"),
+        (GOOD, dict(columns=["name"]), r"column 'name' holds text, not numbers \(the first text is at row 2\)"),
+    ],
+)
+def test_load_csv_rejects(data, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        load_csv(data, **kwargs)
+
+
+def test_load_csv_limits_are_inclusive():
+    assert load_csv(b"a,b\n1,2\n3,4\n", max_rows=2, max_cols=2, max_bytes=12).shape == (2, 2)
+    assert load_csv(b"a,b,c\n1,2,3\n", max_cols=2, columns=["a", "c"]).shape == (1, 2)
+
+
+def test_load_csv_oversize_path_and_stream(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"a\n" + b"1\n" * 100)
+    with pytest.raises(ValueError, match="is 202 bytes; at most 50 bytes can be read"):
+        load_csv(path, max_bytes=50)
+
+    class ReadOnly:
+        def read(self, size=-1):
+            return b"a\n" + b"1\n" * 100 if size < 0 else (b"a\n" + b"1\n" * 100)[:size]
+
+    with pytest.raises(ValueError, match="is larger than 50 bytes; at most 50 bytes can be read"):
+        load_csv(ReadOnly(), max_bytes=50)
+
+
+@pytest.mark.parametrize(
+    "source,kwargs,exc,match",
+    [
+        (123, {}, TypeError, "'source' parameter of load_csv must be a path, bytes or a binary file-like object. Got int"),
+        (io.StringIO("a\n1\n"), {}, TypeError, r"opened in binary mode \('rb'\)"),
+        ("/no/such/file.csv", {}, ValueError, "The file '/no/such/file.csv' does not exist or is not a file"),
+        (GOOD, dict(columns="a"), TypeError, "'columns' parameter of load_csv"),
+        (GOOD, dict(columns=[1]), TypeError, "'columns' parameter of load_csv"),
+        (GOOD, dict(columns=[]), ValueError, "'columns' parameter of load_csv must be None or a non-empty"),
+        (GOOD, dict(columns=["a", "a"]), ValueError, "distinct"),
+        (GOOD, dict(max_rows=0), ValueError, "'max_rows' parameter of load_csv"),
+        (GOOD, dict(max_cols=0), ValueError, "'max_cols' parameter of load_csv"),
+        (GOOD, dict(max_bytes=0), ValueError, "'max_bytes' parameter of load_csv"),
+    ],
+)
+def test_load_csv_argument_validation(source, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        load_csv(source, **kwargs)
+
+
+def test_load_csv_text_stream_returning_non_bytes_is_a_type_error():
+    class Weird:
+        def read(self, size=-1):
+            return 42
+
+    with pytest.raises(TypeError, match="returning bytes. Got one returning int"):
+        load_csv(Weird())
+
+
+def test_load_csv_never_writes_or_echoes_the_data(monkeypatch):
+    def no_files(*args, **kwargs):
+        raise AssertionError("load_csv touched the file system")
+
+    monkeypatch.setattr(builtins, "open", no_files)
+    monkeypatch.setattr(tempfile, "mkstemp", no_files)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", no_files)
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_files)
+    assert load_csv(GOOD).shape == (3, 3)
+    with pytest.raises(ValueError) as info:
+        load_csv(b"salary,code\n1,SECRET-4711\n2,3\n", columns=["code"])
+    assert "SECRET" not in str(info.value) and "row 2" in str(info.value)
+
+
+# ----------------------------------------------------------------------------- csv_bytes
+def test_csv_bytes_round_trip_is_exact():
+    X = np.random.default_rng(0).random((50, 3)) * np.array([1.0, 1e-9, 1e9])
+    X[0] = [1 / 3, -0.0, 5e-324]
+    data = csv_bytes(X, ["a", "b b", "c,d"])
+    assert data.startswith(b'a,b b,"c,d"\n')
+    back = load_csv(data)
+    assert list(back.columns) == ["a", "b b", "c,d"]
+    np.testing.assert_array_equal(back.to_numpy(), X)
+    assert csv_bytes(np.zeros((0, 2))) == b"x0,x1\n"
+
+
+@pytest.mark.parametrize(
+    "X,names,exc,match",
+    [
+        (np.zeros((2, 2)), ["a"], ValueError, "'names' parameter of csv_bytes must be 2 distinct column names"),
+        (np.zeros((2, 2)), ["a", "a"], ValueError, "'names' parameter of csv_bytes"),
+        (np.zeros((2, 2)), "ab", TypeError, "'names' parameter of csv_bytes"),
+        (np.zeros((2, 2)), ["a", ""], TypeError, "'names' parameter of csv_bytes"),
+        (np.array([[0.0, np.inf]]), None, ValueError, "'X' parameter of csv_bytes must contain only finite values"),
+        ("not data", None, TypeError, "'X' parameter of csv_bytes"),
+    ],
+)
+def test_csv_bytes_validation(X, names, exc, match):
+    with pytest.raises(exc, match=match):
+        csv_bytes(X, names)

@@ -80,19 +80,19 @@ def test_owner_view_matches_and_projection_is_not_materialised(subroutine):
     X = _data()
     mem = _run(X, subroutine=subroutine)
     dsk = _run(dask_array(X, 7), subroutine=subroutine)
-    a, b = mem.trace["owner"], dsk.trace["owner"]
+    a, b = mem.owner, dsk.owner
     for key in ("true_covariance", "true_spectrum", "true_basis", "principal_angles", "noise_matrix", "mean_noise"):
-        assert np.array_equal(a[key], b[key]), key
-    assert a["n"] == b["n"] == X.shape[0]
-    assert a["n_clamped"] == b["n_clamped"] > 0  # the data do leave the box
-    assert a["subroutine"]["n_clamped"] == b["subroutine"]["n_clamped"]
+        assert np.array_equal(getattr(a, key), getattr(b, key)), key
+    assert a.n == b.n == X.shape[0]
+    assert a.n_clamped == b.n_clamped > 0  # the data do leave the box
+    assert a.subroutine.n_clamped == b.subroutine.n_clamped
     # in memory the projected coordinates are at hand; with Dask they stay on the workers
-    assert a["projected_coordinates"].shape == (X.shape[0], 2) and a["projected_note"] is None
-    assert a["projected_summary"]["n_outside_box"] == a["subroutine"]["n_clamped"]
-    assert b["projected_coordinates"] is None and b["projected_summary"] is None
-    assert "Dask" in b["projected_note"]
+    assert a.projected_coordinates.shape == (X.shape[0], 2) and a.projected_note is None
+    assert a.projected_summary["n_outside_box"] == a.subroutine.n_clamped
+    assert b.projected_coordinates is None and b.projected_summary is None
+    assert "Dask" in b.projected_note
     for key in ("noisy_covariance", "private_basis", "private_mean", "synthetic_coordinates"):
-        assert np.array_equal(mem.trace[key], dsk.trace[key]), key
+        assert np.array_equal(getattr(mem.trace, key), getattr(dsk.trace, key)), key
 
 
 def test_the_data_are_read_in_two_passes():

@@ -69,8 +69,8 @@ def test_owner_diagnostics_match():
     X = _data()
     a = run("pmm", X, DOM, epsilon=1.0, rng=3)
     b = run("pmm", dask_array(X, 7), DOM, epsilon=1.0, rng=3)
-    assert a.trace["owner"]["n"] == b.trace["owner"]["n"] == X.shape[0]
-    assert a.trace["owner"]["n_clamped"] == b.trace["owner"]["n_clamped"] > 0  # the data do leave the box
+    assert a.owner.n == b.owner.n == X.shape[0]
+    assert a.owner.n_clamped == b.owner.n_clamped > 0  # the data do leave the box
 
 
 def test_nan_in_a_partition_is_refused_like_in_memory():

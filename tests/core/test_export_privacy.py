@@ -2,7 +2,7 @@
 
 Export paths: ``Release.public()``, ``export.public_report``, ``export.report_json``,
 ``export.synthetic_csv``, the command line's ``--report`` and CSV (``dpsynth_core.cli.main``), and the
-dashboard's downloads (``dashboard/ui.py``, ``private_downloads``: ``export.report_json`` and
+dashboard's downloads (``dashboard/release_panel.py``, ``private_downloads``: ``export.report_json`` and
 ``export.synthetic_csv`` of a fresh release made with ``rng=None``; tested here on such a release,
 without Streamlit).
 
@@ -51,6 +51,7 @@ What these tests prove
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from dataclasses import dataclass, field
@@ -128,7 +129,9 @@ def _check_report(report: dict, rel, *, with_synthetic: bool) -> None:
     assert set(report) == expected, ("a new or missing report key: review it and update this test",
                                      sorted(set(report) ^ expected))
     keys = _all_keys(report)
-    forbidden = ({"trace", "owner"} | set(rel.trace.get("owner", {}))) - OWNER_NAMES_ALSO_PUBLIC
+    owner_names = ({f.name for f in dataclasses.fields(rel.owner)} if rel.owner is not None
+                   else set(rel.trace.get("owner", {})))
+    forbidden = ({"trace", "owner"} | owner_names) - OWNER_NAMES_ALSO_PUBLIC
     assert not keys & forbidden, sorted(keys & forbidden)
     w1_keys = {k for k in keys if "w1" in k.lower()}
     assert w1_keys <= PUBLIC_W1_KEYS, sorted(w1_keys - PUBLIC_W1_KEYS)
@@ -355,6 +358,7 @@ def test_every_mechanism_and_relation_is_audited_through_the_export(name):
     assert set(MECHANISMS[name].neighbours) <= {relation_of(c.kind) for c in EXPORT_AUDITS[name]}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name,i", [(n, i) for n in sorted(EXPORT_AUDITS) for i in range(len(EXPORT_AUDITS[n]))])
 def test_export_passes_its_audit(name, i):
@@ -365,6 +369,7 @@ def test_export_passes_its_audit(name, i):
     assert res.epsilon_lower <= case.epsilon, (name, case.kind, res.summary())
 
 
+@pytest.mark.slow
 def test_the_export_audit_has_power():
     """A flat histogram that declares ε = 1 but draws noise for ε = 8 is caught through the exported CSV."""
     case = EXPORT_AUDITS["flat_histogram"][0]

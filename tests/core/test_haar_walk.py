@@ -1,5 +1,6 @@
 """The Haar-walk mechanism: W1 projection on the line, folding, privacy ([BSV22, Sections 5–7])."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -13,6 +14,8 @@ from dpsynth_core.grid import grid_counts
 from dpsynth_core.haar import haar_analysis
 from dpsynth_core.mechanisms.haar_walk import (
     MAX_CELLS,
+    HaarWalkOwner,
+    HaarWalkTrace,
     closest_measure_on_line,
     cumulative_rounding,
     default_grid,
@@ -149,7 +152,7 @@ def test_privacy_accounting():
     assert [e.epsilon for e in rel.ledger.entries] == pytest.approx([0.05, 0.95])
     assert rel.params["coefficient_scale"] == pytest.approx(1 / 0.95)
     assert rel.params["discrete_coefficient_scale"] == pytest.approx((rel.params["levels_K"] + 1) / 0.95)
-    assert rel.params["size"]["source"] == "noisy" and rel.trace["owner"]["n"] == 2000
+    assert rel.params["size"]["source"] == "noisy" and rel.owner.n == 2000
     rel = haar_walk(X, Domain.unit(1), epsilon=1.0, n_public=2000, rng=0)
     assert len(rel.ledger) == 1 and rel.params["coefficient_scale"] == pytest.approx(1.0)
     rel = haar_walk(X, Domain.unit(1), epsilon=1.0, neighbours="replace", grid=16, rng=0)
@@ -162,19 +165,25 @@ def test_privacy_accounting():
     assert rel.params["normalisation"]["source"] == "noisy total of the path counts"
 
 
-def test_release_keeps_private_values_in_the_owner_trace():
+def test_release_keeps_private_values_in_the_owner_view():
     X = np.random.default_rng(3).random((300, 2))
     rel = haar_walk(X, Domain.unit(2), epsilon=1.0, rng=0)
-    owner = rel.trace["owner"]
-    for key in ("true_counts", "noise_partial_sums", "iid_noise_partial_sums", "iid_noisy_counts", "n"):
-        assert key in owner
-    for key in ("path_order", "noisy_counts", "signed_cdf", "projected_cdf", "positions"):
-        assert key in rel.trace
-    assert "true_counts" not in rel.trace and "n" not in rel.params
+    tr, owner = HaarWalkTrace.of(rel), HaarWalkOwner.of(rel)
+    trace_fields = {f.name for f in dataclasses.fields(tr)}
+    owner_fields = {f.name for f in dataclasses.fields(owner)}
+    assert {"true_counts", "noise", "noise_partial_sums", "iid_noise", "iid_noisy_counts", "n"} <= owner_fields
+    assert not trace_fields & owner_fields and "n" not in rel.params
     N = rel.params["cells"]
-    assert rel.trace["noisy_counts"].shape == (N,) and rel.trace["projected_cdf"][-1] == 1.0
+    assert (tr.cells, tr.cells_per_axis, tr.d, tr.path_kind) == (N, rel.params["cells_per_axis"], 2, "snake")
+    assert tr.levels_K == rel.params["levels_K"] and tr.coefficient_scale == rel.params["coefficient_scale"]
+    assert tr.iid_equal_privacy_scale == rel.params["iid_equal_privacy_scale"]
+    assert tr.noisy_counts.shape == tr.path_order.shape == tr.positions.shape == (N,)
+    assert tr.projected_cdf[-1] == 1.0 and tr.synthetic_counts.sum() == rel.synthetic.shape[0]
     # the noise partial sums are the noisy minus true cumulative counts
-    assert np.allclose(owner["noise_partial_sums"], np.cumsum(rel.trace["noisy_counts"] - owner["true_counts"]))
+    assert np.allclose(owner.noise_partial_sums, np.cumsum(tr.noisy_counts - owner.true_counts))
+    assert np.array_equal(owner.iid_noisy_counts, owner.true_counts + owner.iid_noise)
+    with pytest.raises(TypeError, match="not a HaarWalkTrace"):
+        HaarWalkTrace.of(run("flat_histogram", X, Domain.unit(2), epsilon=1.0, rng=0))
 
 
 def test_determinism():
@@ -182,7 +191,7 @@ def test_determinism():
     a = haar_walk(X, Domain.unit(2), epsilon=1.0, path="hilbert", rng=5)
     b = haar_walk(X, Domain.unit(2), epsilon=1.0, path="hilbert", rng=np.random.default_rng(5))
     assert np.array_equal(a.synthetic, b.synthetic)
-    assert np.array_equal(a.trace["noisy_counts"], b.trace["noisy_counts"])
+    assert np.array_equal(a.trace.noisy_counts, b.trace.noisy_counts)
     c = haar_walk(X, Domain.unit(2), epsilon=1.0, path="hilbert", rng=6)
     assert not np.array_equal(a.synthetic, c.synthetic)
 
@@ -212,6 +221,7 @@ def test_accuracy_against_the_bound_and_the_clip_projection():
     assert np.mean(w_auto) < np.mean(w_iso)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True])
 def test_empirical_privacy_of_the_release(broken, monkeypatch):
     # D' = D plus one record in cell 5 of 8 (add/remove, n_public so all of ε = 1 goes to the counts).
@@ -239,7 +249,7 @@ def test_empirical_privacy_of_the_release(broken, monkeypatch):
 
     def hits(data, seed0):
         z = np.array([hw.haar_walk(data, Domain.unit(1), epsilon=eps, grid=grid, n_public=30,
-                                   rng=seed0 + i).trace["noisy_counts"] for i in range(n_runs)])
+                                   rng=seed0 + i).trace.noisy_counts for i in range(n_runs)])
         zz = np.rint(haar_analysis(z))
         return np.mean(np.all(s * (zz[:, J] - a[J]) <= 0, axis=1))
 

@@ -18,6 +18,7 @@ fixed, so the marker is removed then.
 from __future__ import annotations
 
 import importlib
+import inspect
 import io
 import json
 import math
@@ -33,9 +34,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpsynth_core import Domain, Release, limits
-from dpsynth_core.datasets import load_csv
 from dpsynth_core.mechanisms import MECHANISMS, load_all, run
-from dpsynth_core.tabular import CSVError
+from dpsynth_core.tabular import CSVError, load_csv
 from dpsynth_core.transport import wasserstein1
 
 load_all()
@@ -172,7 +172,7 @@ def test_run_with_hostile_parameters(name, n, d, epsilon, neighbours, rng, rever
         with pytest.raises(TypeError):  # Python's own message for an unknown keyword
             run(name, X, dom, bogus=extra_value, **kw)
         return
-    if extra_key == "n_public" and "n_public" in MECHANISMS[name].func.__code__.co_varnames:
+    if extra_key == "n_public" and "n_public" in inspect.signature(MECHANISMS[name].func).parameters:
         kw["n_public"] = extra_value
     rel = documented(lambda: run(name, X, dom, **kw))
     event("release" if rel is not None else "refused")
@@ -428,6 +428,7 @@ def huge_epsilon_outcomes():
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("name", HANG_NAMES)
 def test_huge_epsilon_does_not_hang(name, huge_epsilon_outcomes):
@@ -609,9 +610,11 @@ def test_private_evolution_candidate_limit_refuses():
 
 
 # ------------------------------------------------- resource follow-ups at the ends of the ε range
-def _no_exact_solve(monkeypatch, SM):
-    monkeypatch.setattr(SM, "_ut_one", lambda *a, **k: pytest.fail("an exact transport solve ran before the refusal"))
-    monkeypatch.setattr(SM, "step3_lp", lambda *a, **k: pytest.fail("Step 3 ran before the refusal"))
+def _no_exact_solve(monkeypatch):
+    proxies = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.proxies")
+    mech = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.mechanism")
+    monkeypatch.setattr(proxies, "_ut_one", lambda *a, **k: pytest.fail("an exact transport solve ran before the refusal"))
+    monkeypatch.setattr(mech, "step3_lp", lambda *a, **k: pytest.fail("Step 3 ran before the refusal"))
 
 
 @pytest.mark.timeout(120)
@@ -620,9 +623,10 @@ def test_sparse_marginals_default_grid_fits_the_solve_budget_at_huge_epsilon(mon
     max_transport_solves and was refused after seconds of solves. The default grid is now lowered until its
     certificate's plan fits: a release, every exact solve within the limit, none replaced by a bound."""
     SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    proxies = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.proxies")
     solved = []
-    one = SM._ut_one
-    monkeypatch.setattr(SM, "_ut_one", lambda w, k, s: solved.append(SM._solve_cost(w.size)) or one(w, k, s))
+    one = proxies._ut_one
+    monkeypatch.setattr(proxies, "_ut_one", lambda w, k, s: solved.append(proxies.solve_cost(w.size)) or one(w, k, s))
     X = np.random.default_rng(2).random((40, 2))
     rel = run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0)
     _check_release(rel, Domain.unit(2), 1e6)
@@ -635,8 +639,7 @@ def test_sparse_marginals_default_grid_fits_the_solve_budget_at_huge_epsilon(mon
 def test_sparse_marginals_explicit_k_over_the_solve_budget_refused_before_any_work(monkeypatch):
     """The same case with k = 64 given explicitly: refused from the plan (cheap bounds on the Monte Carlo
     draws), before Step 3 and before any exact solve, with the planned count in the message."""
-    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
-    _no_exact_solve(monkeypatch, SM)
+    _no_exact_solve(monkeypatch)
     X = np.random.default_rng(2).random((40, 2))
     with pytest.raises(ValueError) as info:
         run("sparse_marginals", X, Domain.unit(2), epsilon=1e6, rng=0, k=64)

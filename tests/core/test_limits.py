@@ -151,11 +151,12 @@ def test_private_evolution_refused_before_the_variations(monkeypatch):
 
 
 def test_sparse_marginals_monte_carlo_refused_before_noise(monkeypatch):
-    SM = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+    mech = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.mechanism")
+    query = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.query")
 
-    monkeypatch.setattr(SM, "haar_block_noise", _boom)
-    monkeypatch.setattr(SM, "marginal_vector", _boom)
-    monkeypatch.setattr(SM, "marginal_counts", _boom)  # the private rows are read through this statistic
+    monkeypatch.setattr(mech, "haar_block_noise", _boom)
+    monkeypatch.setattr(query, "marginal_vector", _boom)
+    monkeypatch.setattr(mech, "marginal_counts", _boom)  # the private rows are read through this statistic
     with limits.override(max_cells=500), pytest.raises(ValueError, match="The 'k' parameter of sparse_marginals "
                                                                            "must give at most 500 Monte Carlo"):
         run("sparse_marginals", np.random.default_rng(0).random((50, 3)), Domain.unit(3), epsilon=1.0, rng=0, k=4,

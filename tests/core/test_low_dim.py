@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -13,6 +14,8 @@ import pytest
 from dpsynth_core import MECHANISMS, Domain, run
 from dpsynth_core.datasets import affine_plane
 from dpsynth_core.mechanisms import low_dim
+from dpsynth_core.mechanisms.pmm import PMMOwner, PMMTrace
+from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 from dpsynth_core.noise import laplace as honest_laplace
 
 LD = importlib.import_module("dpsynth_core.mechanisms.low_dim")  # the module (the package attribute is the function)
@@ -172,7 +175,7 @@ def test_release_uses_the_calibrated_covariance_noise(rule):
     offs = []
     for seed in range(60):
         rel = low_dim(ds.X, ds.domain, epsilon=eps, covariance_noise=rule, rng=seed)
-        A = rel.trace["noisy_covariance"] - rel.trace["owner"]["true_covariance"]
+        A = rel.trace.noisy_covariance - rel.owner.true_covariance
         assert np.allclose(A, A.T)
         offs.append(np.abs(A[np.triu_indices(6, 1)]))
         sigma = rel.params["covariance_sigma"]
@@ -190,11 +193,11 @@ def test_mean_noise_scale():
     lams = []
     for seed in range(400):
         rel = low_dim(X, Domain.unit(4), epsilon=1.5, rng=seed)
-        lams.append(rel.trace["owner"]["mean_noise"])
+        lams.append(rel.owner.mean_noise)
     b = rel.params["mean_scale"]
     assert b == pytest.approx(4 / (0.5 * 50))
     assert np.abs(lams).mean() == pytest.approx(b, rel=0.10)
-    assert np.allclose(rel.trace["private_mean"], X.mean(axis=0) + lams[-1])
+    assert np.allclose(rel.trace.private_mean, X.mean(axis=0) + lams[-1])
 
 
 # ------------------------------------------------------------------ ledger, domain, determinism
@@ -229,8 +232,8 @@ def test_output_lies_in_the_domain_and_projected_points_in_the_box(box):
         rel = low_dim(X, dom, epsilon=eps, rng=1, box=box)
         assert rel.synthetic.shape == (400, 4)  # PMM under replace releases n points
         assert np.all(dom.contains(rel.synthetic))
-        assert rel.trace["owner"]["projected_summary"]["n_outside_box"] == 0
-        assert rel.trace["owner"]["n_clamped"] >= 1
+        assert rel.owner.projected_summary["n_outside_box"] == 0
+        assert rel.owner.n_clamped >= 1
 
 
 def test_determinism():
@@ -239,7 +242,7 @@ def test_determinism():
     b = low_dim(ds.X, ds.domain, epsilon=1.0, rng=np.random.default_rng(11))
     c = low_dim(ds.X, ds.domain, epsilon=1.0, rng=12)
     assert np.array_equal(a.synthetic, b.synthetic)
-    assert np.array_equal(a.trace["private_basis"], b.trace["private_basis"])
+    assert np.array_equal(a.trace.private_basis, b.trace.private_basis)
     assert not np.array_equal(a.synthetic, c.synthetic)
 
 
@@ -251,10 +254,10 @@ def test_principal_angles_vanish_at_huge_epsilon():
     check can fail."""
     ds = _plane(n=1000, D=6)
     rel = low_dim(ds.X, ds.domain, epsilon=1e6, rng=0)
-    ang = rel.trace["owner"]["principal_angles"]
+    ang = rel.owner.principal_angles
     assert ang.shape == (2,) and np.all(ang < 1e-3)
     rough = low_dim(ds.X, ds.domain, epsilon=1.0, rng=0)
-    assert rough.trace["owner"]["principal_angles"].max() > 0.1
+    assert rough.owner.principal_angles.max() > 0.1
 
 
 def test_huge_epsilon_reproduces_the_data_and_respects_the_bound():
@@ -268,21 +271,21 @@ def test_huge_epsilon_reproduces_the_data_and_respects_the_bound():
     w1 = ot.emd2(a, b, M, numItermax=10**7)
     assert w1 < 0.05
     assert w1 <= rel.bound
-    assert rel.bound == pytest.approx(rel.trace["bound_terms"]["total"])
+    assert rel.bound == pytest.approx(rel.trace.bound_terms["total"])
 
 
 def test_bound_terms():
     ds = _plane(n=500)
     rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0)
-    t = rel.trace["bound_terms"]
+    t = rel.trace.bound_terms
     assert set(t) == {"rank_approximation", "private_pca", "mean_in_projection", "subroutine", "mean_shift", "total"}
     assert all(v >= 0 for v in t.values())
     assert t["total"] == pytest.approx(sum(v for k, v in t.items() if k != "total"))
     # the owner-side bound differs only in the tail term (true tail instead of the (E.2) estimate)
-    own = rel.trace["owner"]["bound_terms_true_tail"]
+    own = rel.owner.bound_terms_true_tail
     assert {k: own[k] for k in t if k not in ("rank_approximation", "total")} == pytest.approx(
         {k: t[k] for k in t if k not in ("rank_approximation", "total")})
-    assert own["rank_approximation"] == pytest.approx(2 * math.sqrt(2 * rel.trace["owner"]["tail"]))
+    assert own["rank_approximation"] == pytest.approx(2 * math.sqrt(2 * rel.owner.tail))
     # E||A||: the Monte Carlo estimate sits near the semicircle edge 2 sqrt(2d) σ (within 35% at d = 6)
     e = LD.expected_noise_norm(6, 1.0)
     assert 0.65 * 2 * math.sqrt(12) < e < 1.35 * 2 * math.sqrt(12)
@@ -296,9 +299,9 @@ def test_projected_cube_box_is_narrower_and_exact():
     w_paper = np.asarray(paper.params["box_upper"]) - np.asarray(paper.params["box_lower"])
     assert np.all(w_cube < w_paper)
     # exact: the box is the image of the cube's vertices' extreme coordinates
-    V, c = rel.trace["private_basis"], rel.trace["private_mean"]
+    V, c = rel.trace.private_basis, rel.trace.private_mean
     corners = (np.random.default_rng(0).integers(0, 2, (4000, 8)) - c) @ V
-    lo, hi = rel.trace["box_lower"], rel.trace["box_upper"]
+    lo, hi = rel.trace.box_lower, rel.trace.box_upper
     assert np.all(corners >= lo - 1e-9) and np.all(corners <= hi + 1e-9)
     verts = np.where(V < 0, 1.0, 0.0)  # column k: the vertex minimising coordinate k
     best_lo = np.einsum("ik,ik->k", verts - c[:, None], V)
@@ -320,27 +323,36 @@ def test_adaptive_picks_the_plane_dimension_at_huge_epsilon():
     ds = affine_plane(2000, D=6, d_prime=3, noise=0.0, rng=4)
     rel = low_dim(ds.X, ds.domain, epsilon=1e6, adaptive=True, target_dim=2, rng=0)
     assert rel.params["target_dim"] == 3 and rel.params["target_dim_requested"] == 2
-    assert rel.trace["selection"]["chosen"] == 3
-    assert rel.trace["private_basis"].shape == (6, 3)
+    assert rel.trace.selection["chosen"] == 3
+    assert rel.trace.private_basis.shape == (6, 3)
 
 
 # ------------------------------------------------------------------ trace and public view
 def test_trace_and_public_view():
     ds = _plane(n=300)
     rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0)
-    tr, own = rel.trace, rel.trace["owner"]
-    assert tr["noisy_spectrum"].shape == (6,) and np.all(np.diff(tr["noisy_spectrum"]) <= 1e-15)
-    V = tr["private_basis"]
+    tr, own = LD.LowDimTrace.of(rel), LD.LowDimOwner.of(rel)
+    assert (tr.d, tr.target_dim, tr.subroutine_name) == (6, 2, "pmm")
+    assert tr.noisy_spectrum.shape == (6,) and np.all(np.diff(tr.noisy_spectrum) <= 1e-15)
+    V = tr.private_basis
     assert V.shape == (6, 2) and np.allclose(V.T @ V, np.eye(2))
-    assert tr["R"] == pytest.approx(math.sqrt(6) + np.linalg.norm(tr["private_mean"]))
-    assert tr["synthetic_coordinates"].shape == (rel.synthetic.shape[0], 2)
-    assert "owner" not in tr["subroutine"] and "true_counts" in own["subroutine"]
-    assert own["true_basis"].shape == (6, 2) and own["projected_coordinates"].shape == (300, 2)
-    assert own["true_spectrum"].shape == (6,)
+    assert tr.R == pytest.approx(math.sqrt(6) + np.linalg.norm(tr.private_mean))
+    assert tr.synthetic_coordinates.shape == (rel.synthetic.shape[0], 2)
+    # the sub-step's typed results: its DP trace in the trace, its owner view (true counts) in the owner view
+    assert isinstance(tr.subroutine, PMMTrace) and isinstance(own.subroutine, PMMOwner)
+    assert own.subroutine.n == own.n == 300 and own.subroutine.true_counts[0].sum() == 300
+    assert not {f.name for f in dataclasses.fields(tr)} & {f.name for f in dataclasses.fields(own)} - {"subroutine"}
+    assert own.true_basis.shape == (6, 2) and own.projected_coordinates.shape == (300, 2)
+    assert own.true_spectrum.shape == (6,)
+    psmm_rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0, subroutine="psmm")
+    assert isinstance(psmm_rel.trace.subroutine, PSMMTrace) and isinstance(psmm_rel.owner.subroutine, PSMMOwner)
+    assert psmm_rel.trace.subroutine_name == "psmm"
+    with pytest.raises(TypeError, match="not a LowDimOwner"):
+        LD.LowDimOwner.of(run("pmm", ds.X, ds.domain, epsilon=2.0, rng=0))
     public = json.loads(rel.public_json())
     assert "trace" not in public and "true" not in json.dumps(public["params"])
     # shift back: synthetic rows are V a + mean_priv, clipped to the cube
-    U = np.clip(tr["synthetic_coordinates"] @ V.T + tr["private_mean"], 0, 1)
+    U = np.clip(tr.synthetic_coordinates @ V.T + tr.private_mean, 0, 1)
     assert np.allclose(ds.domain.from_unit(U), rel.synthetic)
 
 

@@ -18,20 +18,23 @@ from hypothesis import strategies as st
 from dpsynth_core import MECHANISMS, Domain, partition, run
 from dpsynth_core.mechanisms import pmm
 from dpsynth_core.mechanisms.pmm import (
-    AUTO_MAX_DEPTH,
-    AUTO_SHIFT,
-    MAX_PMM_DEPTH,
     add_level_noise,
-    bound_depth,
     comparable_split,
     consistent_counts,
-    default_depth,
     dlaplace_variance,
     least_squares_tree,
     level_sigmas,
-    paper_depth,
 )
-from dpsynth_core.rates import pmm_theorem10, pmm_theorem11
+from dpsynth_core.theory import (
+    AUTO_MAX_DEPTH,
+    AUTO_SHIFT,
+    MAX_PMM_DEPTH,
+    bound_depth,
+    default_depth,
+    paper_depth,
+    pmm_theorem10,
+    pmm_theorem11,
+)
 
 DOM2 = Domain.unit(2)
 
@@ -97,7 +100,7 @@ def test_same_seed_same_release_and_different_seeds_differ():
     b = run("pmm", X, DOM2, epsilon=1.0, rng=7)
     assert np.array_equal(a.synthetic, b.synthetic)
     for key in ("noisy_counts", "consistent_counts"):
-        assert all(np.array_equal(u, v) for u, v in zip(a.trace[key], b.trace[key], strict=True))
+        assert all(np.array_equal(u, v) for u, v in zip(getattr(a.trace, key), getattr(b.trace, key), strict=True))
     c = pmm(X, DOM2, epsilon=1.0, rng=8)
     assert not np.array_equal(a.synthetic[: min(len(a.synthetic), len(c.synthetic))],
                               c.synthetic[: min(len(a.synthetic), len(c.synthetic))])
@@ -146,7 +149,7 @@ def test_ledger_and_size_rules():
     s = np.array(rel.params["sigmas"])
     assert s[0] == 0.0 and math.isclose(np.sum(2 / s[1:]), 1.0, rel_tol=1e-9)
     assert rel.synthetic.shape == (1000, 2)  # exact root: n is public under replace
-    assert rel.trace["consistent_counts"][0][0] == 1000
+    assert rel.trace.consistent_counts[0][0] == 1000
     rel = pmm(X, DOM2, epsilon=1.0, neighbours="replace", depth=0, rng=0)
     assert rel.synthetic.shape == (1000, 2) and math.isclose(rel.ledger.epsilon, 1.0)
 
@@ -155,7 +158,7 @@ def test_params_hold_no_true_size_under_add_remove():
     X = _X(1234)
     rel = pmm(X, DOM2, epsilon=0.5, rng=1)
     assert rel.params["size"]["source"] == "noisy"
-    assert rel.trace["owner"]["n"] == 1234
+    assert rel.owner.n == 1234
     assert "owner" not in rel.public()["params"]
 
 
@@ -342,25 +345,25 @@ def test_release_structure_and_trace(consistency):
     rel = pmm(dom.from_unit(X), dom, epsilon=1.5, consistency=consistency, rng=4)
     r, d = rel.params["depth"], 3
     tr = rel.trace
-    assert len(rel.params["sigmas"]) == r + 1 and len(tr["noisy_counts"]) == r + 1
+    assert len(rel.params["sigmas"]) == r + 1 and len(tr.noisy_counts) == r + 1
     for j in range(r + 1):
         for key in ("noisy_counts", "clipped_counts", "consistent_counts"):
-            assert tr[key][j].shape == (1 << j,)
-        assert np.array_equal(tr["owner"]["true_counts"][j], partition.count_tree(X, r)[j])
-    assert len(rel.synthetic) == tr["consistent_counts"][0][0] == rel.params["n_synthetic"]
+            assert getattr(tr, key)[j].shape == (1 << j,)
+        assert np.array_equal(rel.owner.true_counts[j], partition.count_tree(X, r)[j])
+    assert len(rel.synthetic) == tr.consistent_counts[0][0] == rel.params["n_synthetic"]
     assert np.all(dom.contains(rel.synthetic))
     # each synthetic row lies in the leaf its code names, and the leaf tally is the consistent leaf count
     U = dom.to_unit(rel.synthetic)
-    assert np.array_equal(partition.cell_codes(U, r), tr["leaf_codes"])
-    assert np.array_equal(np.bincount(tr["leaf_codes"], minlength=1 << r), tr["consistent_counts"][-1])
-    assert np.allclose(tr["diameters"], partition.diameters(r, d))
-    assert (consistency == "least_squares") == ("ls_estimates" in tr)
+    assert np.array_equal(partition.cell_codes(U, r), tr.leaf_codes)
+    assert np.array_equal(np.bincount(tr.leaf_codes, minlength=1 << r), tr.consistent_counts[-1])
+    assert np.allclose(tr.diameters, partition.diameters(r, d))
+    assert (consistency == "least_squares") == (tr.ls_estimates is not None)
     assert (consistency == "least_squares") == any("Lemma 17" in n for n in rel.notes)
 
 
 def test_center_placement_puts_points_at_leaf_centres():
     rel = pmm(_X(500), DOM2, epsilon=1.0, depth=6, placement="center", rng=0)
-    lo, hi = partition.cell_bounds(6, 2, rel.trace["leaf_codes"])
+    lo, hi = partition.cell_bounds(6, 2, rel.trace.leaf_codes)
     assert np.allclose(rel.synthetic, (lo + hi) / 2)
 
 
@@ -368,8 +371,8 @@ def test_huge_epsilon_reproduces_the_counts():
     X = _X(2000, d=2, seed=3)
     for consistency in ("proportional", "uniform", "least_squares"):
         rel = pmm(X, DOM2, epsilon=1e6, depth=8, consistency=consistency, rng=0)
-        true = rel.trace["owner"]["true_counts"]
-        assert all(np.array_equal(c, t) for c, t in zip(rel.trace["consistent_counts"], true, strict=True))
+        true = rel.owner.true_counts
+        assert all(np.array_equal(c, t) for c, t in zip(rel.trace.consistent_counts, true, strict=True))
 
 
 @pytest.mark.parametrize("d", [1, 5])
@@ -381,7 +384,7 @@ def test_edge_cases(d):
     rel = pmm(corner, dom, epsilon=0.01, rng=0)  # tiny ε, all points in one corner
     assert rel.synthetic.shape[1] == d and np.all(dom.contains(rel.synthetic))
     outside = pmm(np.full((50, d), 7.0), dom, epsilon=1.0, depth=3, rng=0)  # clamped into the box
-    assert outside.trace["owner"]["n_clamped"] == 50
+    assert outside.owner.n_clamped == 50
 
 
 # ------------------------------------------------------------------------------------- depth rules
@@ -429,6 +432,7 @@ def _w1_exact(X, Y):
     return float(ot.emd2(np.full(len(X), 1 / len(X)), w / w.sum(), M, numItermax=10**7))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("n", [500, 2000])
 def test_mean_w1_below_theorem11(d, n):

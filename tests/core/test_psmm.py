@@ -10,7 +10,7 @@ from dpsynth_core import MECHANISMS, Domain, run
 from dpsynth_core.grid import cell_centres, grid_counts
 from dpsynth_core.mechanisms import psmm
 from dpsynth_core.mechanisms.psmm import project
-from dpsynth_core.rates import psmm_theorem7
+from dpsynth_core.theory import psmm_theorem7
 from dpsynth_core.transport import bl_projection
 
 DOM2 = Domain.unit(2)
@@ -56,9 +56,9 @@ def test_determinism():
     a = psmm(X, DOM2, epsilon=1.0, cells=12, rng=5)
     b = run("psmm", X, DOM2, epsilon=1.0, cells=12, rng=5)
     assert np.array_equal(a.synthetic, b.synthetic)
-    assert np.array_equal(a.trace["projected_measure"], b.trace["projected_measure"])
+    assert np.array_equal(a.trace.projected_measure, b.trace.projected_measure)
     c = psmm(X, DOM2, epsilon=1.0, cells=12, rng=6)
-    assert not np.array_equal(a.trace["noisy_counts"], c.trace["noisy_counts"])
+    assert not np.array_equal(a.trace.noisy_counts, c.trace.noisy_counts)
 
 
 @pytest.mark.parametrize("k, d", [(8, 1), (16, 1), (3, 2), (4, 2), (5, 2), (3, 3)])
@@ -68,11 +68,11 @@ def test_sparse_projection_equals_dense_algorithm2(k, d):
     X = _X(60, d=d, seed=k)
     for seed in range(3):
         rel = psmm(X, Domain.unit(d), epsilon=0.3, cells=k, n_public=60, rng=seed)
-        nu = rel.trace["noisy_signed_measure"]
+        nu = rel.trace.noisy_signed_measure
         dense = bl_projection(nu, grid_shape=(k,) * d, method="dense")
         assert abs(rel.params["bl_value"] - dense.value) < 1e-7
-        assert rel.trace["transport"]["bl_value"] == rel.params["bl_value"]
-        tau = rel.trace["projected_measure"]
+        assert rel.trace.transport["bl_value"] == rel.params["bl_value"]
+        tau = rel.trace.projected_measure
         assert np.all(tau >= 0) and tau.sum() == pytest.approx(1.0)
         # the dense LP's τ is also a probability vector with the same objective
         assert dense.tau.sum() == pytest.approx(1.0)
@@ -118,7 +118,7 @@ def test_noise_is_discrete_laplace_with_the_stated_scale():
     lam = []
     for seed in range(40):
         rel = psmm(X, DOM2, epsilon=0.8, cells=20, projection="clip", n_public=300, rng=seed)
-        lam.append(rel.trace["noisy_counts"] - rel.trace["owner"]["true_counts"])
+        lam.append(rel.trace.noisy_counts - rel.owner.true_counts)
     lam = np.concatenate(lam)
     scale = rel.params["noise_scale"]
     assert scale == pytest.approx(1 / 0.8)
@@ -139,15 +139,15 @@ def test_trace_and_synthetic():
     dom = Domain(lower=[-5, 0], upper=[5, 2])
     rel = psmm(dom.from_unit(X), dom, epsilon=2.0, cells=16, rng=1)
     tr = rel.trace
-    assert tr["noisy_signed_measure"].shape == (256,) and tr["projected_measure"].shape == (256,)
-    assert np.array_equal(tr["owner"]["true_counts"], grid_counts(X, 16))
-    assert np.array_equal(grid_counts(dom.to_unit(rel.synthetic), 16), tr["synthetic_counts"])
+    assert tr.noisy_signed_measure.shape == (256,) and tr.projected_measure.shape == (256,)
+    assert np.array_equal(rel.owner.true_counts, grid_counts(X, 16))
+    assert np.array_equal(grid_counts(dom.to_unit(rel.synthetic), 16), tr.synthetic_counts)
     assert np.all(dom.contains(rel.synthetic))
-    t = tr["transport"]
+    t = tr.transport
     assert t["mass_removed"] >= 0 and t["mass_added"] >= 0 and t["negative_cells"] >= 0
     # largest remainder: each synthetic count is within 1 of its exact share of n_synthetic
     m = rel.params["n_synthetic"]
-    assert np.all(np.abs(tr["synthetic_counts"] - m * tr["projected_measure"]) < 1.0)
+    assert np.all(np.abs(tr.synthetic_counts - m * tr.projected_measure) < 1.0)
 
 
 def test_huge_epsilon_reproduces_the_grid_histogram():
@@ -180,7 +180,7 @@ def test_projection_attains_its_value_and_beats_clip(k, d):
     vector is closer: in particular not the clipped one."""
     X = _X(40, d=d, seed=3)
     rel = psmm(X, Domain.unit(d), epsilon=0.2, cells=k, n_public=40, rng=3)
-    nu, tau = rel.trace["noisy_signed_measure"], rel.trace["projected_measure"]
+    nu, tau = rel.trace.noisy_signed_measure, rel.trace.projected_measure
     centres = cell_centres(k, d)
     assert _dbl(nu, tau, centres) == pytest.approx(rel.params["bl_value"], abs=1e-7)
     tau_clip, _ = project(nu, k, d, "clip")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import pkgutil
 
 import numpy as np
 import ot
@@ -12,10 +13,14 @@ import pytest
 from scipy import stats
 
 from dpsynth_core import MECHANISMS, Domain, run
+from dpsynth_core.datasets import shift_scenario
 from dpsynth_core.grid import cell_of
 from dpsynth_core.haar import haar_analysis
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
+#: the package's modules, for the steps the package face does not re-export
+query, proxies, certificate, mechanism = (importlib.import_module(f"dpsynth_core.mechanisms.sparse_marginals.{m}")
+                                          for m in ("query", "proxies", "certificate", "mechanism"))
 
 
 def _data(n=300, d=3, seed=0):
@@ -41,7 +46,7 @@ def test_marginal_vector_path_order_is_snake_permutation():
     X = _data(80, 3)
     row = sm.marginal_vector(X, 2, 4, order="row")
     path = sm.marginal_vector(X, 2, 4, order="path")
-    order, rank = sm._path_rank(4, 2)
+    order, rank = query.path_rank(4, 2)
     np.testing.assert_array_equal(path, row[:, order])
     np.testing.assert_array_equal(row, path[:, rank])
 
@@ -94,7 +99,7 @@ def test_proxy_ut_is_w1_on_probability_vectors():
     w1 = ot.emd2(a, b, ot.dist(C, C, metric="chebyshev"), numItermax=10**7)
     assert sm.proxy_ut((a - b)[None, :], k, 2) == pytest.approx(w1, rel=1e-9)
     # and L_T dominates it (Definition 2: the snake path is 1-Lipschitz onto the grid)
-    order, _ = sm._path_rank(k, 2)
+    order, _ = query.path_rank(k, 2)
     assert sm.proxy_lt((a - b)[order][None, :], k) >= w1 - 1e-12
 
 
@@ -105,7 +110,7 @@ def _small_lp_case(seed, K_d=(3, 2), k=3, N=25):
     X = _data(60, d, seed)
     v = sm.marginal_vector(X, s, k) + sm.haar_block_noise(math.comb(d, s), k, s, 0.02, rng=g)
     Z = sm.discretise_support(g.random((N, d)), k)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     cells = np.array([cell_of(Z[:, S], k) for S in sm.marginal_subsets(d, s)])
     return v, Z, cells, rank
 
@@ -159,40 +164,40 @@ def _rel(**kw):
 @pytest.mark.parametrize("snap", [True, False])
 def test_certificate_terms_nonnegative_and_add_up(cert, snap):
     X, rel = _rel(certificate=cert, snap_public=snap)
-    for name, terms in rel.trace["certificate"].items():
+    for name, terms in rel.trace.certificate.items():
         parts = ["discretisation", "privatisation_quantile", "projection_proxy", "projection_support"]
-        assert all(terms[p] >= 0 for p in parts)
-        assert terms["total"] == pytest.approx(sum(terms[p] for p in parts), rel=1e-12)
-        assert terms["projection"] == pytest.approx(terms["projection_proxy"] + terms["projection_support"])
-        assert terms["discretisation"] == pytest.approx(1 / 8)
+        assert all(getattr(terms, p) >= 0 for p in parts)
+        assert terms.total == pytest.approx(sum(getattr(terms, p) for p in parts), rel=1e-12)
+        assert terms.projection == pytest.approx(terms.projection_proxy + terms.projection_support)
+        assert terms.discretisation == pytest.approx(1 / 8)
         # the quantile is the ⌈(1-δ)(M+1)⌉-th smallest Monte Carlo draw (δ = 0.1, M = 50: the 46th)
-        mc = np.sort(rel.trace["mc_samples"][name])
-        assert terms["privatisation_quantile"] == mc[math.ceil(0.9 * (mc.size + 1)) - 1] == mc[45]
+        mc = np.sort(rel.trace.mc_samples[name])
+        assert terms.privatisation_quantile == mc[math.ceil(0.9 * (mc.size + 1)) - 1] == mc[45]
     # the released bound is the consistent certificate (Eq. (4) with G∘Π); the paper's one is kept
-    assert set(rel.trace["certificate"]) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
+    assert set(rel.trace.certificate) == {"U_T", "L_T", "U_T_consistent", "L_T_consistent"} - (
         set() if cert == "U_T" else {"U_T", "U_T_consistent"})
-    assert rel.bound == rel.trace["certificate"][f"{cert}_consistent"]["total"]
+    assert rel.bound == rel.trace.certificate[f"{cert}_consistent"].total
     assert rel.params["certificate_key"] == f"{cert}_consistent"
     if snap:
-        assert rel.trace["certificate"][cert]["projection_support"] == 0.0
+        assert rel.trace.certificate[cert].projection_support == 0.0
     else:
-        assert 0 < rel.trace["certificate"][cert]["projection_support"] <= 1 / 8
-        assert rel.trace["certificate"]["L_T_consistent"]["projection_support"] == \
-            rel.trace["certificate"]["L_T"]["projection_support"]
+        assert 0 < rel.trace.certificate[cert].projection_support <= 1 / 8
+        assert rel.trace.certificate["L_T_consistent"].projection_support == \
+            rel.trace.certificate["L_T"].projection_support
     if cert == "U_T":
-        ut = rel.trace["certificate"]["U_T_consistent"]
-        assert ut["projection_support"] == 0.0  # the exact KR term includes the support offsets
-        assert ut["projection_kind"].startswith("exact KR")
+        ut = rel.trace.certificate["U_T_consistent"]
+        assert ut.projection_support == 0.0  # the exact KR term includes the support offsets
+        assert ut.projection_kind.startswith("exact KR")
         # exact term <= U_T(Π v_DP, T mu) + U(T^-1 T mu, mu) (triangle inequality), equal when snapped
-        assert ut["projection_proxy"] <= ut["projection_via_grid"] + 1e-12
+        assert ut.projection_proxy <= ut.projection_via_grid + 1e-12
         if snap:
-            assert ut["projection_proxy"] == ut["projection_via_grid"]
+            assert ut.projection_proxy == ut.projection_via_grid
         else:
-            assert ut["projection_proxy"] < ut["projection_via_grid"]  # measured: 0.127 vs 0.143
+            assert ut.projection_proxy < ut.projection_via_grid  # measured: 0.127 vs 0.143
     # the projection term is recomputable from the released trace (it is private)
-    noisy, proj = rel.trace["noisy_marginals"], rel.trace["projected_marginals"]
-    order = rel.trace["snake_order"]
-    assert rel.trace["certificate"]["L_T"]["projection_proxy"] == pytest.approx(
+    noisy, proj = rel.trace.noisy_marginals, rel.trace.projected_marginals
+    order = rel.trace.snake_order
+    assert rel.trace.certificate["L_T"].projection_proxy == pytest.approx(
         sm.proxy_lt((noisy - proj)[:, order], 4))
     # projected marginals are those of the released synthetic points
     np.testing.assert_allclose(proj, sm.marginal_vector(rel.synthetic, 2, 4, order="row"), atol=1e-12)
@@ -201,12 +206,12 @@ def test_certificate_terms_nonnegative_and_add_up(cert, snap):
 def test_consistency_none_releases_the_papers_certificate():
     _, a = _rel(consistency="none", rng=4)
     _, b = _rel(rng=4)
-    assert set(a.trace["certificate"]) == {"U_T", "L_T"}
-    assert a.bound == a.trace["certificate"]["U_T"]["total"]
+    assert set(a.trace.certificate) == {"U_T", "L_T"}
+    assert a.bound == a.trace.certificate["U_T"].total
     # same noise, same Step 3, same paper certificate; only the released bound differs
     np.testing.assert_array_equal(a.synthetic, b.synthetic)
-    assert a.trace["certificate"]["U_T"] == b.trace["certificate"]["U_T"]
-    np.testing.assert_array_equal(a.trace["noisy_marginals"], a.trace["consistent_marginals"])
+    assert a.trace.certificate["U_T"] == b.trace.certificate["U_T"]
+    np.testing.assert_array_equal(a.trace.noisy_marginals, a.trace.consistent_marginals)
     assert a.params["consistency_projection"] == "none" and b.params["consistency_projection"] == "GLS"
 
 
@@ -217,11 +222,11 @@ def test_release_contents():
     for key in ("s", "k", "delta_cert", "mc_draws", "K", "noise_scale", "certificate", "step3", "noise"):
         assert key in rel.params
     assert rel.params["K"] == 3
-    np.testing.assert_allclose(rel.trace["owner"]["true_marginals"], sm.marginal_vector(X, 2, 4, order="row"))
+    np.testing.assert_allclose(rel.owner.true_marginals, sm.marginal_vector(X, 2, 4, order="row"))
     assert "n" not in rel.params
     assert any("uniformly" in n for n in rel.notes)
-    s53 = rel.trace["section_5_3"]
-    assert s53["L_T(v_DP, T mu)"] == pytest.approx(rel.trace["certificate"]["L_T"]["projection_proxy"])
+    s53 = rel.trace.section_5_3
+    assert s53["L_T(v_DP, T mu)"] == pytest.approx(rel.trace.certificate["L_T"].projection_proxy)
     # synthetic points lie on the grid centres when snapped (Section 5.1: D_pub ⊂ T_k)
     frac = rel.synthetic * 4 - 0.5
     np.testing.assert_allclose(frac, np.round(frac), atol=1e-9)
@@ -246,6 +251,31 @@ def test_registry_and_run():
     X = _data(200, 3, 2)
     rel = run("sparse_marginals", X, Domain.unit(3), epsilon=1.0, k=3, public_size=200, mc_draws=20, rng=0)
     assert rel.mechanism == "sparse_marginals"
+    # the subpackage is one module of the registry (its own modules are not mechanisms), registered once
+    mechanisms = importlib.import_module("dpsynth_core.mechanisms")
+    listed = [info.name for info in pkgutil.iter_modules(mechanisms.__path__)]
+    assert listed.count("sparse_marginals") == 1 and not {"query", "mechanism", "certificate"} & set(listed)
+    assert spec.func is sm.sparse_marginals and spec.config is sm.SparseMarginalsConfig
+    assert spec.param("s").high == 6 and spec.theory is not None and not spec.theory.proven
+
+
+def test_typed_trace_and_owner():
+    X, rel = _rel()
+    tr = sm.SparseMarginalsTrace.of(rel)
+    assert tr.released is tr.certificate[tr.certificate_key] and rel.bound == tr.released.total
+    assert tr.certificate_key == rel.params["certificate_key"] == "U_T_consistent"
+    assert (tr.s, tr.k, tr.K, tr.delta_cert) == (2, 4, 3, 0.1) and tr.subsets == rel.params["subsets"]
+    assert tr.support_size == rel.params["support_size"] == tr.weights.size
+    own = sm.SparseMarginalsOwner.of(rel)
+    assert (own.n, own.n_clamped) == (400, 0)
+    assert all(v is not None and v > 0 for v in (own.noise_lt, own.noise_ut, own.noise_lt_consistent,
+                                                 own.noise_ut_consistent))
+    # U_T is computed only when the release uses it, Π only with the consistency projection
+    _, lt = _rel(certificate="L_T", consistency="none")
+    assert lt.owner.noise_lt > 0 and lt.owner.noise_ut is lt.owner.noise_lt_consistent is lt.owner.noise_ut_consistent
+    assert lt.owner.noise_ut is None and set(lt.trace.certificate) == {"L_T"}
+    with pytest.raises(TypeError, match="not a SparseMarginalsTrace"):
+        sm.SparseMarginalsTrace.of(run("flat_histogram", X, Domain.unit(3), epsilon=1.0, rng=0))
 
 
 def test_public_grid_full_and_array_public():
@@ -259,12 +289,28 @@ def test_public_grid_full_and_array_public():
     assert rel2.synthetic.max() <= 2.0
 
 
+def test_public_dataframe_columns_follow_the_domain_names():
+    # a DataFrame of public points is matched to the domain's column names, as the private X is
+    import pandas as pd
+
+    X = _data(200, 2, 4)
+    dom = Domain(lower=[0, 0], upper=[1, 1], names=("a", "b"))
+    P = np.random.default_rng(1).random((80, 2))
+    frame = pd.DataFrame({"extra": 0.5, "b": P[:, 1], "a": P[:, 0]})
+    kw = dict(epsilon=1.0, k=3, mc_draws=20, rng=0)
+    a, b = sm.sparse_marginals(X, dom, public=P, **kw), sm.sparse_marginals(X, dom, public=frame, **kw)
+    np.testing.assert_array_equal(a.synthetic, b.synthetic)
+    assert a.bound == b.bound and a.params == b.params
+    with pytest.raises(ValueError, match="'public' parameter of sparse_marginals"):  # 3 columns, none named a
+        sm.sparse_marginals(X, dom, public=frame.rename(columns={"a": "c"}), **kw)
+
+
 def test_step3_ut_option_lowers_projection_term():
     _, a = _rel(step3="L_T", rng=3)
     _, b = _rel(step3="U_T", rng=3)
-    np.testing.assert_array_equal(a.trace["noisy_marginals"], b.trace["noisy_marginals"])
-    assert b.trace["certificate_lp_measure"]["U_T"]["projection_proxy"] <= \
-        a.trace["certificate_lp_measure"]["U_T"]["projection_proxy"] + 1e-7
+    np.testing.assert_array_equal(a.trace.noisy_marginals, b.trace.noisy_marginals)
+    assert b.trace.certificate_lp_measure["U_T"].projection_proxy <= \
+        a.trace.certificate_lp_measure["U_T"].projection_proxy + 1e-7
 
 
 # -------------------------------------------------------------------------------- validation
@@ -272,6 +318,7 @@ def test_step3_ut_option_lowers_projection_term():
     (dict(epsilon=0), ValueError, "'epsilon' parameter of sparse_marginals"),
     (dict(epsilon="1"), TypeError, "'epsilon' parameter of sparse_marginals"),
     (dict(s=4), ValueError, r"'s' parameter of sparse_marginals must be an int in \[1, 3\]"),
+    (dict(s=7), ValueError, r"'s' parameter of sparse_marginals must be an int in \[1, 6\]"),
     (dict(s=0), ValueError, "'s' parameter of sparse_marginals"),
     (dict(s=1.5), ValueError, "'s' parameter of sparse_marginals"),
     (dict(k=0), ValueError, "'k' parameter of sparse_marginals"),
@@ -279,6 +326,8 @@ def test_step3_ut_option_lowers_projection_term():
     (dict(k=300), ValueError, r"'k' parameter of sparse_marginals must be an int with k\^s <= 65536"),
     (dict(public="gaussian"), ValueError, "'public' parameter of sparse_marginals must be one of 'uniform', 'grid'"),
     (dict(public=np.zeros((5, 2))), ValueError, "'public' parameter of sparse_marginals"),
+    (dict(public=np.array([[0.5, np.nan, 0.5]])), ValueError, "'public' parameter of sparse_marginals"),
+    (dict(public=None), TypeError, "'public' parameter of sparse_marginals must be one of 'uniform', 'grid'"),
     (dict(public_size=0), ValueError, "'public_size' parameter of sparse_marginals"),
     (dict(snap_public=1), TypeError, "'snap_public' parameter of sparse_marginals"),
     (dict(certificate="W1"), ValueError, "'certificate' parameter of sparse_marginals"),
@@ -327,11 +376,11 @@ def test_validation_utility_loss_and_helpers():
     with pytest.raises(TypeError, match="'domain' parameter of sparse_utility_loss"):
         sm.sparse_utility_loss(X, X, 1, domain="unit")
     with pytest.raises(ValueError, match="'shift' parameter of shift_scenario"):
-        sm.shift_scenario(10, 3, 1.5)
+        shift_scenario(10, 3, 1.5)
     with pytest.raises(ValueError, match="'d' parameter of shift_scenario"):
-        sm.shift_scenario(10, 1, 0.5)
+        shift_scenario(10, 1, 0.5)
     with pytest.raises(ValueError, match="'n' parameter of shift_scenario"):
-        sm.shift_scenario(0, 3, 0.5)
+        shift_scenario(0, 3, 0.5)
     with pytest.raises(ValueError, match="'s' parameter of marginal_subsets"):
         sm.marginal_subsets(3, 4)
     with pytest.raises(ValueError, match="'order' parameter of marginal_vector"):
@@ -381,6 +430,7 @@ def _loss_stat(y_path, a, a2, b):
     return ((np.abs(c - a2) - np.abs(c - a)) / b).sum(axis=(-1, -2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact_total", [False, True])
 def test_empirical_privacy_of_noisy_marginals(exact_total):
     # Neighbouring datasets (replace one record, moved across the cube) and the noisy marginal vector
@@ -434,7 +484,7 @@ def test_consistency_projection_is_identity_on_query_differences(d, s, k):
         np.testing.assert_allclose(sm.consistent_part(x, cmap), x, atol=1e-12)
         # and Π maps noisy vectors to consistent zero-total ones (the noise directions are removed)
         eta = sm.haar_block_noise(math.comb(d, s), k, s, 0.01, rng=g, draws=20, exact_total=exact_total)
-        order, rank = sm._path_rank(k, s)
+        order, rank = query.path_rank(k, s)
         pe = sm.consistent_part(eta[..., rank], cmap)
         assert np.abs(pe.reshape(20, -1) @ A.T.toarray()).max() < 1e-12
 
@@ -445,7 +495,7 @@ def test_consistency_projection_lowers_the_noise_quantile():
     # A deterministic check with a 5% margin: the sampling error of a 0.9-quantile from 400 draws is ~2%.
     K, k, s = 6, 8, 2
     b = sm.noise_scale(2000, 1.0, 4, 2, k, exact_total=True)
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     eta = sm.haar_block_noise(K, k, s, b, rng=0, draws=400, exact_total=True)[..., rank]
     cmap = sm.consistency_map(4, 2, 8, exact_total=True)
     q_old = np.quantile(sm.proxy_ut(eta, k, s), 0.9)
@@ -500,22 +550,22 @@ def test_consistent_certificate_below_papers_on_seeded_runs():
     # fixed-seed check on the coverage setting of the benchmark (n=2000, d=4, s=2, k=8): the consistent
     # U_T certificate is below the paper's in every one of 4 runs; measured ratios 0.90-0.95.
     for seed in range(4):
-        X, P, dom = sm.shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
+        X, P, dom = shift_scenario(2000, 4, 0.3, rng=seed, n_public=4000)
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=8, public=P, rng=10_000 + seed)
-        new, old = rel.trace["certificate"]["U_T_consistent"], rel.trace["certificate"]["U_T"]
-        assert new["total"] < old["total"]
-        assert new["privatisation_quantile"] < old["privatisation_quantile"]
+        new, old = rel.trace.certificate["U_T_consistent"], rel.trace.certificate["U_T"]
+        assert new.total < old.total
+        assert new.privatisation_quantile < old.privatisation_quantile
 
 
 def test_consistency_both_fits_the_consistent_marginals():
     _, rel = _rel(consistency="both", rng=6)
-    order = rel.trace["snake_order"]
-    lt = sm.proxy_lt((rel.trace["consistent_marginals"] - rel.trace["lp_marginals"])[:, order], 4)
+    order = rel.trace.snake_order
+    lt = sm.proxy_lt((rel.trace.consistent_marginals - rel.trace.lp_marginals)[:, order], 4)
     # Step 3's optimum is L_T(Π v_DP, T mu) of its measure, up to the tie-break (relative λ = 1e-3)
-    assert rel.trace["lp"]["objective"] == pytest.approx(lt, rel=2e-3)
+    assert rel.trace.lp["objective"] == pytest.approx(lt, rel=2e-3)
     _, rel2 = _rel(consistency="certificate", rng=6)
-    np.testing.assert_array_equal(rel.trace["consistent_marginals"], rel2.trace["consistent_marginals"])
-    assert not np.array_equal(rel.trace["lp_marginals"], rel2.trace["lp_marginals"])
+    np.testing.assert_array_equal(rel.trace.consistent_marginals, rel2.trace.consistent_marginals)
+    assert not np.array_equal(rel.trace.lp_marginals, rel2.trace.lp_marginals)
 
 
 # --------------------------------------------------------------------------- coverage (small)
@@ -525,27 +575,27 @@ def test_small_coverage_check():
     # probability 0.007, so at most 7 failures are allowed; measured: 0.
     fails = 0
     for seed in range(30):
-        X, _, dom = sm.shift_scenario(400, 3, 0.3, rng=seed, n_public=10)
+        X, _, dom = shift_scenario(400, 3, 0.3, rng=seed, n_public=10)
         rel = sm.sparse_marginals(X, dom, epsilon=1.0, s=2, k=4, public_size=400, mc_draws=100, rng=100 + seed)
         loss = sm.sparse_utility_loss(X, rel.synthetic, 2, dom)
         fails += loss > rel.bound
-        assert rel.trace["certificate"]["U_T"]["total"] <= rel.trace["certificate"]["L_T"]["total"] + 0.5
+        assert rel.trace.certificate["U_T"].total <= rel.trace.certificate["L_T"].total + 0.5
     assert fails <= 7
 
 
 # ----------------------------------------------------------------------------- shift scenario
 def test_shift_scenario():
-    X, P, dom = sm.shift_scenario(500, 4, 0.0, rng=0, n_public=600)
+    X, P, dom = shift_scenario(500, 4, 0.0, rng=0, n_public=600)
     assert X.shape == (500, 4) and P.shape == (600, 4) and dom.d == 4
     assert X.min() >= 0 and X.max() <= 1
-    X1, P1, _ = sm.shift_scenario(500, 4, 1.0, rng=0, n_public=600)
+    X1, P1, _ = shift_scenario(500, 4, 1.0, rng=0, n_public=600)
     np.testing.assert_array_equal(X, X1)  # the private sample does not depend on the shift
     # no shift: public and private come from one law; full shift: the public data moves away
     d0 = sm.sparse_utility_loss(X, P, 2)
     d1 = sm.sparse_utility_loss(X1, P1, 2)
     assert d1 > 2 * d0
-    Xb, Pb, _ = sm.shift_scenario(500, 4, 0.5, rng=0, n_public=600)
-    Xc, Pc, _ = sm.shift_scenario(500, 4, 0.5, rng=0, n_public=600)
+    Xb, Pb, _ = shift_scenario(500, 4, 0.5, rng=0, n_public=600)
+    Xc, Pc, _ = shift_scenario(500, 4, 0.5, rng=0, n_public=600)
     np.testing.assert_array_equal(Pb, Pc)
 
 
@@ -573,7 +623,7 @@ def test_mc_order_is_the_exchangeable_order_statistic():
             assert (M + 1 - j) / (M + 1) <= delta + 1e-12  # exceeded with probability at most δ
             assert j == 1 or (M + 2 - j) / (M + 1) > delta  # and j is the smallest such order
     samples = np.random.default_rng(0).permutation(np.arange(1.0, 201.0))
-    assert sm._quantile_high(samples, 0.1) == 181.0
+    assert certificate.quantile_high(samples, 0.1) == 181.0
 
 
 def test_mc_order_exceedance_matches_exchangeability():
@@ -595,28 +645,28 @@ def test_mc_order_exceedance_matches_exchangeability():
 
 def test_mc_draws_too_few_for_delta_cert_refused_before_work(monkeypatch):
     # δ = 0.01 needs M >= 99: the 21st of 20 draws does not exist. Refused before the default grid is searched.
-    monkeypatch.setattr(sm, "default_k", lambda *a, **k: pytest.fail("default_k ran before the refusal"))
+    monkeypatch.setattr(mechanism, "default_k", lambda *a, **k: pytest.fail("default_k ran before the refusal"))
     with pytest.raises(ValueError, match=r"The 'mc_draws' parameter of sparse_marginals must be at least 99 for "
                                          r"delta_cert=0.01.*Got 20; pass more mc_draws or a larger delta_cert"):
         sm.sparse_marginals(_data(100, 3, 1), Domain.unit(3), epsilon=1.0, delta_cert=0.01, mc_draws=20, rng=0)
 
 
 def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative():
-    """_ut_solve_plan (cheap bounds only) is an upper bound on what _ut_quantile charges; with a soft budget
+    """ut_solve_plan (cheap bounds only) is an upper bound on what ut_quantile charges; with a soft budget
     below it the declined solves use their proven upper bounds, so the quantile can only grow."""
     from dpsynth_core import limits
 
     K, k, s, M = 3, 6, 2, 60
-    _, rank = sm._path_rank(k, s)
+    _, rank = query.path_rank(k, s)
     w = sm.haar_block_noise(K, k, s, 0.01, rng=4, draws=M, exact_total=True)[..., rank]
-    plan = sm._ut_solve_plan(w, k, s, 0.1)
-    hard = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
-    q_exact, _ = sm._ut_quantile(w, k, s, 0.1, hard)
+    plan = certificate.ut_solve_plan(w, k, s, 0.1)
+    hard = proxies.SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M)
+    q_exact, _ = certificate.ut_quantile(w, k, s, 0.1, hard)
     assert 0 < hard.used <= plan
-    exact_all = np.array([sm._ut_block_max(row, k, s) for row in w])
+    exact_all = np.array([proxies.ut_block_max(row, k, s) for row in w])
     assert q_exact == np.sort(exact_all)[sm.mc_order(M, 0.1) - 1]
     with limits.override(max_transport_solves=max(1, hard.used // 3)):
-        soft = sm._SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
-        q_soft, _ = sm._ut_quantile(w, k, s, 0.1, soft)
+        soft = proxies.SolveBudget("sparse_marginals", k=k, s=s, K=K, mc_draws=M, soft=True)
+        q_soft, _ = certificate.ut_quantile(w, k, s, 0.1, soft)
     assert soft.declined > 0 and soft.used <= soft.limit
     assert q_soft >= q_exact

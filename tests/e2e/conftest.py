@@ -9,7 +9,8 @@ timestamps, what the app does instead of sampling it:
 * each change of ``[data-testid=stApp]``'s ``data-test-script-state`` (``initial``, ``running``,
   ``notRunning``, ``rerunRequested``, ...), from a MutationObserver;
 * each script run seen on the websocket: its start (the ``new_session`` ForwardMsg) and its end
-  (``script_finished`` with its status);
+  (``script_finished`` with its status), decoded by ``streamlit_wire.py`` (shared with
+  ``benchmarks/bench_browser.py``);
 * the time of the last DOM mutation (for screenshots).
 
 An action (a navigation, a click, a key press) has *settled* when, after the moment just before
@@ -47,8 +48,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the tests read the page registry (dashboard/registry.py)
+    sys.path.insert(0, str(ROOT))
 SCREENS = Path(os.environ.get("DPSYNTH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "dpsynth-screens")
 if not SCREENS.is_absolute():
     SCREENS = ROOT / SCREENS
@@ -59,10 +63,8 @@ VIEWPORT = {"width": 1400, "height": 1000}
 EXCEPTION = '[data-testid="stException"]'
 HANG_S = 120.0  # hang guard for one action; normal actions take seconds
 QUIET_MS = 250  # notRunning this long after the last finished run: no rerun follows
-FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus
 
-INSTRUMENT_JS = r"""
-(() => {
+INSTRUMENT_JS = with_forward_msgs(r"""
   if (window.__e2e) return;
   const R = window.__e2e = {state: [], runs: [], domLast: 0};
   let last;
@@ -73,35 +75,8 @@ INSTRUMENT_JS = r"""
     const s = app ? app.getAttribute('data-test-script-state') : null;
     if (s !== last) { last = s; R.state.push([t, s]); }
   }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  // Top-level fields of a ForwardMsg (protobuf): 4 = new_session (a run starts), 6 = script_finished.
-  const varint = (b, i) => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 0x7f) * m; m *= 128; }
-                             while (c & 0x80 && i < b.length); return [v, i]; };
-  const fields = (buf) => {
-    const b = new Uint8Array(buf), out = {};
-    let i = 0, tag, v;
-    while (i < b.length) {
-      [tag, i] = varint(b, i);
-      const f = Math.floor(tag / 8), w = tag & 7;
-      if (w === 0) { [v, i] = varint(b, i); out[f] = v; }
-      else if (w === 2) { [v, i] = varint(b, i); i += v; out[f] = null; }
-      else if (w === 1) i += 8; else if (w === 5) i += 4; else break;
-    }
-    return out;
-  };
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        const f = fields(e.data);
-        if (4 in f) R.runs.push([performance.now(), 'start', null]);
-        else if (6 in f) R.runs.push([performance.now(), 'finish', f[6]]);
-      });
-    }
-  };
-})();
-"""
+  onForwardMsg((t, kind, status) => { if (kind === 'start' || kind === 'finish') R.runs.push([t, kind, status]); });
+""")
 
 SETTLED_JS = """([since, quiet]) => {
   const R = window.__e2e;
@@ -235,7 +210,7 @@ def act(page, action: Callable[[], object], timeout: float = HANG_S) -> None:
 
 def goto(page, url: str) -> None:
     """Open ``url`` and wait for its run(s) to finish (a cold server runs a page URL three times: see
-    _ui.require_app)."""
+    dashboard.navigation.require_app)."""
     page.goto(url, wait_until="commit")
     wait_settled(page, 0.0)
     page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=10_000)  # every page has a title

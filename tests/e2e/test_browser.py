@@ -16,33 +16,40 @@ import re
 
 import pytest
 
+from dashboard.registry import PAGES as REGISTRY
+
 pytestmark = pytest.mark.e2e
 
 EPSILON = "ε (privacy budget, log scale)"
 
-# (url path, steps). A step is ("click", button label) or ("view", a "Look closer" choice), done in
-# order; every view of every page is opened once. The home page lives at "/" (its url path is empty).
-PAGES = [
-    ("", [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")]),
-    ("data", [("click", "Generate")]),
-    ("pmm", [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
-             ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")]),
-    ("psmm", [("view", "True, noisy, projected"), ("view", "Projection against clipping")]),
-    ("random_walk", [("view", "Running sums of the noise"), ("view", "Distributions on the line")]),
-    ("sparse_marginals", [("view", "The tables"), ("view", "Certificate sweep"),
-                          ("click", "Run the certificate sweep"), ("view", "The certificate")]),
-    ("private_evolution", [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")]),
-    ("low_dim", [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
-                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
-                 ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
-                 ("click", "Run the digits experiment"), ("view", "The two planes")]),
-    ("rates", [("click", "Run sweep")]),
-    ("compare", [("click", "Run the comparison")]),
-    ("audit", [("click", "Run the audit")]),
-    ("glossary", []),
-]
+# url -> steps. A step is ("click", button label) or ("view", a "Look closer" choice), done in order;
+# every view of every page is opened once.
+STEPS = {
+    "home": [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")],
+    "data": [("click", "Generate")],
+    "pmm": [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
+            ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")],
+    "psmm": [("view", "True, noisy, projected"), ("view", "Projection against clipping")],
+    "random_walk": [("view", "Running sums of the noise"), ("view", "Distributions on the line")],
+    "sparse_marginals": [("view", "The tables"), ("view", "Certificate sweep"), ("click", "Run the certificate sweep"),
+                         ("view", "The certificate")],
+    "private_evolution": [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")],
+    "low_dim": [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
+                ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
+                ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
+                ("click", "Run the digits experiment"), ("view", "The two planes")],
+    "rates": [("click", "Run sweep")],
+    "compare": [("click", "Run the comparison")],
+    "audit": [("click", "Run the audit")],
+}
+# (url path, steps) for every page of the registry; the home page (the navigation's default) lives at "/"
+PAGES = [("" if p.url == "home" else p.url, STEPS.get(p.url, [])) for p in REGISTRY]
 # what a student must never see: internal names from the papers and the code
 INTERNAL = ["seed 00", "params[", "U_T", "L_T", "step3", "exact_total", "theorem_4_1", "Traceback"]
+
+
+def test_steps_are_for_registered_pages():
+    assert set(STEPS) <= {p.url for p in REGISTRY}, set(STEPS) - {p.url for p in REGISTRY}
 
 
 def assert_plain(ui, page, where: str) -> None:
@@ -149,3 +156,96 @@ def test_upload_good_and_bad_csv(server, page, ui):
     assert "Using good" in ui.visible_text(page)
     assert "good" in ui.visible_text(page, "sidebar")  # the sidebar shows the new data
     ui.shot(page, "data_upload")
+
+
+def _mixed_csv(n: int = 400) -> bytes:
+    """A small patients' table with two text columns (deterministic)."""
+    regions = ("north", "east", "south", "west")
+    rows = [f"{20 + (i * 37) % 65},{'F' if i % 2 else 'M'},{18 + (i * 13) % 17}.5,{regions[(i * 7) % 4]}"
+            for i in range(n)]
+    return ("age,sex,bmi,region\n" + "\n".join(rows) + "\n").encode()
+
+
+def _choose_column(ui, page, label: str, option: str) -> None:
+    box = page.locator('[data-testid="stMultiSelect"]').filter(has_text=label).locator("input").first
+    box.click()
+    box.fill(option)
+    ui.act(page, lambda: box.press("Enter"))
+
+
+def _open_expander(page, label: str) -> None:
+    """Open an expander (the browser opens it; no script run follows)."""
+    summary = page.locator('[data-testid="stExpander"] summary').filter(has_text=label).first
+    summary.scroll_into_view_if_needed()
+    summary.click()
+
+
+def _type_text(ui, page, label: str, value: str) -> None:
+    area = page.get_by_label(label, exact=True)
+    assert area.count(), f"no text area {label!r}"
+    area.fill(value)
+    ui.act(page, lambda: area.press("Control+Enter"))
+
+
+def test_mixed_upload_declare_categories_release_with_pmm_and_download(server, page, ui, tmp_path):
+    """Issue 26's path in a real browser: upload a CSV with text columns, declare their categories,
+    release it with PMM, look at the counts per category, open the report of what the release
+    preserves, download the private release."""
+    ui.goto(page, f"{server}/data")
+    ui.act(page, page.get_by_text("Upload CSV").click)
+    _upload(ui, page, "patients.csv", _mixed_csv())
+    page.get_by_text("Columns holding text").first.wait_for(timeout=30_000)
+    for column in ("sex", "region"):
+        _choose_column(ui, page, "Columns to use", column)
+    for label, value in [("lower bound of age", "0"), ("upper bound of age", "120"),
+                         ("lower bound of bmi", "10"), ("upper bound of bmi", "60")]:
+        _type_number(ui, page, label, value)
+    _type_text(ui, page, "categories of sex", "F|M")
+    _type_text(ui, page, "categories of region", "north\neast\nsouth\nwest")
+    ui.click_button(page, "Use this data")
+    ui.assert_no_exception(page, "using the mixed upload")
+    text = ui.visible_text(page)
+    assert "Using patients" in text and "2 numeric, 2 categorical" in text, text[:2000]
+    ui.shot(page, "data_mixed_upload")
+
+    # within the session (a new URL would start a new session): the navigation's link
+    link = page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Partition tree (PMM)")
+    ui.act(page, link.first.click)
+    ui.assert_no_exception(page, "pmm on the mixed upload")
+    assert_plain(ui, page, "pmm on the mixed upload")
+    text = ui.visible_text(page)
+    assert "patients" in ui.visible_text(page, "sidebar") and "Level 1 splits sex" in text, text[:3000]
+    assert "Shares of the rows in every declared category" in text  # the counts per category are drawn
+    _open_expander(page, "What the release preserves")  # the owner report
+    page.get_by_role("tab", name="What W1 guarantees").first.wait_for(timeout=30_000)
+    assert "1-way error, mean" in ui.visible_text(page)
+    page.get_by_role("tab", name="Within categories").first.click()  # tabs switch in the browser
+    page.get_by_text("Within each category of").first.wait_for(timeout=30_000)
+    ui.assert_no_exception(page, "pmm: what the release preserves")
+    ui.shot(page, "pmm_mixed")
+
+    _open_expander(page, "Download a private release")
+    ui.click_button(page, "Make a private release to download")
+    ui.assert_no_exception(page, "making the fresh release")
+    button = page.get_by_role("button", name="Synthetic data (CSV)").first
+    button.wait_for(timeout=30_000)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    path = tmp_path / "synthetic.csv"
+    info.value.save_as(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "age,sex,bmi,region" and len(lines) > 100
+    cells = [line.split(",") for line in lines[1:]]
+    assert {c[1] for c in cells} <= {"F", "M"} and {c[3] for c in cells} <= {"north", "east", "south", "west"}
+
+
+def test_clinic_table_on_the_data_page(server, page, ui):
+    """The bundled mixed table: its declared domain before loading, then the Data page's pictures."""
+    ui.goto(page, f"{server}/data")
+    ui.act(page, page.locator('[data-testid="stRadio"]').get_by_text("Clinic (mixed)").first.click)
+    assert "sex ∈ {F, M}" in ui.visible_text(page)
+    ui.click_button(page, "Load")
+    ui.assert_no_exception(page, "loading the clinic table")
+    text = ui.visible_text(page)
+    assert "Using clinic" in text and "3 numeric, 3 categorical" in text
+    ui.shot(page, "data_mixed")

@@ -1,4 +1,7 @@
-"""Theoretical W1 bounds of He, Vershynin, Zhu [HVZ23] as plain functions, for the rates page.
+"""The theory in one place: the papers' W1 bounds and rates, PMM's depth rules, and the
+:class:`Theory` record every mechanism declares (whether its bound is proven, its rate's exponent).
+
+The bounds of He, Vershynin, Zhu [HVZ23] are plain functions.
 
 All values are in unit-cube coordinates with the l_inf metric, for :math:`\\Omega = [0,1]^d` with the
 cyclic binary partition of :mod:`dpsynth_core.partition` (PMM) or the regular :math:`k^d` grid (PSMM).
@@ -30,6 +33,9 @@ the same proofs give the formulas with the root term dropped and :math:`\\vareps
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +43,22 @@ from . import partition
 from .validation import check_choice, check_float, check_int, param_error
 
 __all__ = [
+    "Theory",
+    "dimension_rate",
+    "marginal_rate",
+    "subspace_rate",
     "fit_slope",
     "theory_exponent",
+    "DEPTH_RULES",
+    "MAX_PMM_DEPTH",
+    "AUTO_SHIFT",
+    "AUTO_MAX_DEPTH",
+    "paper_depth",
+    "default_depth",
+    "bound_depth",
+    "resolve_depth",
+    "mixed_depth",
+    "mixed_theorem11",
     "pmm_deltas",
     "pmm_resolution",
     "pmm_S",
@@ -121,9 +141,57 @@ def pmm_theorem11(n: float, epsilon: float, d: int, depth: int, *, neighbours: s
     return float(factor * math.sqrt(2.0) * s * S * S / (eps * nn) + pmm_resolution(r, dd))
 
 
+def mixed_theorem11(n: float, epsilon: float, schedule: Any, *, neighbours: str = "add_remove") -> float:
+    """Theorem 11 on a mixed partition (:class:`~dpsynth_core.partition.MixedSchedule`).
+
+    .. math:: \\mathbb{E} W_1 \\le \\frac{\\sqrt2\\, s}{\\varepsilon n} S^2 + \\mathrm{diam}_r, \\qquad
+              S = \\sum_{j\\in J}\\sqrt{\\Delta_{j-1}}
+
+    Theorem 11 of [HVZ23] holds on any bounded metric space with a binary hierarchical partition,
+    with :math:`\\Delta_j = 2^j \\mathrm{diam}_j` the level's diameters; here the diameters are those of
+    the mixed metric (docs/mixed-data.md). Same constant convention as :func:`pmm_theorem11`.
+    """
+    owner = "mixed_theorem11"
+    nn = check_float(n, "n", owner, low=0.0, low_open=True)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    rel = check_choice(neighbours, "neighbours", owner, ("add_remove", "replace"))
+    s = 1.0 if rel == "add_remove" else 2.0
+    first = 0 if rel == "add_remove" else 1
+    S = float(np.sqrt(schedule.deltas()[first:]).sum())
+    return float(math.sqrt(2.0) * s * S * S / (eps * nn) + schedule.diameters()[-1])
+
+
+def mixed_depth(rule: str, n: float, epsilon: float, k: int, sizes: tuple[int, ...], weights: tuple[float, ...],
+                neighbours: str = "add_remove", consistency: str = "least_squares") -> int:
+    """PMM's depth on a mixed domain (k numeric columns, categorical columns of ``sizes``).
+
+    The partition resolves the categories (their :math:`B = \\sum_j \\lceil\\log_2 c_j\\rceil` bits) and
+    splits the numeric axes (:class:`~dpsynth_core.partition.MixedSchedule`). ``"auto"``: B plus the
+    numeric rule :func:`default_depth` at the mean size of a category combination,
+    :math:`n / \\prod_j c_j` (public quantities: the declared categories and the public or noisy n);
+    ``"paper"``: B plus Corollary 12's depth at that size; ``"bound"``: the depth minimising
+    :func:`mixed_theorem11`. Without numeric columns the depth is B (a leaf is a combination).
+    """
+    B = sum(int(c - 1).bit_length() for c in sizes)
+    if k == 0:
+        return B
+    if rule == "bound":
+        best, best_r = math.inf, B
+        for r in range(0, min(MAX_PMM_DEPTH, B + MAX_PMM_DEPTH) + 1):
+            sched = partition.MixedSchedule(k, tuple(sizes), tuple(weights), r)
+            b = mixed_theorem11(n, epsilon, sched, neighbours=neighbours)
+            if b < best - 1e-15:
+                best, best_r = b, r
+        return best_r
+    per_combo = max(float(n) / float(np.prod(np.asarray(sizes, dtype=float))), 1.0)
+    inner = paper_depth(per_combo, epsilon, k) if rule == "paper" else default_depth(per_combo, epsilon, k,
+                                                                                      consistency, neighbours)
+    return int(min(B + inner, MAX_PMM_DEPTH))
+
+
 def corollary12_depth(n: float, epsilon: float, d: int) -> float:
     """Corollary 12's (real-valued) depth: :math:`\\log_2(\\varepsilon n) - 1` for d = 1,
-    :math:`\\log_2(\\varepsilon n)` for d >= 2 (PMM rounds it)."""
+    :math:`\\log_2(\\varepsilon n)` for d >= 2 (:func:`paper_depth` is its rounded, clamped value)."""
     nn, eps, dd = _n_eps_d(n, epsilon, d, "corollary12_depth")
     return math.log2(eps * nn) - (1.0 if dd == 1 else 0.0)
 
@@ -191,6 +259,79 @@ def psmm_corollary8(n: float, epsilon: float, d: int) -> tuple[float, bool]:
     return float(en ** (-1.0 / dd)), True
 
 
+#: Depth rules of PMM (``depth_rule``).
+DEPTH_RULES = ("auto", "paper", "bound")
+#: Deepest tree pmm builds (2^24 leaves; the trace holds four count trees of 2^25 int32 each).
+MAX_PMM_DEPTH = 24
+#: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
+#: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
+#: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
+#: shapes, against Corollary 12's depth itself (the regrets per rule and dimension are in
+#: benchmarks/results/pmm_depth_study.json, "summary_phase_a").
+AUTO_SHIFT = {
+    "least_squares": {2: 1, 3: 0},
+    "proportional": {2: 3, 3: 1},
+    "uniform": {2: 3, 3: 1},
+}
+#: The "auto" rule builds at most 2^16 leaves: the tree costs O(2^r) noise draws, and beyond 2^16
+#: leaves it dominates the O(n d) coding (the performance target: end-to-end within 5x a grid index +
+#: bincount at n = 10^6; benchmarks/results/foundations.json). Pass ``depth`` explicitly for deeper trees.
+AUTO_MAX_DEPTH = 16
+
+
+# --------------------------------------------------------------------------------- PMM depth rules
+def _log2_eps_n(n: int, epsilon: float) -> float:
+    return math.log2(max(epsilon * n, 1.0))
+
+
+def paper_depth(n: int, epsilon: float, d: int) -> int:
+    """Corollary 12: :math:`r = \\log_2(\\varepsilon n) - 1` (d = 1) or :math:`\\log_2(\\varepsilon n)`
+    (d >= 2), rounded to the nearest integer and clamped to [0, MAX_PMM_DEPTH]."""
+    r = round(_log2_eps_n(n, epsilon)) - (1 if d == 1 else 0)
+    return int(min(max(r, 0), MAX_PMM_DEPTH))
+
+
+def default_depth(n: int, epsilon: float, d: int, consistency: str = "least_squares",
+                  neighbours: str = "add_remove") -> int:
+    """The default depth rule ``"auto"`` (depth study, ``benchmarks/depth_study.py``).
+
+    .. math:: r = \\min\\big(\\mathrm{round}(\\log_2(\\varepsilon n)) - c_{d}, \\; 16\\big)^+ \\quad (d \\ge 2),
+              \\qquad r = \\arg\\min_r \\text{Theorem 11} \\quad (d = 1)
+
+    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d >= 3; the
+    paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
+    below Corollary 12's by a growing number of levels (the (r+1)^2 of Theorem 11), which the
+    bound-minimising depth tracks. Depends only on the public (n, ε, d) and the consistency map.
+    """
+    if d == 1:
+        r = bound_depth(n, epsilon, d, neighbours)
+    else:
+        table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
+        r = paper_depth(n, epsilon, d) - table.get(d, table[3])
+    return int(min(max(r, 0), AUTO_MAX_DEPTH))
+
+
+def bound_depth(n: int, epsilon: float, d: int, neighbours: str = "add_remove") -> int:
+    """The depth minimising Theorem 11's bound (optimal noise split) for this (n, ε, d)."""
+    best, best_r = math.inf, 0
+    for r in range(0, MAX_PMM_DEPTH + 1):
+        b = pmm_theorem11(n, epsilon, d, r, neighbours=neighbours)
+        if b < best - 1e-15:
+            best, best_r = b, r
+    return best_r
+
+
+def resolve_depth(rule: str, n: int, epsilon: float, d: int, neighbours: str = "add_remove",
+                   consistency: str = "least_squares") -> int:
+    """Depth from a rule name in :data:`DEPTH_RULES`."""
+    if rule == "paper":
+        return paper_depth(n, epsilon, d)
+    if rule == "bound":
+        return bound_depth(n, epsilon, d, neighbours)
+    return default_depth(n, epsilon, d, consistency, neighbours)
+
+
+
 # ------------------------------------------------------------------------------- empirical rates
 def fit_slope(x, y) -> tuple[float, float]:
     """Least-squares slope and intercept of log y against log x (positive, finite pairs only).
@@ -206,22 +347,47 @@ def fit_slope(x, y) -> tuple[float, float]:
     return float(slope), float(icpt)
 
 
-def theory_exponent(name: str, d: int, params: dict | None = None) -> tuple[float, str]:
-    """The exponent a of W1 ≍ (εn)^a in the papers' rates, up to logarithmic factors.
-
-    PMM/PSMM [HVZ23, Corollaries 8 and 12], the walk [BSV22] with folding, flat histograms and
-    Private Evolution [GFR25, Theorem 4.1]: a = -1 for d = 1 and -1/d for d >= 2 (with log factors at
-    d <= 2). Sparse marginals [DLS+24, Theorem 1]: -1/s for s-sparse queries. Low-dimensional
-    [HSVZ23, Theorem 4.2]: -1/d' in the d'-dimensional subspace.
-    """
-    params = dict(params or {})
-    if name == "sparse_marginals":
-        s = int(params.get("s") or min(2, d))
-        return (-1.0 if s == 1 else -1.0 / s), f"-1/s with s = {s}, up to logs"
-    if name == "low_dim":
-        dp = int(params.get("target_dim") or 2)
-        return (-1.0 if dp == 1 else -1.0 / dp), f"-1/d' with d' = {dp}, up to logs"
+def dimension_rate(d: int, params: Mapping[str, Any] | None = None) -> tuple[float, str]:
+    """The exponent a of W1 ≍ (εn)^a of a full-dimensional mechanism: -1 for d = 1, -1/d for d >= 2, up
+    to logarithmic factors (PMM/PSMM [HVZ23, Corollaries 8 and 12], the walk with folding [BSV22], flat
+    histograms, Private Evolution [GFR25, Theorem 4.1])."""
     if d == 1:
         return -1.0, "-1 for d = 1, up to log factors"
     return -1.0 / d, f"-1/d = {-1.0 / d:.3g}, up to log factors"
 
+
+def marginal_rate(d: int, params: Mapping[str, Any] | None = None) -> tuple[float, str]:
+    """Sparse marginals [DLS+24, Theorem 1]: -1/s for s-sparse queries (s from ``params``, default min(2, d))."""
+    s = int((params or {}).get("s") or min(2, d))
+    return (-1.0 if s == 1 else -1.0 / s), f"-1/s with s = {s}, up to logs"
+
+
+def subspace_rate(d: int, params: Mapping[str, Any] | None = None) -> tuple[float, str]:
+    """Low-dimensional data [HSVZ23, Theorem 4.2]: -1/d' in the d'-dimensional subspace (default d' = 2)."""
+    dp = int((params or {}).get("target_dim") or 2)
+    return (-1.0 if dp == 1 else -1.0 / dp), f"-1/d' with d' = {dp}, up to logs"
+
+
+@dataclass(frozen=True)
+class Theory:
+    """What a mechanism's paper proves about its W1, declared once in its registration.
+
+    Attributes
+    ----------
+    proven : bool
+        Whether the release's ``bound`` is a proven number (a rate without constants is not).
+    bound_label : str
+        How a plot names the bound (empty when there is no bound to draw).
+    rate : callable (d, params) -> (exponent, text)
+        The exponent a of W1 ≍ (εn)^a in the paper's rate, up to logarithmic factors, and a sentence.
+    """
+
+    proven: bool
+    bound_label: str = ""
+    rate: Callable[[int, Mapping[str, Any] | None], tuple[float, str]] = dimension_rate
+
+
+def theory_exponent(spec: Any, d: int, params: Mapping[str, Any] | None = None) -> tuple[float, str]:
+    """The rate exponent of a registered mechanism (its spec's :class:`Theory`) in dimension d."""
+    theory = spec.theory if spec.theory is not None else Theory(proven=False)
+    return theory.rate(d, params)

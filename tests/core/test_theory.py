@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpsynth_core.mechanisms.pmm import level_sigmas
-from dpsynth_core.rates import (
+from dpsynth_core.theory import (
     corollary12_depth,
     laplacian_complexity_rate,
     pmm_corollary12,
@@ -104,3 +104,19 @@ def test_psmm_theorem7_and_corollary8_by_hand():
 def test_validation(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+def test_every_mechanism_declares_its_theory():
+    """The rate exponent and whether the bound is proven come from each mechanism's declaration."""
+    from dpsynth_core import MECHANISMS
+    from dpsynth_core.theory import Theory, theory_exponent
+
+    for name, spec in MECHANISMS.items():
+        assert isinstance(spec.theory, Theory), name
+    assert theory_exponent(MECHANISMS["pmm"], 1) == (-1.0, "-1 for d = 1, up to log factors")
+    assert theory_exponent(MECHANISMS["pmm"], 4)[0] == -0.25
+    assert theory_exponent(MECHANISMS["sparse_marginals"], 6, {"s": 3})[0] == pytest.approx(-1 / 3)
+    assert theory_exponent(MECHANISMS["low_dim"], 10)[0] == -0.5
+    proven = {name for name, spec in MECHANISMS.items() if spec.theory.proven}
+    assert proven == {"pmm", "haar_walk"}
+    assert all(MECHANISMS[name].theory.bound_label for name in proven)

@@ -1,0 +1,164 @@
+"""Calls into the library: cached on their inputs, with errors shown on the page instead of raised.
+
+A page makes ONE cached call per picture: :func:`teaching_release` (a mechanism on the current data
+with the sidebar's settings and the teaching seed) and :func:`w1_of` (its W1 to the data, owner view).
+:func:`safe` turns a failure into a message in the user's words (the inputs are kept).
+
+Tables with categorical columns: the data are the domain's encoding (category indices), a release's
+synthetic data a DataFrame; a mechanism that does not take categorical columns says so in the
+library's words (:func:`teaching_release` shows its refusal as information, not as an error), and W1
+is shown only when the library computes it with the mixed metric (:func:`mixed_w1_available`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import logging
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from dpsynth_core import evaluate
+from dpsynth_core.domain import Domain
+from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
+from dpsynth_core.transport import wasserstein1
+
+from .state import data, settings
+
+__all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
+           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report"]
+
+_LOG = logging.getLogger("dpsynth.dashboard")
+
+
+def safe(fn: Callable, *args: Any, what: str = "running this", **kwargs: Any) -> Any:
+    """Call ``fn``; turn ValueError/TypeError into ``st.error(message)`` and anything else into a
+    friendly error with the details in an expander. Returns None on failure (inputs are kept)."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, TypeError, NotImplementedError, ImportError) as exc:
+        st.error(str(exc) or type(exc).__name__)
+    except Exception as exc:  # noqa: BLE001 - the page must never show a traceback
+        # The message and the variables could echo private data: the browser gets the exception type and
+        # where it happened (file, line, function); the full traceback goes to the server console only.
+        _LOG.error("error while %s", what, exc_info=exc)
+        st.error(f"Something went wrong while {what} ({type(exc).__name__}). Your settings are kept: "
+                 "try other parameters, or report the details below.")
+        with st.expander("Details"):
+            frames = traceback.extract_tb(exc.__traceback__)[-4:]
+            st.code(f"{type(exc).__module__}.{type(exc).__name__}\n" + "\n".join(
+                f"  {Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames), language="text")
+    return None
+
+
+def domain_of(key: str) -> Domain:
+    """The domain back from its hashable key (:func:`dom_key`), inside a cached function."""
+    return Domain.from_dict(json.loads(key))
+
+
+def dom_key(dom: Domain) -> str:
+    """The whole domain (bounds, names, categories, weights, "other" categories, provenance) as JSON text:
+    a key ``st.cache_data`` can hash, read back by :func:`domain_of`."""
+    return json.dumps(dom.to_dict())
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_release(name: str, X: np.ndarray, dom: str, epsilon: float, delta: float, neighbours: str,
+                   seed: int | None, params: tuple):
+    """One release of mechanism ``name``, cached on (mechanism, data, domain, ε, δ, relation, seed, parameters)."""
+    spec = MECHANISMS[name]
+    mechanism = bind(name, epsilon=epsilon, delta=delta if spec.needs_delta else None, neighbours=neighbours,
+                     params=dict(params))
+    return mechanism(X, domain_of(dom), rng=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_w1(X: np.ndarray, Y: np.ndarray, dom: str, fast: bool = False):
+    """W1 of a release to the data (owner view) within the interactive budget of the library's policy."""
+    return wasserstein1(X, Y, domain=domain_of(dom), budget="preview" if fast else "interactive",
+                        return_result=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_report(X: np.ndarray, Y, dom: str, target: str | None, w1: float | None) -> dict:
+    """The library's report of what a release preserves (:func:`dpsynth_core.evaluate.report`; OWNER VIEW,
+    never exported), as plain tables: ``guarantees``, ``columns``, ``pairs``, ``downstream`` (DataFrames),
+    ``marginal_errors`` (a dict), ``notes``, ``contradictions`` (how many), ``w1`` and ``label``."""
+    rep = evaluate.report(X, Y, domain_of(dom), target=target, w1=w1)
+    return {name: rep.to_frame(name) for name in ("guarantees", "columns", "pairs", "downstream")} | {
+        "marginal_errors": dataclasses.asdict(rep.marginal_errors), "notes": list(rep.notes),
+        "contradictions": len(rep.contradictions), "w1": rep.w1, "label": rep.label}
+
+
+@functools.cache
+def mixed_w1_available() -> bool:
+    """Whether the library's W1 measures rows with categorical columns with the mixed metric
+    (docs/mixed-data.md: two different categories of a column at distance w_j = 1 by default).
+
+    Probed once, on two rows that differ only in a category two places apart in its list: the mixed
+    metric puts them at distance 1; a W1 that read category indices as numbers would say 2. Until the
+    library's W1 takes the mixed metric, the dashboard shows no W1 on such tables rather than a wrong one.
+    """
+    dom = Domain([0.0], [1.0], names=("x",), categories={"c": ["a", "b", "c"]})
+    try:
+        w = wasserstein1(np.array([[0.5, 0.0]]), np.array([[0.5, 2.0]]), domain=dom)
+    except (TypeError, ValueError, NotImplementedError):
+        return False
+    return abs(float(w) - 1.0) < 1e-9
+
+
+def refuses_categories(name: str) -> bool:
+    """True when the current data have categorical columns and mechanism ``name`` does not take them."""
+    spec = MECHANISMS.get(name)
+    return data().domain.is_mixed and spec is not None and not spec.categorical
+
+
+def teaching_release(name: str, params: dict | None = None, *, seed: int | None = None,
+                     epsilon: float | None = None):
+    """The release of ``name`` on the current dataset with the sidebar's settings and the teaching seed
+    (or ``seed``), cached. Returns the release or None (the error is shown)."""
+    d = data()
+    s = settings()
+    items = tuple(sorted((params or {}).items()))
+    args = (name, d.X, dom_key(d.domain), float(epsilon if epsilon is not None else s["epsilon"]), s["delta"],
+            s["neighbours"], int(s["seed"] if seed is None else seed), items)
+    if refuses_categories(name):  # the library refuses, in its own words: information, not an error
+        try:
+            return cached_release(*args)
+        except ValueError as exc:
+            st.info(str(exc), icon=":material/category:")
+            return None
+    with st.spinner(f"Running {name} …"):
+        return safe(cached_release, *args, what=f"running {name}")
+
+
+def w1_of(Y, *, fast: bool = False):
+    """W1 of ``Y`` to the current data (owner view), cached; None (with a warning) for an empty release, and
+    None on a table with categorical columns while the library's W1 lacks the mixed metric."""
+    d = data()
+    if len(Y) == 0:
+        st.warning("This release has no synthetic points (at this ε·n the noisy size came out ≤ 0), so W1 is "
+                   "undefined. Increase ε or use more data.")
+        return None
+    if d.domain.is_mixed:
+        if not mixed_w1_available():
+            return None
+        Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
+    with st.spinner("Computing W1 …"):
+        return safe(cached_w1, d.X, np.asarray(Y, dtype=float), dom_key(d.domain), fast, what="computing W1")
+
+
+def mechanisms() -> dict:
+    """The registry (every mechanism module imported once)."""
+    return load_all()
+
+
+def mechanism_spec(name: str):
+    """The registry entry of a mechanism."""
+    return mechanisms()[name]

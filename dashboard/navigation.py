@@ -1,0 +1,84 @@
+"""A page's frame: it runs inside app.py's navigation, opens with its lesson (title, what it teaches,
+papers, "try this") and ends with the lesson path's previous / next links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from . import registry
+from .compute import mechanism_spec
+from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
+from .widgets import param_controls
+
+__all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The navigation's page objects by URL path, set by app.py on every run (for the lesson path's links).
+PAGE_OBJECTS: dict = {}
+
+
+def require_app(page_file: str) -> None:
+    """Make sure the page runs inside app.py's ``st.navigation`` (call it first, with ``__file__``).
+
+    Streamlit runs a ``pages/`` folder beside the main script as an old-style multipage app until
+    the main script's first ``st.navigation`` call in the server process. On a cold server whose
+    first request is a page URL (a shared link such as ``/pmm?eps=0.1``) the page file would run
+    alone, without the sidebar or the state. Then we remember the page and switch to the main
+    script with the public ``st.switch_page``: app.py sets up the state and the navigation, and
+    opens the remembered page.
+    """
+    if st.session_state.get("_in_app"):
+        return
+    page = registry.by_file(page_file)
+    st.session_state["_start_query"] = st.query_params.to_dict()
+    st.session_state["_start_page"] = None if page is None else page.url
+    st.switch_page(str(ROOT / "app.py"))
+
+
+def page_intro(url: str) -> None:
+    """The page's title, what it teaches, its papers and its place on the lesson path."""
+    lesson = LESSONS[url]
+    st.caption(f"Lesson {step_of(url)} of {len(ORDER)}")
+    st.title(lesson.title)
+    st.markdown(lesson.teaches)
+    if lesson.papers:
+        st.caption("From " + "; ".join(PAPERS[k].cite() for k in lesson.papers) + ".")
+
+
+def lesson_box(url: str) -> None:
+    """Try this / what you should see / questions for the class (open on the first visit)."""
+    lesson = LESSONS[url]
+    if not (lesson.try_this or lesson.expect or lesson.ask):
+        return
+    seen = st.session_state.setdefault("_lessons_seen", set())
+    with st.expander("Lesson: try this", expanded=url not in seen, icon=":material/school:"):
+        if lesson.try_this:
+            st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(lesson.try_this, 1)))
+        if lesson.expect:
+            st.markdown("**What you should see**\n" + "\n".join(f"- {t}" for t in lesson.expect))
+        if lesson.ask:
+            st.markdown("**Ask your students**\n" + "\n".join(f"- {t}" for t in lesson.ask))
+    seen.add(url)
+
+
+def lesson_nav(url: str) -> None:
+    """Previous / next links of the lesson path."""
+    prev, nxt = neighbours_of(url)
+    st.divider()
+    c1, _, c2 = st.columns([2, 1, 2])
+    if prev is not None and prev in PAGE_OBJECTS:
+        c1.page_link(PAGE_OBJECTS[prev], label=f"Previous: {LESSONS[prev].title}", icon=":material/arrow_back:")
+    if nxt is not None and nxt in PAGE_OBJECTS:
+        c2.page_link(PAGE_OBJECTS[nxt], label=f"Next: {LESSONS[nxt].title}", icon=":material/arrow_forward:")
+
+
+def mechanism_header(url: str, name: str, *, defaults: dict | None = None, skip: tuple = (),
+                     labels: dict | None = None):
+    """The page's intro and lesson, then the mechanism's parameter controls. Returns (spec, params)."""
+    page_intro(url)
+    lesson_box(url)
+    spec = mechanism_spec(name)
+    params = param_controls(spec, defaults=defaults, skip=skip, labels=labels)
+    return spec, params

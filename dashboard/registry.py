@@ -1,0 +1,78 @@
+"""The dashboard's pages, declared once (plain Python: no Streamlit, so benchmarks and tests can read it).
+
+``app.py`` builds ``st.navigation`` from :data:`PAGES` (the groups in their order of first
+appearance), the lesson path walks them in this order, the sidebar shows δ on :data:`DELTA_PAGES`,
+and the tests and the browser benchmark visit every ``url``. A page's ``url`` is public: shared
+links (``/pmm?eps=0.1``) use it, so it never changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Page", "PAGES", "DELTA_PAGES", "by_url", "by_file", "groups"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the dashboard.
+
+    ``file`` is relative to the repository root; ``title`` and ``icon`` are what the navigation shows;
+    ``url`` is the page's URL path (and its key in :data:`dashboard.lessons.LESSONS`); ``mechanism``
+    names the registry entry a mechanism page runs (None for the other pages); ``uses_delta`` says
+    whether the sidebar offers δ there; ``group`` is the navigation's section.
+    """
+
+    file: str
+    title: str
+    icon: str
+    url: str
+    mechanism: str | None
+    uses_delta: bool
+    group: str
+
+
+PAGES: tuple[Page, ...] = (
+    Page("pages/home.py", "Start here", ":material/home:", "home", None, False, "Start"),
+    Page("pages/data.py", "Data and bounds", ":material/table_view:", "data", None, False, "Start"),
+    Page("pages/pmm.py", "Partition tree (PMM)", ":material/account_tree:", "pmm", "pmm", False, "Mechanisms"),
+    Page("pages/psmm.py", "Projected grid (PSMM)", ":material/grid_on:", "psmm", "psmm", False, "Mechanisms"),
+    Page("pages/random_walk.py", "Random walk", ":material/timeline:", "random_walk", "haar_walk", False,
+         "Mechanisms"),
+    Page("pages/sparse_marginals.py", "Certified marginals", ":material/view_module:", "sparse_marginals",
+         "sparse_marginals", False, "Mechanisms"),
+    Page("pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution",
+         "private_evolution", True, "Mechanisms"),
+    Page("pages/low_dim.py", "Low-dimensional data", ":material/3d_rotation:", "low_dim", "low_dim", False,
+         "Mechanisms"),
+    Page("pages/rates.py", "How fast W1 shrinks", ":material/trending_down:", "rates", None, True, "Evaluate"),
+    Page("pages/compare.py", "Compare", ":material/balance:", "compare", None, True, "Evaluate"),
+    Page("pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True, "Evaluate"),
+    Page("pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False, "Reference"),
+)
+
+#: URL paths of the pages whose sidebar offers δ (and whose shared link carries it).
+DELTA_PAGES: frozenset[str] = frozenset(p.url for p in PAGES if p.uses_delta)
+
+
+def by_url(url: str) -> Page:
+    """The page at ``url`` (KeyError for an unknown one)."""
+    for p in PAGES:
+        if p.url == url:
+            return p
+    raise KeyError(url)
+
+
+def by_file(path: str | Path) -> Page | None:
+    """The page whose script is ``path`` (compared by file name, e.g. a page's ``__file__``)."""
+    name = Path(path).name
+    return next((p for p in PAGES if Path(p.file).name == name), None)
+
+
+def groups() -> dict[str, list[Page]]:
+    """The navigation's sections in order, each with its pages in order."""
+    out: dict[str, list[Page]] = {}
+    for p in PAGES:
+        out.setdefault(p.group, []).append(p)
+    return out

@@ -1,0 +1,382 @@
+"""A mechanism page's release: run it (switching the relation it needs), the headline metrics with the
+theory's bound shown honestly, the notes, real against synthetic, and the private downloads.
+
+Under the pictures, "What the release preserves" (:func:`preserves_view`) is the library's owner report
+(:func:`dpsynth_core.evaluate.report`): the differences W1 controls next to their ceilings, the columns,
+the pairs, and train-on-synthetic / test-on-real for a column the user picks. On a table with
+categorical columns the scatter shows the numeric columns, the counts per category (real against
+synthetic) follow it, and the report adds a numeric column within each category; a mechanism that does
+not take categorical columns shows the library's refusal and offers to continue on the numeric columns
+(:func:`offer_numeric_part`).
+
+Randomness: the release on screen uses the sidebar's teaching seed, so that a class sees the same
+pictures; anything downloaded is a NEW release drawn with fresh operating-system entropy
+(:func:`private_downloads`), because whoever knows a seed can re-draw the noise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import streamlit as st
+
+from dpsynth_core import export
+
+from . import data as sources
+from .compute import (
+    cached_release,
+    cached_report,
+    dom_key,
+    mechanisms,
+    mixed_w1_available,
+    refuses_categories,
+    safe,
+    teaching_release,
+    w1_of,
+)
+from .state import bounds_from_data, data, flash, record_release, set_data, settings
+from .widgets import OWNER, plot
+
+__all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
+           "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
+           "category_views", "preserves_view", "numeric_details"]
+
+#: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
+UNIT_DIAMETER = 1.0
+RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
+
+
+def release_section(name: str, params: dict, *, title: str):
+    """Run the mechanism (cached), show the headline and real against synthetic. Returns (rel, w1) or None."""
+    spec = mechanisms()[name]
+    if not relation_supported(spec):
+        return None
+    rel = teaching_release(name, params)
+    if rel is None:
+        if refuses_categories(name):
+            offer_numeric_part(key=title)
+        return None
+    w = w1_of(rel.synthetic)
+    release_panel(rel, w, params, title=title)
+    d = data()
+    mixed = d.domain.is_mixed
+    plot(_scatter(d, rel.synthetic),
+         "Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
+         "dotted box is the public domain." + (" The numeric columns; the categories are counted below." if mixed
+                                               else ""), key=f"{title}_scatter")
+    if mixed:
+        category_views(d, rel, key=title)
+    preserves_view(d, rel, w, key=title)
+    return rel, w
+
+
+def _scatter(d, Y):
+    from dpsynth_core import viz
+
+    X, names = sources.numeric_part(d)
+    return viz.scatter_compare(X, sources.numeric_rows(Y, d.domain), names, lower=d.domain.lower,
+                               upper=d.domain.upper)
+
+
+def offer_numeric_part(*, key: str, why: str | None = None) -> None:
+    """On a table with categorical columns: a button that continues with its numeric columns only (their
+    declared bounds kept), for a mechanism or a page that does not take categorical columns."""
+    d = data()
+    if not d.domain.is_mixed:
+        return
+    if why:
+        st.info(why, icon=":material/category:")
+    if st.button(f"Use the numeric columns of {d.name} only ({', '.join(d.domain.numeric_names)})",
+                 key=f"numeric_only_{key}", icon=":material/filter_alt:",
+                 help="Makes a dataset of the numeric columns, with their declared bounds, for every page. The Data "
+                      "page brings the whole table back."):
+        part = sources.numeric_only(d)
+        set_data(part, sources.Source("upload", part.name, bounds_from_data=not part.domain.declared))
+        flash("info", f"Using the numeric columns of `{d.name}`: {', '.join(part.domain.names)}.")
+        st.rerun()
+
+
+def numeric_page_gate(*, key: str, what: str) -> bool:
+    """True when the page can run on the current data; on a table with categorical columns, False after
+    saying why (``what`` is what the page does with numeric columns) and offering the numeric columns."""
+    d = data()
+    if not d.domain.is_mixed:
+        return True
+    takers = ", ".join(sorted(n for n, s in mechanisms().items() if s.categorical)) or "none yet"
+    offer_numeric_part(key=key, why=f"{what} The data `{d.name}` have categorical columns "
+                                    f"({', '.join(d.domain.categories)}): the mechanisms that take them ({takers}) "
+                                    "show their releases on their own pages. Continue here with the numeric columns:")
+    return False
+
+
+def numeric_details(res):
+    """``res`` of :func:`release_section` for a page whose detail views are made for numeric data only
+    (today Private Evolution's); on a table with categorical columns None, after saying so (the release,
+    its comparison with the data and the report are above), so that a mechanism that starts taking
+    categorical columns never meets a picture made for numeric rows."""
+    if res is None or not data().domain.is_mixed:
+        return res
+    st.info("The detail views of this page draw the numeric grid of the mechanism; on a table with categorical "
+            "columns they are not drawn. The release, its comparison with the data and the report of what it "
+            "preserves are above.", icon=":material/category:")
+    return None
+
+
+def category_views(d, rel, *, key: str) -> None:
+    """Real against synthetic, per category: the share of the rows in every declared category."""
+    from dpsynth_core import viz
+
+    dom = d.domain
+    plot(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom), dom.categories,
+                             title="rows per category: real and synthetic"),
+         "Shares of the rows in every declared category. Grey: the real data (" + OWNER + ") Vermillion: the "
+         "synthetic data. A release within W1 = w of the data keeps every share within w (category weight 1).",
+         key=f"{key}_categories")
+
+
+_GUARANTEE_COLUMNS = {"statistic": "statistic", "columns": "column", "measured": "measured difference",
+                      "ceiling": "ceiling from W1", "holds": "within"}
+_COLUMN_COLUMNS = {"column": "column", "kind": "kind", "real_mean": "mean (real)", "synthetic_mean": "mean (synthetic)",
+                   "real_std": "sd (real)", "synthetic_std": "sd (synthetic)", "largest_share_diff":
+                   "largest share difference", "at_category": "at category", "tv": "1-way error (TV)"}
+_PAIR_COLUMNS = {"a": "first column", "b": "second column", "association": "association", "real": "real", "synthetic": "synthetic",
+                 "diff": "difference", "tv": "2-way error (TV)"}
+
+
+def preserves_view(d, rel, w=None, *, key: str) -> None:
+    """What the release preserves: the library's report (:func:`dpsynth_core.evaluate.report`), an OWNER
+    VIEW computed from the real data without noise, never part of a download.
+
+    The differences W1 controls (means, a column's W1, standard deviations, category shares) next to the
+    ceiling the release's W1 puts on them (``w``, the proven upper end; none without it), the columns, the
+    pairs, the 1- and 2-way marginal errors, and train on synthetic / test on real for a column the user
+    picks (computed only then). On a table with categorical columns, also a numeric column within each
+    category, real against synthetic.
+    """
+    from dpsynth_core import viz
+
+    dom = d.domain
+    with st.expander("What the release preserves (:material/lock: owner view)", icon=":material/fact_check:"):
+        st.caption("Computed from the real data without noise: NOT differentially private, for your eyes only, "
+                   "never part of a download.")
+        target = st.selectbox("Train on synthetic, test on real: predict", ["—"] + list(dom.names),
+                              key=f"{key}_pres_target", persist_state="session",
+                              help="A model (gradient boosting) trained on the synthetic rows and one trained on "
+                                   "real rows, both scored on real rows held out, next to a constant guess.")
+        target = None if target == "—" else target
+        if len(rel.synthetic) == 0:
+            st.caption("This release has no synthetic rows: there is nothing to compare.")
+            return
+        w1 = None if w is None else float(w.upper)
+        synth = rel.synthetic if dom.is_mixed else sources.numeric_rows(rel.synthetic, dom)
+        rep = safe(cached_report, d.X, synth, dom_key(dom), target, w1, what="comparing the release with the data")
+        if rep is None:
+            return
+        me = rep["marginal_errors"]
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("1-way error, mean", f"{me['one_way_mean']:.3f}",
+                  help="Total variation between the real and synthetic histogram of a column (its public bins, or "
+                       "its declared categories), averaged over the columns: the largest difference of the share "
+                       "of any set of cells.")
+        m2.metric("1-way error, worst", f"{me['one_way_max']:.3f}", help=f"In column {me['one_way_worst']!r}.")
+        if me.get("two_way_mean") is not None:
+            m3.metric("2-way error, mean", f"{me['two_way_mean']:.3f}",
+                      help="The same on the 2-way table of every pair of columns.")
+            m4.metric("2-way error, worst", f"{me['two_way_max']:.3f}",
+                      help=f"In the pair {' × '.join(me['two_way_worst'] or ())}.")
+        tabs = ["What W1 guarantees", "Columns", "Pairs"] + (["Train on synthetic"] if target else []) \
+            + (["Within categories"] if dom.is_mixed else [])
+        views = dict(zip(tabs, st.tabs(tabs), strict=True))
+        with views["What W1 guarantees"]:
+            table = rep["guarantees"].loc[:, list(_GUARANTEE_COLUMNS)].rename(columns=_GUARANTEE_COLUMNS)
+            st.dataframe(table, hide_index=True, width="stretch")
+            if rep["w1"] is None:
+                st.caption("No ceilings: the W1 of this release to the data is not available"
+                           + (" (W1 with categorical columns needs the mixed metric)." if dom.is_mixed else "."))
+            else:
+                st.caption(f"Every statistic that is L-Lipschitz differs by at most L × W1 (W1 ≤ {rep['w1']:.3g}): "
+                           "a column's mean by at most W1 times the column's range, a category's share by at most "
+                           "W1. The measured differences stay under their ceilings"
+                           + ("." if not rep["contradictions"] else
+                              f", except {rep['contradictions']}: the W1 does not belong to these two tables."))
+        with views["Columns"]:
+            cols = [c for c in _COLUMN_COLUMNS if c in rep["columns"].columns]
+            st.dataframe(rep["columns"].loc[:, cols].rename(columns=_COLUMN_COLUMNS), hide_index=True,
+                         width="stretch")
+        with views["Pairs"]:
+            st.dataframe(rep["pairs"].loc[:, list(_PAIR_COLUMNS)].rename(columns=_PAIR_COLUMNS), hide_index=True,
+                         width="stretch")
+            st.caption("Pearson's correlation (two numeric columns), Cramér's V (two categorical columns), the "
+                       "correlation ratio (a numeric column given a categorical one). W1 puts no ceiling on these.")
+        if target:
+            with views["Train on synthetic"]:
+                st.dataframe(rep["downstream"], hide_index=True, width="stretch")
+                st.caption(f"Predicting {target!r}: trained on the synthetic rows, on real rows, or a constant guess "
+                           "(baseline); every model is scored on real rows held out. Those rows were also in the data "
+                           "the mechanism saw, so the synthetic score is optimistic.")
+        for note in rep["notes"]:
+            if not note.startswith("No W1 ceilings"):  # said in words in the guarantees' tab
+                st.caption(note)
+        if dom.is_mixed:
+            with views["Within categories"]:
+                c1, c2 = st.columns(2)
+                column = c1.selectbox("Numeric column", list(dom.numeric_names), key=f"{key}_pres_num",
+                                      persist_state="session")
+                by = c2.selectbox("Within each category of", list(dom.categories), key=f"{key}_pres_by",
+                                  persist_state="session")
+                j = list(dom.numeric_names).index(column)
+                plot(viz.numeric_by_category(d.to_frame(), sources.table_of(rel.synthetic, dom), column, by,
+                                             dom.categories[by], lower=dom.lower[j], upper=dom.upper[j],
+                                             title=f"{column} within each {by}"),
+                     f"Does the synthetic data keep how {column} differs between the categories of {by}? Dotted: "
+                     f"the real rows of each category ({OWNER}) Bars: the synthetic rows. Densities within the "
+                     "category.", key=f"{key}_pres_plot")
+
+
+def release_panel(rel, w1v, params: dict, *, title: str) -> None:
+    """The headline of a release: W1 to the data, the theory's bound shown honestly, the synthetic size
+    and the guarantee; the release's notes; the private downloads (in an expander)."""
+    spec = mechanisms().get(rel.mechanism)
+    record_release(rel, spec.title if spec is not None else rel.mechanism)
+    c1, c2, c3, c4 = st.columns(4)
+    no_mixed_w1 = w1v is None and rel.domain.is_mixed and not mixed_w1_available()
+    c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
+              help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
+                   "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
+                   ":material/lock: Computed from the real data (owner view)."
+                   + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
+                      "at this size would take longer than a page should).")
+                   + (" Not shown on this table: W1 with categorical columns needs the mixed metric (two "
+                      "different categories at distance 1), which this build's W1 does not compute yet."
+                      if no_mixed_w1 else ""))
+    label, value, note = bound_view(rel)
+    c2.metric(label, value, help=note)
+    c3.metric("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}")
+    c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
+    if w1v is not None and not w1v.exact:
+        st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
+                   f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
+    if no_mixed_w1:
+        st.caption("W1 is not shown on a table with categorical columns yet: it needs the mixed metric (two different "
+                   "categories at distance 1), which this build's W1 does not compute. The counts per category below "
+                   "compare the release with the data.")
+    if bounds_from_data():
+        st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
+                   "release of it is differentially private. Type public bounds and declare the categories to make "
+                   "it private.")
+    elif not rel.is_dp:
+        st.warning("This run is NOT differentially private (a teaching start that reads the private data). "
+                   "Never publish its output.")
+    if rel.notes:
+        with st.expander("Technical notes on this release", icon=":material/info:"):
+            for note in rel.notes:
+                st.caption(str(note))
+    with st.expander("Download a private release", icon=":material/download:"):
+        if bounds_from_data():
+            st.caption("Downloads are disabled: the bounds or categories were read off the data.")
+        else:
+            private_downloads(rel.mechanism, params, key=title)
+
+
+def privacy_short(rel) -> str:
+    """"ε = 1, δ = 0" for the headline (the relation is in the sidebar)."""
+    if not rel.is_dp:
+        return "not private"
+    return f"ε = {rel.epsilon:.3g}" + (f", δ = {rel.delta:.0e}" if rel.delta else "")
+
+
+def bound_view(rel) -> tuple[str, str, str]:
+    """(label, value, help) of the theory's bound for the headline, honestly.
+
+    A number is shown as a bound only when it is proven for this run and below the cube's diameter.
+    A rate without constants, a bound above the diameter, or one that does not cover the chosen
+    setting is shown as "—" with the reason in the help text.
+    """
+    kind = (rel.bound_kind or "").lower()
+    b = rel.bound
+    if b is None or not math.isfinite(float(b)):
+        why = "This mechanism has no bound from its paper." if "baseline" in kind or not kind else rel.bound_kind
+        return "Theory's bound", "—", why
+    b = float(b)
+    if "certificate" in kind:
+        return ("Certified bound", f"{b:.3g}",
+                "A private, high-probability upper bound on the largest W1 over the released marginals, published "
+                "with the data (see the certificate below).")
+    if "constant-free" in kind or "unspecified" in kind or re.search(r"\brate\b", kind):
+        return ("Theory's rate", "—",
+                f"The paper gives a rate whose constants it does not specify; evaluated with constant 1 it is "
+                f"{b:.3g} here, which is not a bound.")
+    if b >= UNIT_DIAMETER:
+        return ("Theory's bound", "—",
+                f"The paper's bound at this n and ε is {b:.3g}, above the largest possible W1 (1): it says nothing "
+                "yet. It becomes informative with more data or a larger ε.")
+    if "estimated" in kind:
+        return ("Theory's estimate", f"{b:.3g}",
+                f"{rel.bound_kind}: part of it is estimated rather than proven, so read it as an estimate.")
+    reference = "reference" in " ".join(map(str, rel.notes)).lower() and "not proved" in " ".join(map(str, rel.notes))
+    label = "Theory's bound (reference)" if reference else "Theory's bound"
+    return label, f"{b:.3g}", (rel.bound_kind or "") + (" For these settings the proof does not apply; the value "
+                                                        "is shown for reference." if reference else "")
+
+
+def private_downloads(name: str, params: dict, *, key: str) -> None:
+    """Downloads of a NEW release drawn with fresh randomness (never the teaching seed's release).
+
+    A button makes the release (same mechanism, data, ε, δ, relation and parameters as on screen);
+    then its synthetic CSV (rows in random order) and its public report (allow-listed fields only:
+    no W1 to the data, no true counts) can be downloaded.
+    """
+    d = data()
+    s = settings()
+    slot = f"fresh_{key}"
+    fingerprint = (name, d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], tuple(sorted(params.items())))
+    if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
+                 help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
+                      "is a new release drawn with fresh randomness: it differs from the one on screen."):
+        rel = safe(cached_release, name, d.X, dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
+                   tuple(sorted(params.items())), what=f"running {name}")
+        if rel is not None:
+            st.session_state[slot] = (fingerprint, rel)
+    stored = st.session_state.get(slot)
+    if stored is None or stored[0] != fingerprint:
+        return
+    fresh = stored[1]
+    st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic {'rows' if fresh.domain.is_mixed else 'points'}, "
+               f"{fresh.privacy}.")
+    d1, d2 = st.columns(2)
+    d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
+                       help="The synthetic data of the fresh release, rows in random order.")
+    d2.download_button("Report (JSON)", data=export.report_json(fresh), icon=":material/download:",
+                       file_name=f"{fresh.mechanism}_report.json", mime="application/json", key=f"dl_json_{key}",
+                       help="The fresh release's public report: ε, δ, relation, ledger, parameters, bound. Nothing "
+                            "computed from the real data without noise.")
+
+
+def switch_relation(value: str) -> None:
+    """Set the sidebar's neighbouring relation (a button's ``on_click``: runs before the widget exists)."""
+    st.session_state["neighbours"] = value
+
+
+def relation_supported(spec) -> bool:
+    """True if the sidebar's relation is one the mechanism supports.
+
+    Otherwise the relation is switched to the one the mechanism needs (a mechanism page should show its
+    mechanism, not an error) and the page reruns; the page then says what was switched and why.
+    """
+    rel = settings()["neighbours"]
+    note = st.session_state.pop("_relation_note", None)
+    if rel in spec.neighbours:
+        if note:
+            st.info(note, icon=":material/swap_horiz:")
+        return True
+    other = spec.neighbours[0]
+    why = ("it needs the dataset size n to be public" if other == "replace" else
+           "its analysis covers adding or removing a record")
+    st.session_state["_pending_neighbours"] = other
+    st.session_state["_relation_note"] = (
+        f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
+        "neighbouring relation was switched for you.")
+    st.rerun()
+    return False  # pragma: no cover - st.rerun does not return

@@ -1,0 +1,115 @@
+"""Widgets: parameter controls built from a schema, a chart with its one-line explanation, the
+"Look closer" choice of detail views, and the owner-view label."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from .lessons import CONTROLS
+
+__all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
+
+#: Said of every number or picture computed from the real data without noise.
+OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
+
+
+def explain(what: str, formula: str | None = None) -> None:
+    """One line under a chart: what it shows, and the formula behind it."""
+    st.caption(what)
+    if formula:
+        st.latex(formula)
+
+
+def plot(fig, what: str, formula: str | None = None, *, key: str | None = None) -> None:
+    """A Plotly figure across the page, with its explanation (and formula) below it."""
+    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
+    explain(what, formula)
+
+
+def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str | None = None) -> None:
+    """One detail view at a time: a choice of views, and only the chosen one is computed and drawn
+    (the page stays fast whatever it can show)."""
+    names = list(views)
+    choice = st.segmented_control("Look closer", names, default=default or names[0], key=key,
+                                  persist_state="session") or names[0]
+    views[choice]()
+
+
+def w1_text(w) -> str:
+    """W1 for people: the exact value, or the value with its certified interval."""
+    if w.exact or w.upper - w.lower < 1e-12:
+        return f"{w.value:.4g}"
+    return f"{w.value:.4g} ∈ [{w.lower:.4g}, {w.upper:.4g}]"
+
+
+def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels: dict | None = None,
+                   defaults: dict | None = None) -> dict:
+    """Widgets for a mechanism's parameters, built from its registry schema, labelled for students
+    (:data:`dashboard.lessons.CONTROLS`; the code name and the mathematics are in the help tooltip).
+
+    ``labels`` maps a choice parameter's name to {choice: label} (overrides the defaults);
+    ``defaults`` overrides schema defaults that do not fit the data (e.g. s <= d)."""
+    controls = CONTROLS.get(spec.name, {})
+    choice_labels = {name: dict(c.choices) for name, c in controls.items() if c.choices}
+    choice_labels.update(labels or {})
+    params = []
+    for p in spec.params:
+        if p.name in skip:
+            continue
+        c = controls.get(p.name)
+        changes = {"help": f"`{p.name}`: {p.help}"}
+        if c is not None:
+            changes.update(label=c.label, advanced=c.advanced or p.advanced)
+        if defaults and p.name in defaults:
+            changes["default"] = defaults[p.name]
+        params.append(dataclasses.replace(p, **changes))
+    return schema_controls(tuple(params), prefix or spec.name, labels=choice_labels)
+
+
+def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
+    """One widget per :class:`~dpsynth_core.schema.ParamSpec` (mechanisms and data generators alike):
+    the basic ones in three columns, the advanced ones in an expander. Returns {name: value}."""
+    labels = labels or {}
+    values: dict[str, Any] = {}
+    basic = [p for p in params if not p.advanced]
+    adv = [p for p in params if p.advanced]
+    if basic:
+        cols = st.columns(min(3, len(basic)))
+        for i, p in enumerate(basic):
+            with cols[i % len(cols)]:
+                values[p.name] = _control(p, prefix, labels.get(p.name))
+    if adv:
+        with st.expander("More settings"):
+            for p in adv:
+                values[p.name] = _control(p, prefix, labels.get(p.name))
+    return values
+
+
+def _control(p, prefix: str, labels: dict | None = None) -> Any:
+    key = f"{prefix}__{p.name}"
+    label = p.title
+    if p.kind == "choice":
+        choices = list(p.choices)
+        idx = choices.index(p.default) if p.default in choices else 0
+        return st.selectbox(label, choices, index=idx, key=key, help=p.help, persist_state="session",
+                            format_func=(lambda c: labels.get(c, c)) if labels else str)
+    if p.kind == "bool":
+        return st.checkbox(label, value=bool(p.default), key=key, help=p.help, persist_state="session")
+    lo = None if p.low is None or not math.isfinite(p.low) else p.low
+    hi = None if p.high is None or not math.isfinite(p.high) else p.high
+    if p.kind == "int":
+        lo = None if lo is None else int(math.ceil(lo))
+        hi = None if hi is None else int(math.floor(hi))
+        default = None if p.default is None else int(p.default)
+        return st.number_input(label, min_value=lo, max_value=hi, value=default, step=1, key=key,
+                               help=p.help, placeholder="auto (paper's rule)", persist_state="session")
+    lo = None if lo is None else float(lo)
+    hi = None if hi is None else float(hi)
+    default = None if p.default is None else float(p.default)
+    return st.number_input(label, min_value=lo, max_value=hi, value=default, key=key, help=p.help,
+                           format="%.6g", placeholder="auto (paper's rule)", persist_state="session")

@@ -1,0 +1,283 @@
+"""The ``dpsynth`` commands (``list``, ``synth`` with the numpy engine, ``w1``), the argument parser and
+:func:`main`; ``synth --engine dask`` is :func:`._dask.synth_dask`, ``report`` is :mod:`._report`."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..mechanisms import MECHANISMS, load_all
+from ..mechanisms.release import to_jsonable
+from ..rows import WorkerError
+from ..transport import wasserstein1
+from ._common import (
+    CLAMP_WARNING_SHARE,
+    CSV_SUFFIXES,
+    DOMAIN_HELP,
+    PARQUET_SUFFIXES,
+    PROG,
+    Heartbeat,
+    UsageError,
+    add_domain_options,
+    bind_mechanism,
+    check_not_input,
+    check_takes_categories,
+    domain_options,
+    one_line,
+    read_input,
+    say,
+    say_running,
+    seed_arg,
+    write_release,
+)
+from ._dask import synth_dask
+from ._report import add_report_parser, cmd_report
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors instead of usage + message + exit."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        if message.startswith("unrecognized arguments") and any(
+                word.lower().endswith(PARQUET_SUFFIXES + CSV_SUFFIXES) for word in message.split()[2:]):
+            message += " (a glob of files for --engine dask must be quoted, e.g. 'data/*.parquet', so that the " \
+                       "shell passes it as one argument)"
+        raise UsageError(message)
+
+
+def _warn_clamping(args: argparse.Namespace, X, domain, path: str) -> None:
+    """Warn (owner's eyes only, never in an output) when the bounds clamp more than 1% of the rows."""
+    arr = X[list(domain.numeric_names)].to_numpy(dtype=float)
+    below = (arr < domain.lower_array).sum(axis=0)
+    above = (arr > domain.upper_array).sum(axis=0)
+    rows = int(np.any((arr < domain.lower_array) | (arr > domain.upper_array), axis=1).sum())
+    if rows <= CLAMP_WARNING_SHARE * arr.shape[0]:
+        return
+    worst = [f"{name!r} ({int(b)} below, {int(a)} above)" for name, b, a in zip(domain.numeric_names, below, above, strict=True)
+             if a + b]
+    print(f"{PROG}: warning: {rows} of {arr.shape[0]} rows of {path} are outside the bounds and will be clamped "
+          f"into them: {', '.join(worst[:4])}{' ...' if len(worst) > 4 else ''}. Check --bounds: they should be the "
+          f"range the values can take in principle. (Owner view: computed from your data; not in any output.)",
+          file=sys.stderr, flush=True)
+
+
+def _mechanism_spec(name: str):
+    load_all()
+    if name not in MECHANISMS:
+        close = difflib.get_close_matches(name, list(MECHANISMS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"The 'mechanism' parameter of {PROG} synth must be one of "
+                         f"{', '.join(sorted(MECHANISMS))}. Got {name!r}{hint}.")
+    return MECHANISMS[name]
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    load_all()
+    rows = [(name, spec.dp, "/".join(spec.neighbours), spec.title) for name, spec in sorted(MECHANISMS.items())]
+    w = [max(len(r[i]) for r in rows + [("name", "dp", "neighbours", "")]) for i in range(3)]
+    print(f"{'name':<{w[0]}}  {'dp':<{w[1]}}  {'neighbours':<{w[2]}}  title")
+    for r in rows:
+        print(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]}")
+        if args.verbose:
+            spec = MECHANISMS[r[0]]
+            print(f"    {spec.paper}; {spec.algorithm}")
+            print(f"    needs --delta: {'yes' if spec.needs_delta else 'no'}; default neighbours: "
+                  f"{spec.default_neighbours}")
+            print(f"    categorical columns (--categories, --domain): "
+                  f"{'yes' if spec.categorical else 'no, numeric columns only'}")
+            for p in spec.params:
+                rng = ""
+                if p.choices:
+                    rng = " {" + ", ".join(map(str, p.choices)) + "}"
+                elif p.low is not None or p.high is not None:
+                    rng = f" [{p.low}, {p.high}]"
+                print(f"    --param {p.name}=<{p.kind}>{rng} (default {p.default}): {p.help}")
+    return 0
+
+
+def _engine(args: argparse.Namespace) -> str:
+    """The engine of ``synth``: numpy unless --engine dask or --scheduler (which implies dask)."""
+    engine = args.engine or ("dask" if args.scheduler else "numpy")
+    if engine == "numpy":
+        if args.scheduler:
+            raise UsageError("--scheduler runs on a Dask cluster: it needs --engine dask (or leave --engine out)")
+        for flag, value in (("--workers", args.workers), ("--memory-limit", args.memory_limit)):
+            if value is not None:
+                raise UsageError(f"{flag} configures the local Dask cluster: it needs --engine dask")
+    elif args.scheduler:
+        for flag, value in (("--workers", args.workers), ("--memory-limit", args.memory_limit)):
+            if value is not None:
+                raise UsageError(f"{flag} configures the local Dask cluster that --scheduler replaces: set the "
+                                 f"workers of your cluster where you start them")
+    return engine
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    spec = _mechanism_spec(args.mechanism)
+    engine = _engine(args)
+    if engine == "dask":
+        return synth_dask(args, spec)
+    if not os.path.isfile(args.input) and (os.path.isdir(args.input) or any(ch in args.input for ch in "*?[")):
+        raise ValueError(f"The input {args.input!r} is not a file: the numpy engine reads one CSV or Parquet file; "
+                         f"for a glob or a directory use --engine dask.")
+    check_not_input(args, [args.input])
+    owner = f"{PROG} synth"
+    options = domain_options(args, owner)
+    check_takes_categories(spec, options)
+    mechanism = bind_mechanism(spec, args)
+    seed = seed_arg(args)
+    say(args, f"reading {args.input}")
+    df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
+    _warn_clamping(args, df, domain, args.input)
+    say_running(args, spec, mechanism, domain, seed)
+    with Heartbeat(args, spec.name) as hb:
+        release = mechanism(df, domain, rng=seed)
+    say(args, f"{spec.name} done in {hb.seconds:.2f} s: {release.privacy}")
+    write_release(args, release, seed)
+    return 0
+
+
+#: Whether ``dpsynth w1`` compares categorical columns: it needs W1 under the mixed metric
+#: (``transport.wasserstein1(X, Y, domain=mixed_domain)``), which this version does not have yet.
+W1_TAKES_CATEGORIES = False
+
+
+def _cmd_w1(args: argparse.Namespace) -> int:
+    owner = f"{PROG} w1"
+    options = domain_options(args, owner)
+    if options.categorical and not W1_TAKES_CATEGORIES:
+        raise ValueError(f"The 'domain' parameter of {owner} must have numeric columns only: the Wasserstein-1 "
+                         f"distance under the mixed metric (categorical columns) is not available in this version. "
+                         f"Got the categorical columns {list(options.categorical)}; compare the numeric columns "
+                         f"with --bounds and --columns (without --categories or a mixed --domain).")
+    say(args, f"reading {args.b} and {args.a}")
+    # the synthetic file decides the columns (a data file often has more): read it first
+    B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options)
+    A, _ = read_input(args, args.a, role="data", owner=owner, options=options, columns=list(domain.names))
+    with Heartbeat(args, "w1") as hb:
+        res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True)
+    say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'a certified interval'}; "
+               f"unit-cube units, {args.metric} metric; computed from the private data: do not publish it)")
+    if args.json:
+        figures = res.to_dict()
+        figures["w1"] = figures.pop("value")
+        print(json.dumps(to_jsonable({**figures, "metric": args.metric, "units": "unit cube",
+                                      "columns": [str(c) for c in B.columns]})))
+    else:
+        print(repr(float(res.value)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Differentially private synthetic data with Wasserstein-1 guarantees.")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p_list = sub.add_parser("list", help="list the mechanisms")
+    p_list.add_argument("-v", "--verbose", action="store_true", help="also list every mechanism's parameters")
+
+    p_syn = sub.add_parser("synth", help="make synthetic data from a CSV or Parquet file (or many, --engine dask)",
+                           epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_syn.add_argument("input", metavar="IN",
+                       help="private data: a CSV file with a header row, or a Parquet file; with --engine dask, a "
+                            "quoted glob ('data/*.parquet'), a directory or a file of Parquet or CSV data")
+    p_syn.add_argument("-o", "--output", metavar="OUT.csv", required=True, help="synthetic data (CSV; '-' for stdout)")
+    p_syn.add_argument("--mechanism", "-m", required=True, help="mechanism name (see `dpsynth list`)")
+    p_syn.add_argument("--epsilon", "-e", required=True, help="privacy budget ε > 0")
+    p_syn.add_argument("--delta", default=None, help="δ in (0, 1) for approximate-DP mechanisms")
+    p_syn.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",
+                       help="a mechanism parameter from `dpsynth list -v` (repeatable)")
+    p_syn.add_argument("--neighbours", choices=("add_remove", "replace"), default=None,
+                       help="neighbouring relation (default: the mechanism's)")
+    p_syn.add_argument("--n-public", dest="n_public", default=None, help="a public dataset size, if there is one")
+    p_syn.add_argument("--drop-missing", dest="drop_missing", action="store_true",
+                       help="drop rows with a missing value in the columns used (default: refuse the file)")
+    p_syn.add_argument("--seed", default=None,
+                       help="pin the randomness (tests and teaching only: the output is reproducible and NOT "
+                            "private, anyone who knows the seed can undo the noise)")
+    p_syn.add_argument("--report", default=None, metavar="OUT.json", help="public report (JSON)")
+    p_syn.add_argument("--engine", choices=("numpy", "dask"), default=None,
+                       help="numpy (default): one CSV file read into memory (at most 50 MB and 200,000 rows); dask: Parquet or CSV "
+                            "files of any size, read lazily and summed partition by partition (same release)")
+    p_syn.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="an existing dask.distributed scheduler, e.g. tcp://host:8786 (implies --engine dask; "
+                            "the files must be readable by its workers at the same path)")
+    p_syn.add_argument("--workers", default=None, metavar="N",
+                       help="worker processes of the local Dask cluster (default: one per core)")
+    p_syn.add_argument("--memory-limit", dest="memory_limit", default=None, metavar="SIZE",
+                       help="memory limit of each local Dask worker, e.g. 2GB (default auto: this machine's memory "
+                            "shared equally)")
+    p_syn.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    add_domain_options(p_syn)
+
+    p_w1 = sub.add_parser("w1", help="Wasserstein-1 distance between two CSV files (unit-cube units)",
+                          epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_w1.add_argument("a", metavar="DATA.csv", help="the real data (may have more columns)")
+    p_w1.add_argument("b", metavar="SYNTHETIC.csv", help="the synthetic data (its columns are compared)")
+    p_w1.add_argument("--metric", default="linf", help="linf (default), l1 or l2")
+    p_w1.add_argument("--method", default="auto", help="auto (default), exact_1d, pot, grid, sparse or sliced")
+    p_w1.add_argument("--drop-missing", dest="drop_missing", action="store_true",
+                      help="drop rows with a missing value in the columns compared")
+    p_w1.add_argument("--json", action="store_true", help="print value, bounds and method as JSON")
+    p_w1.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    add_domain_options(p_w1, columns_help="comma-separated columns (default: those of SYNTHETIC.csv)")
+    add_report_parser(sub)  # `dpsynth report`: the owner's comparison of real and synthetic data (._report)
+    return parser
+
+
+_COMMANDS = {"list": _cmd_list, "synth": _cmd_synth, "w1": _cmd_w1, "report": cmd_report}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpsynth`` console script; returns the exit code."""
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise UsageError("a command is required: list, synth, w1 or report")
+        return _COMMANDS[args.command](args)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    except UsageError as exc:
+        if debug:
+            raise
+        print(f"{PROG}: error: {one_line(exc)} (see `{PROG} --help`)", file=sys.stderr)
+        return 2
+    except WorkerError as exc:  # a Dask worker failed: nothing was released, nothing written
+        if debug:
+            raise
+        print(f"{PROG}: error: {one_line(exc)} No output was written.", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `dpsynth list -v | head`: the reader left (an OSError: so before that clause)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
+    except (ValueError, TypeError, OSError, KeyError, MemoryError) as exc:
+        if debug:
+            raise
+        msg = exc.strerror + f": {exc.filename!r}" if isinstance(exc, OSError) and exc.strerror and exc.filename \
+            else str(exc)
+        print(f"{PROG}: error: {one_line(msg) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: still one line, the traceback with --debug
+        if debug:
+            raise
+        print(f"{PROG}: internal error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the "
+              f"traceback)", file=sys.stderr)
+        return 1

@@ -1,0 +1,492 @@
+"""What both engines of the ``dpsynth`` command share: messages on stderr, the heartbeat, the parsing of
+the arguments (bounds, mechanism, seed) and the all-or-nothing writing of the outputs.
+
+The public domain's options, for every command that reads a table (``synth``, ``w1``, and any new one):
+:func:`add_domain_options` adds ``--bounds``, ``--categories``, ``--domain`` and ``--columns`` to a
+parser (their rules are :data:`DOMAIN_HELP`, shown by ``--help``); :func:`domain_options` checks them
+before any file is read; :func:`read_input` reads one CSV or Parquet file with the declared categories
+and returns the frame and its :class:`~dpsynth_core.Domain`; :func:`domain_from_args` builds the
+domain for columns read otherwise (the dask engine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import errno
+import inspect
+import json
+import math
+import os
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..domain import Domain, check_categories
+from ..export import report_json, synthetic_csv
+from ..mechanisms import MECHANISMS, bind
+from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
+
+__all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
+           "one_line", "say", "Heartbeat", "float_arg", "int_arg", "columns_arg", "domain_from_bounds",
+           "bind_mechanism", "seed_arg", "write_outputs", "check_not_input", "say_running", "write_release",
+           "DOMAIN_HELP", "DOMAIN_FILE_MAX_BYTES", "DomainOptions", "add_domain_options", "domain_options",
+           "read_domain_file", "domain_from_args", "read_input", "check_takes_categories"]
+
+#: The command's name, at the start of every line it prints on stderr.
+PROG = "dpsynth"
+#: Share of rows clamped by --bounds above which the command warns (owner's eyes only).
+CLAMP_WARNING_SHARE = 0.01
+#: Seconds between two "still running" lines on stderr.
+HEARTBEAT_SECONDS = 5.0
+#: File names read as CSV (and as Parquet: :data:`dpsynth_core.tabular.PARQUET_SUFFIXES`).
+CSV_SUFFIXES = (".csv",)
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit code 2)."""
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def say(args: argparse.Namespace, text: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+class Heartbeat:
+    """Prints "still running" on stderr every ``interval`` seconds while a long step runs.
+
+    ``progress``, when given, returns a short text appended to each line (the dask engine's count of
+    finished Dask tasks), or "" when it has nothing to say."""
+
+    def __init__(self, args: argparse.Namespace, what: str, interval: float | None = None,
+                 progress: Callable[[], str] | None = None):
+        self.args, self.what = args, what
+        self.interval = HEARTBEAT_SECONDS if interval is None else interval
+        self.progress = progress
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = 0.0
+
+    def __enter__(self):
+        self._t0 = time.perf_counter()
+        if not getattr(self.args, "quiet", False):
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            extra = self.progress() if self.progress is not None else ""
+            say(self.args, f"{self.what}: still running ({time.perf_counter() - self._t0:.0f} s"
+                            f"{'; ' + extra if extra else ''})")
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self._t0
+
+
+def float_arg(text: str, name: str, owner: str) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"The '{name}' parameter of {owner} must be a float. Got {text!r}.") from None
+
+
+def int_arg(text: str, name: str, owner: str) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"The '{name}' parameter of {owner} must be an int. Got {text!r}.") from None
+
+
+def columns_arg(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    cols = [c.strip() for c in text.split(",")]
+    if not all(cols):
+        raise ValueError(f"The 'columns' parameter of {PROG} must be a comma-separated list of column names. "
+                         f"Got {text!r}.")
+    return cols
+
+
+def domain_from_bounds(bounds: str, names: Sequence[str], owner: str, *, word: str = "column"):
+    """The public :class:`Domain` from ``--bounds`` ("lo:hi" per column, or one for all); ``word`` names
+    the columns in messages ("numeric column" when the table also has categorical ones)."""
+    expected = f"'lo:hi' per {word} ({len(names)} {word}(s): {', '.join(names[:8])}{', ...' if len(names) > 8 else ''})" \
+               " or a single 'lo:hi' for all, with finite numbers and lo < hi, e.g. 0:120"
+    parts = bounds.split(",") if isinstance(bounds, str) else []
+    if len(parts) not in (1, len(names)):
+        raise ValueError(f"The 'bounds' parameter of {owner} must give one {expected}. Got {len(parts)} range(s).")
+    if len(parts) == 1:
+        parts = parts * len(names)
+    lows, highs = [], []
+    for name, part in zip(names, parts, strict=True):
+        lo, sep, hi = part.partition(":")
+        try:
+            lo_f, hi_f = float(lo), float(hi)
+        except ValueError:
+            lo_f = hi_f = math.nan
+        if not sep or not (math.isfinite(lo_f) and math.isfinite(hi_f)):
+            raise ValueError(f"The 'bounds' parameter of {owner} must give {expected}. Got {part.strip()!r} for "
+                             f"column {name!r}.")
+        if not lo_f < hi_f:
+            raise ValueError(f"The 'bounds' parameter of {owner} must give each column a lower bound below its "
+                             f"upper bound. Got {part.strip()!r} for column {name!r}.")
+        lows.append(lo_f)
+        highs.append(hi_f)
+    return Domain(lows, highs, names=tuple(names))
+
+
+def bind_mechanism(spec, args: argparse.Namespace):
+    """The mechanism bound to the command line's ε, δ, relation, n_public and --param values."""
+    owner = spec.name
+    epsilon = float_arg(args.epsilon, "epsilon", owner)
+    if args.delta is not None and not spec.needs_delta:
+        raise ValueError(f"The 'delta' parameter of {owner} is not used: {owner} is pure ε-DP. Got {args.delta!r}.")
+    if args.delta is None and spec.needs_delta:
+        raise ValueError(f"The 'delta' parameter of {owner} must be given (--delta): it is approximate "
+                         f"(ε, δ)-DP. Got none.")
+    delta = None if args.delta is None else float_arg(args.delta, "delta", owner)
+    names = [p.name for p in spec.params]
+    params: dict[str, Any] = {}
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"The 'param' parameter of {PROG} synth must be key=value. Got {item!r}.")
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            raise ValueError(f"The 'param' parameter of {PROG} synth must name a parameter of {owner} "
+                             f"({', '.join(names) if names else 'it has none'}). Got {key!r}"
+                             f"{f' (did you mean {close[0]!r}?)' if close else ''}.")
+        if key in params:
+            raise ValueError(f"The 'param' parameter of {PROG} synth must give {key!r} once. Got it twice.")
+        params[key] = spec.param(key).parse(value.strip(), owner)
+    n_public = None
+    if args.n_public is not None:
+        accepted = set(inspect.signature(spec.func).parameters)
+        if "n_public" not in accepted:
+            raise ValueError(f"The 'n_public' parameter of {owner} is not accepted by this mechanism. "
+                             f"Got {args.n_public!r}.")
+        if "n_public" in params:
+            raise ValueError(f"The 'n_public' parameter of {owner} must be given once (--n-public or --param). "
+                             f"Got it twice.")
+        n_public = int_arg(args.n_public, "n_public", owner)
+    return bind(owner, epsilon=epsilon, delta=delta, neighbours=args.neighbours, n_public=n_public, params=params)
+
+
+def seed_arg(args: argparse.Namespace) -> int | None:
+    if args.seed is None:
+        return None
+    seed = int_arg(args.seed, "seed", PROG)
+    if seed < 0:
+        raise ValueError(f"The 'seed' parameter of {PROG} must be an int in [0, inf). Got {seed}.")
+    return seed
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_output(path: str | None) -> None:
+    """Refuse, before any work, an output path whose directory is missing or that is a directory."""
+    if not path or path == "-":
+        return
+    final = os.path.realpath(path)
+    folder = os.path.dirname(final) or "."
+    if os.path.isdir(final):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def write_outputs(outputs: Sequence[tuple[str | None, str | bytes]]) -> None:
+    """Write every ``(path, data)`` all or nothing: each file goes to a temporary name in its own
+    directory, and once all are written they are moved into place (``os.replace``, atomic on one file
+    system). An error on the way removes the temporary files and leaves any existing output untouched.
+    ``"-"`` is standard output, written last; a ``None`` path is skipped."""
+    staged: list[tuple[str, str]] = []
+    try:
+        for path, data in outputs:
+            if not path or path == "-":
+                continue
+            final = os.path.realpath(path)  # through a symlink: replace its target, as open() would write it
+            folder, base = os.path.split(final)
+            tmp = os.path.join(folder, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            staged.append((tmp, final))
+            with open(tmp, "xb") as fh:
+                fh.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # only still there when something failed
+    for path, data in outputs:
+        if path == "-":
+            out = sys.stdout.buffer if isinstance(data, bytes) else sys.stdout
+            out.write(data)
+            out.flush()
+
+
+def check_not_input(args: argparse.Namespace, inputs: Sequence[str]) -> None:
+    """Refuse an output that is one of the input files (it would overwrite the private data), and an
+    output whose directory does not exist (before any work, not after a long run)."""
+    for out in (args.output, args.report):
+        if not out or out == "-":
+            continue
+        for path in inputs:
+            if _same_file(out, path) or os.path.abspath(out) == os.path.abspath(path):
+                raise ValueError(f"The output {out!r} of {PROG} synth must not be the input file (it would "
+                                 f"overwrite the private data).")
+        _check_output(out)
+
+
+def say_running(args: argparse.Namespace, spec, mechanism, domain, seed: int | None) -> None:
+    what = f"{spec.name} (ε = {mechanism.epsilon:g}, {mechanism.neighbours} neighbours)"
+    kinds = f" ({domain.k} numeric, {domain.d - domain.k} categorical)" if domain.is_mixed else ""
+    say(args, f"running {what} on {domain.d} column(s){kinds}")
+    if seed is not None:
+        say(args, f"--seed {seed}: the output is reproducible and NOT private (anyone who knows the seed can "
+                   "undo the noise); leave --seed out for a private release")
+
+
+def write_release(args: argparse.Namespace, release, seed: int | None) -> None:
+    """The synthetic CSV and the public report, all or nothing (temporary names moved into place)."""
+    outputs: list[tuple[str | None, str | bytes]] = [(args.output, synthetic_csv(release, rng=seed))]
+    if args.report:
+        outputs.append((args.report, report_json(release)))
+    write_outputs(outputs)
+    say(args, f"wrote {release.synthetic.shape[0]} synthetic rows to {args.output} (in random order)")
+    if args.report:
+        say(args, f"wrote the report (public values only) to {args.report}")
+
+
+# ---------------------------------------------------------------------------- the public domain's options
+#: Largest domain file (--domain) read, in bytes; checked before the file is read.
+DOMAIN_FILE_MAX_BYTES = 16 * 2**20
+
+#: The rules of the domain options, for ``--help`` (an epilog) and the README.
+DOMAIN_HELP = """\
+Public domain. Bounds and categories are public inputs, declared without looking at the data (the set
+of values present in a private file is itself private). Either:
+
+  --bounds 'lo:hi,...' [--categories 'col=a|b;col=x|y'] [--columns a,b]
+      --bounds gives one 'lo:hi' per NUMERIC column, in the order the columns are read (or a single
+      'lo:hi' for all). --categories declares the categorical columns and their categories: '|'
+      separates the categories of a column, ';' the columns. A declared column is read as text,
+      whatever it looks like (a column of 1 and 2 declared 'grade=1|2' is categorical), and every value
+      must be one of its categories exactly (spaces around it aside), or a missing value; any other
+      value is an error naming the row, the column and the value. The numeric columns are those of
+      --columns, or every numeric column of the file; the categorical columns that --columns does not
+      name follow it.
+  --domain DOMAIN.json
+      A JSON file declaring every column: {"lower": [18, 15], "upper": [90, 45], "names": ["age", "bmi",
+      "sex", "region"], "categories": {"sex": ["F", "M"], "region": ["north", "south", "east"]},
+      "weights": {"region": 0.5}, "other": {"region": "elsewhere"}}. "lower"/"upper" are the bounds of
+      the numeric columns, in their order; "names" lists the numeric columns, or every column in the
+      table's order; optional "weights" (the distance between two different categories, default 1)
+      and "other" (a category that receives every undeclared value, instead of an error);
+      "provenance": "data" marks a domain read off the data (its releases are NOT differentially
+      private). The file names the columns used: --bounds, --categories and --columns are refused
+      with it (one declaration, no contradiction to resolve).
+"""
+
+
+@dataclass(frozen=True)
+class DomainOptions:
+    """What ``--bounds``, ``--categories``, ``--domain`` and ``--columns`` declare, checked before any file
+    is read: either ``domain`` (a domain file), or ``bounds`` with optional ``categories`` and ``columns``."""
+
+    bounds: str | None
+    categories: Any  # CategoryMap of --categories, or None
+    domain: Domain | None
+    columns: list[str] | None
+
+    @property
+    def categorical(self) -> tuple[str, ...]:
+        """The declared categorical columns."""
+        if self.domain is not None:
+            return tuple(self.domain.categories)
+        return tuple(self.categories or ())
+
+    def read_kwargs(self, columns: Sequence[str] | None = None) -> dict[str, Any]:
+        """Arguments of :func:`~dpsynth_core.tabular.read_table` / ``read_parquet`` (``columns`` overrides
+        ``--columns``, e.g. the columns of another file)."""
+        if self.domain is not None:
+            return {"domain": self.domain}
+        return {"columns": list(columns) if columns is not None else self.columns,
+                "categories": dict(self.categories) if self.categories else None}
+
+
+def add_domain_options(parser: argparse.ArgumentParser, *, columns_help: str | None = None) -> None:
+    """Add ``--bounds``/``-b``, ``--categories``, ``--domain`` and ``--columns`` (rules: :data:`DOMAIN_HELP`,
+    which callers put in the parser's epilog with ``formatter_class=argparse.RawDescriptionHelpFormatter``)."""
+    group = parser.add_argument_group("public domain (see below; never read off the data)")
+    group.add_argument("--bounds", "-b", default=None, metavar="'lo:hi,...'",
+                       help="public bounds of the numeric columns, one 'lo:hi' per numeric column or one for all")
+    group.add_argument("--categories", default=None, metavar="'col=a|b;col=x|y'",
+                       help="categorical columns and their public categories")
+    group.add_argument("--domain", default=None, metavar="DOMAIN.json",
+                       help="a JSON domain file declaring every column (instead of --bounds/--categories/--columns)")
+    group.add_argument("--columns", default=None, metavar="a,b",
+                       help=columns_help or "comma-separated columns to use (default: every numeric column and "
+                                            "every declared categorical one)")
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def read_domain_file(path: str, owner: str) -> Domain:
+    """The :class:`Domain` of a JSON domain file (``--domain``; :meth:`Domain.from_dict`). A syntax
+    error names its line and column; a wrong value says what to change."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    label = f"The domain file {path!r}"
+    size = os.path.getsize(path)
+    if size > DOMAIN_FILE_MAX_BYTES:
+        raise ValueError(f"{label} is {size} bytes; a domain file may have at most {DOMAIN_FILE_MAX_BYTES} bytes.")
+    with open(path, "rb") as fh:
+        data = fh.read(DOMAIN_FILE_MAX_BYTES + 1)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{label} is not UTF-8 text (the first unreadable character is on line {line}).") from None
+    try:
+        spec = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
+                         f"See `{PROG} synth --help` for the format.") from None
+    except ValueError as exc:  # a duplicate key
+        raise ValueError(f"{label} is not a valid domain: {exc}; give each key once.") from None
+    except RecursionError:
+        raise ValueError(f"{label} is not a valid domain: its JSON is nested too deeply.") from None
+    try:
+        return Domain.from_dict(spec)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{label} is not a valid domain: {one_line(exc)} See `{PROG} synth --help` for the "
+                         f"format.") from None
+
+
+def domain_options(args: argparse.Namespace, owner: str) -> DomainOptions:
+    """The domain options of :func:`add_domain_options`, checked before any file is read: contradictions
+    are usage errors; a domain file is read and checked; ``--categories`` is parsed and checked."""
+    bounds, cats_text, path = args.bounds, args.categories, args.domain
+    if path is not None:
+        for flag, value in (("--bounds", bounds), ("--categories", cats_text), ("--columns", args.columns)):
+            if value is not None:
+                raise UsageError(f"{flag} and --domain both declare the columns: give them in the domain file, or "
+                                 f"leave out --domain")
+        domain = read_domain_file(path, owner)
+        return DomainOptions(bounds=None, categories=None, domain=domain, columns=None)
+    if bounds is None:
+        raise UsageError("the public domain is required: --bounds 'lo:hi,...' for the numeric columns (with "
+                         "--categories for the categorical ones), or --domain DOMAIN.json")
+    categories = None
+    if cats_text is not None:
+        try:
+            parsed = Domain.parse_categories(cats_text)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(str(exc).replace("of Domain.parse_categories", f"of {owner}")) from None
+        categories, _ = check_categories(parsed, owner=owner)
+    return DomainOptions(bounds=bounds, categories=categories, domain=None, columns=columns_arg(args.columns))
+
+
+def check_takes_categories(spec, options: DomainOptions) -> None:
+    """Refuse, before reading the data, a mechanism that does not take categorical columns."""
+    if options.categorical and not spec.categorical:
+        takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
+        raise ValueError(f"The 'mechanism' parameter of {PROG} synth must take categorical columns: {spec.name} "
+                         f"reads numeric columns only (these mechanisms take categorical ones: {takers}). Got "
+                         f"{spec.name!r} with the categorical columns {list(options.categorical)}.")
+
+
+def domain_from_args(args: argparse.Namespace, names: Sequence[str], *, owner: str,
+                     options: DomainOptions | None = None) -> Domain:
+    """The public :class:`Domain` of the columns ``names`` (in the order they were read): the domain file,
+    or ``--bounds`` for the numeric columns with the ``--categories`` of the categorical ones."""
+    opts = options if options is not None else domain_options(args, owner)
+    if opts.domain is not None:
+        return opts.domain
+    cats = opts.categories or {}
+    numeric = [n for n in names if n not in cats]
+    if not cats:
+        return domain_from_bounds(opts.bounds, numeric, owner)
+    if not numeric:
+        raise ValueError(f"The 'columns' parameter of {owner} must include at least one numeric column: a "
+                         f"domain of categorical columns alone is not supported. Got only the categorical "
+                         f"columns {list(names)}.")
+    box = domain_from_bounds(opts.bounds, numeric, owner, word="numeric column")
+    return Domain(box.lower, box.upper, names=tuple(names), categories={c: cats[c] for c in names if c in cats})
+
+
+def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
+               options: DomainOptions | None = None, columns: Sequence[str] | None = None):
+    """Read one CSV or Parquet file (by its suffix) with the declared domain; returns ``(frame, domain)``.
+
+    ``frame`` holds the numeric columns (float64) and the declared categorical ones (pandas categoricals
+    of their labels), ready for a mechanism or :meth:`Domain.read`; ``columns`` overrides ``--columns``
+    (e.g. the columns of another file). The reader's notes go to stderr (text columns left out, the
+    separator found); owner-side counts (dropped rows, values sent to an 'other' category) as warnings
+    that say they are not in any output. ``--drop-missing`` (when the command has it) drops rows with a
+    missing value."""
+    opts = options if options is not None else domain_options(args, owner)
+    reader = read_parquet if path.lower().endswith(PARQUET_SUFFIXES) else read_table
+    try:
+        table = reader(path, **opts.read_kwargs(columns),
+                       missing="drop" if getattr(args, "drop_missing", False) else "error",
+                       what=f"the {role} file {path!r}")
+    except CSVError as exc:
+        if exc.kind == "missing" and hasattr(args, "drop_missing"):
+            raise CSVError(f"{exc} (add --drop-missing to drop them)", exc.kind, row=exc.row, column=exc.column,
+                           count=exc.count) from None
+        if exc.kind in ("size", "too_many_rows") and hasattr(args, "engine"):
+            raise CSVError(f"{str(exc).rstrip('.')}, or use --engine dask, which reads CSV or Parquet files of any "
+                           f"size without holding them in memory.", exc.kind, row=exc.row, column=exc.column,
+                           count=exc.count) from None
+        raise
+    # progress lines never carry a count of the private rows; such counts are warnings for the owner
+    for note in table.notes:
+        if note.startswith(("Dropped ", "Mapped ")):
+            print(f"{PROG}: warning: {path}: {note} (owner view: not in any output)", file=sys.stderr, flush=True)
+        elif not note.startswith("Read "):
+            say(args, f"{path}: {note}")
+    used = f"column(s) {', '.join(repr(c) for c in table.numeric)}"
+    if table.categorical:
+        used = (f"numeric column(s) {', '.join(repr(c) for c in table.numeric) or 'none'} and categorical column(s) "
+                f"{', '.join(repr(c) for c in table.categorical)}")
+    say(args, f"{path}: using {used}")
+    domain = domain_from_args(args, list(table.columns), owner=owner, options=opts)
+    if not domain.declared:
+        print(f"{PROG}: warning: the domain says its bounds or categories were read off the data "
+              f"(provenance 'data'): no release on it is differentially private, and its outputs say so.",
+              file=sys.stderr, flush=True)
+    return table.frame, domain

@@ -1,0 +1,443 @@
+"""``dpsynth synth --engine dask``: the input files (a glob, a directory or a file of Parquet or CSV data)
+read lazily with ``dask.dataframe``, the partitions computed by a local ``distributed`` cluster started
+for the run, an existing cluster (``--scheduler``) or a local Dask scheduler (:data:`SCHEDULER_ENV`),
+progress lines with the count of finished Dask tasks, and a worker's error as one clear line.
+
+Dask and distributed are optional (the ``dask`` extra): they are imported inside the functions that
+use them, so the rest of the command works without them."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import errno
+import glob
+import itertools
+import logging
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..rows import WorkerError
+from ..tabular import (
+    MISSING_TOKENS,
+    PARQUET_MISSING_TOKENS,
+    CSVError,
+    category_dtype,
+    detect_delimiter,
+    normalise_partition,
+)
+from ._common import (
+    CLAMP_WARNING_SHARE,
+    CSV_SUFFIXES,
+    PARQUET_SUFFIXES,
+    PROG,
+    DomainOptions,
+    Heartbeat,
+    bind_mechanism,
+    check_not_input,
+    check_takes_categories,
+    domain_from_args,
+    domain_options,
+    int_arg,
+    one_line,
+    say,
+    say_running,
+    seed_arg,
+    write_release,
+)
+
+__all__ = ["SCHEDULER_ENV", "CONNECT_TIMEOUT", "synth_dask"]
+
+#: Environment variable naming a local Dask scheduler for the dask engine (tests and debugging).
+SCHEDULER_ENV = "DPSYNTH_DASK_SCHEDULER"
+_LOCAL_SCHEDULERS = ("synchronous", "threads", "processes")
+#: Seconds to wait for an existing scheduler (--scheduler) to answer, and for its first worker.
+CONNECT_TIMEOUT = 30
+
+
+def _dask_files(pattern: str) -> tuple[list[str], str]:
+    """The files of the dask engine's input (a glob, a directory or one file) and their format."""
+    path = os.path.expanduser(pattern)
+    if os.path.isdir(path):
+        found = {kind: sorted(f for s in suffixes for f in glob.glob(os.path.join(glob.escape(path), "*" + s)))
+                 for kind, suffixes in (("Parquet", PARQUET_SUFFIXES), ("CSV", CSV_SUFFIXES))}
+        if found["Parquet"] and found["CSV"]:
+            raise ValueError(f"The input directory {pattern!r} holds both Parquet and CSV files; give a glob that "
+                             f"picks one kind, e.g. {os.path.join(pattern, '*.parquet')!r}.")
+        files = found["Parquet"] or found["CSV"]
+        if not files:
+            raise ValueError(f"The input directory {pattern!r} holds no Parquet (*.parquet) or CSV (*.csv) file.")
+    elif any(ch in path for ch in "*?["):
+        files = sorted(f for f in glob.glob(path, recursive=True) if os.path.isfile(f))
+        if not files:
+            raise ValueError(f"The input {pattern!r} matches no file.")
+    elif os.path.isfile(path):
+        files = [path]
+    else:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), pattern)
+    kinds = {f: "Parquet" if f.lower().endswith(PARQUET_SUFFIXES) else "CSV" if f.lower().endswith(CSV_SUFFIXES)
+             else None for f in files}
+    other = [f for f, k in kinds.items() if k is None]
+    if other or len(set(kinds.values())) > 1:
+        odd = other[0] if other else next(f for f, k in kinds.items() if k != kinds[files[0]])
+        raise ValueError(f"The input {pattern!r} must be Parquet files (*.parquet) or CSV files (*.csv), all of one "
+                         f"kind. Got {os.path.basename(odd)!r} among {len(files)} file(s).")
+    # absolute paths: the workers of an existing cluster do not share this process's working directory
+    return [os.path.abspath(f) for f in files], kinds[files[0]]
+
+
+def _first_line(path: str) -> str:
+    with open(path, "rb") as fh:
+        line = fh.readline(1 << 20)
+    return line.decode("utf-8-sig", errors="replace").rstrip("\r\n")
+
+
+def _numeric(dtype) -> bool:
+    return (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+            and not pd.api.types.is_complex_dtype(dtype))
+
+
+def _dtype_words(dtype) -> str:
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+        return "text"
+    return f"values of type {dtype}"
+
+
+@contextlib.contextmanager
+def _reading(label: str):
+    """Errors of Dask's readers while they read the footers or a sample, as one line naming the input
+    (a cell that is text is left to :func:`_dask_value_error`, which does not quote it)."""
+    try:
+        yield
+    except (ValueError, OSError) as exc:
+        text = str(exc)
+        if "could not convert string to float" in text or "Unable to parse string" in text:
+            raise
+        text = text.split("Original Message:", 1)[-1]  # Dask's wrapper around the reader's own message
+        raise ValueError(f"{label} could not be read: {one_line(text)}") from exc
+
+
+def _na_tokens() -> list[str]:
+    """The reader's missing-value tokens in every letter case (pandas compares them exactly): the numeric
+    columns of the dask engine read a missing value as the numpy engine does."""
+    out: set[str] = set()
+    for token in MISSING_TOKENS:
+        cases = [(ch.lower(), ch.upper()) if ch.isalpha() else (ch,) for ch in token]
+        out.update("".join(p) for p in itertools.product(*cases))
+    return sorted(out)
+
+
+def _categorical_dtype_ok(dtype) -> bool:
+    """Text, a pandas categorical or integers (as the numpy engine's Parquet reader accepts)."""
+    return (pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+            or isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_integer_dtype(dtype))
+
+
+def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: DomainOptions):
+    """The input as a lazy Dask DataFrame of the columns used (nothing but the Parquet footers, or a
+    sample of the first CSV file, is read here) and the names of those columns: the numeric ones as
+    float64, the declared categorical ones matched on the workers as the numpy engine's readers match
+    them (:func:`dpsynth_core.tabular.normalise_partition`)."""
+    import dask.dataframe as dd
+
+    label = f"The input {args.input!r} ({len(files)} {kind} file{'s' if len(files) > 1 else ''})"
+    csv_kw: dict[str, Any] = {}
+    if kind == "CSV":
+        header = _first_line(files[0])
+        # the separator by the rule the numpy engine and the dashboard use, on the start of the first
+        # file: refused when two separators fit equally well
+        csv_kw = {"sep": detect_delimiter(files[0], label)}
+        if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
+            # correctly rounded, as the numpy engine reads (pandas >= 3.1 has one converter, and warns)
+            csv_kw["float_precision"] = "round_trip"
+        for f in files[1:]:
+            if _first_line(f) != header:
+                raise ValueError(f"{label}: the header of {os.path.basename(f)!r} differs from that of "
+                                 f"{os.path.basename(files[0])!r}; all the CSV files must have the same columns in "
+                                 f"the same order.")
+        with _reading(label):
+            frame = dd.read_csv(files, **csv_kw)
+    else:
+        with _reading(label):
+            frame = dd.read_parquet(files)
+    dtypes = {str(c): frame.dtypes[c] for c in frame.columns}
+    domain = options.domain
+    columns = list(domain.names) if domain is not None else options.columns
+    cats = domain.categories if domain is not None else (options.categories or {})
+    other = domain.other if domain is not None else {}
+    for c in list(columns or []) + [c for c in cats if c not in (columns or [])]:
+        if c not in dtypes:
+            close = difflib.get_close_matches(c, list(dtypes), n=1)
+            role = "declared categorical column" if c in cats else "column"
+            raise ValueError(f"{label} has no {role} {c!r}; its columns are "
+                             f"{', '.join(repr(k) for k in dtypes)}"
+                             f"{f' (did you mean {close[0]!r}?)' if close else ''}.")
+    for c in cats:
+        if kind == "Parquet" and not _categorical_dtype_ok(dtypes[c]):
+            hint = "; if it is numeric, give it bounds instead of categories" if _numeric(dtypes[c]) else ""
+            raise ValueError(f"{label}: column {c!r}, declared categorical, holds {_dtype_words(dtypes[c])}; a "
+                             f"categorical column must hold text or integers{hint}.")
+    if columns is not None:
+        for c in columns:
+            if c not in cats and not _numeric(dtypes[c]):
+                raise ValueError(f"{label}: column {c!r} holds {_dtype_words(dtypes[c])}, not numbers; choose "
+                                 f"columns that hold numbers, or declare its categories to read it as a "
+                                 f"categorical column.")
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"The 'columns' parameter of {PROG} must name each column once. Got {args.columns!r}.")
+        used = list(columns) + [c for c in cats if c not in columns]
+    else:
+        used = [c for c, t in dtypes.items() if c in cats or _numeric(t)]
+        left = [c for c, t in dtypes.items() if c not in cats and not _numeric(t)]
+        if not used:
+            raise ValueError(f"{label} has no numeric column: its {len(dtypes)} column(s) hold "
+                             f"{', '.join(sorted({_dtype_words(t) for t in dtypes.values()}))}.")
+        if left:
+            say(args, f"{args.input}: left out {len(left)} column(s) not holding numbers: "
+                       f"{', '.join(repr(c) for c in left[:8])}{' ...' if len(left) > 8 else ''}")
+    numeric = [c for c in used if c not in cats]
+    with _reading(label):
+        if kind == "CSV":  # read again with only those columns: numbers as float64 in every block, categories as text
+            dtype = {c: ("str" if c in cats else "float64") for c in used}
+            na = _na_tokens()
+            frame = dd.read_csv(files, usecols=used, dtype=dtype, keep_default_na=False,
+                                na_values={c: na for c in numeric}, **csv_kw)
+        else:
+            frame = dd.read_parquet(files, columns=[c for c in frame.columns if str(c) in used])
+    if any(not isinstance(c, str) for c in frame.columns):
+        frame.columns = [str(c) for c in frame.columns]
+    frame = frame[used]
+    drop = getattr(args, "drop_missing", False)
+    if cats:
+        meta = pd.DataFrame({c: pd.Series(dtype=category_dtype(cats[c]) if c in cats else "float64")
+                             for c in used}, columns=used)
+        if kind == "Parquet":
+            meta = meta.astype({c: frame.dtypes[c] for c in numeric})
+        tokens = MISSING_TOKENS if kind == "CSV" else PARQUET_MISSING_TOKENS
+        frame = frame.map_partitions(normalise_partition, cats, other, tokens, label, not drop, meta=meta)
+    if drop:
+        frame = frame.dropna()  # lazily; the number of rows dropped is not counted (it would take a pass)
+    cat_words = f" and categorical column(s) {', '.join(repr(c) for c in cats)}" if cats else ""
+    say(args, f"{args.input}: {len(files)} {kind} file(s), read lazily in {frame.npartitions} partition(s); using "
+               f"{'numeric ' if cats else ''}column(s) {', '.join(repr(c) for c in numeric)}{cat_words}")
+    return frame, used
+
+
+def _memory_limit(text: str | None, workers: int) -> int:
+    """Bytes per worker: ``auto`` (the default) shares this machine's memory equally among the workers."""
+    from dask.utils import parse_bytes
+    from distributed.system import MEMORY_LIMIT
+
+    if text is None or text == "auto":
+        return int(MEMORY_LIMIT // workers)
+    try:
+        value = int(parse_bytes(text))
+    except (ValueError, TypeError):
+        value = 0
+    if value <= 0:
+        raise ValueError(f"The 'memory-limit' parameter of {PROG} synth must be 'auto' or a size per worker such "
+                         f"as 2GB or 1500MiB. Got {text!r}.")
+    return value
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class _TaskCount:
+    """Dask tasks finished and submitted so far (for the progress line); read from another thread."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.submitted = 0
+
+    def text(self) -> str:
+        if not self.submitted:
+            return ""
+        return f"Dask tasks finished so far: {self.done} of {self.submitted} submitted"
+
+
+def _local_counter(count: _TaskCount):
+    """A dask.callbacks.Callback counting the tasks of the local schedulers."""
+    from dask.callbacks import Callback
+
+    class _Counter(Callback):
+        def _start_state(self, dsk, state):
+            count.submitted += len(state["ready"]) + len(state["waiting"])
+
+        def _posttask(self, key, result, dsk, state, worker_id):
+            count.done += 1
+
+    return _Counter()
+
+
+def _scheduler_counter(count: _TaskCount):
+    """A distributed SchedulerPlugin counting the tasks of a cluster's scheduler."""
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    class _Counter(SchedulerPlugin):
+        name = "dpsynth-cli-progress"
+
+        def update_graph(self, scheduler, *, tasks=None, **kwargs):
+            count.submitted += len(tasks or ())
+
+        def transition(self, key, start, finish, *args, **kwargs):
+            if start == "processing" and finish == "memory":
+                count.done += 1
+
+    return _Counter()
+
+
+@contextlib.contextmanager
+def _dask_compute(args: argparse.Namespace):
+    """Where the Dask graphs of the run are computed, for the duration of the block; yields a
+    :class:`_TaskCount`, or None when the progress of an existing cluster is not observed."""
+    import dask
+    import dask.utils
+
+    if args.scheduler:
+        from distributed import Client
+
+        say(args, f"connecting to the Dask scheduler at {args.scheduler}")
+        try:
+            client = Client(args.scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            raise OSError(f"could not connect to the Dask scheduler at {args.scheduler!r} within {CONNECT_TIMEOUT} s "
+                          f"({type(exc).__name__}: {one_line(exc)})") from None
+        try:
+            if not client.nthreads():
+                say(args, f"waiting up to {CONNECT_TIMEOUT} s for a worker to join the cluster")
+                try:
+                    client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+                except (OSError, TimeoutError):
+                    raise OSError(f"the Dask scheduler at {args.scheduler!r} has no worker (none joined within "
+                                  f"{CONNECT_TIMEOUT} s)") from None
+            threads = client.nthreads()
+            say(args, f"using the Dask cluster at {args.scheduler}: {len(threads)} worker(s), "
+                       f"{sum(threads.values())} thread(s); its own dashboard shows the progress of the tasks")
+            yield None
+        finally:
+            client.close()
+        return
+    local = os.environ.get(SCHEDULER_ENV, "").strip()
+    if local:
+        if local not in _LOCAL_SCHEDULERS:
+            raise ValueError(f"The environment variable {SCHEDULER_ENV} must be one of {', '.join(_LOCAL_SCHEDULERS)} "
+                             f"(a local Dask scheduler, for tests and debugging) or unset. Got {local!r}.")
+        say(args, f"computing with Dask's local {local!r} scheduler ({SCHEDULER_ENV})")
+        count = _TaskCount()
+        with dask.config.set(scheduler=local), _local_counter(count):
+            yield count
+        return
+    from distributed import Client, LocalCluster
+
+    workers = _cores() if args.workers is None else int_arg(args.workers, "workers", f"{PROG} synth")
+    if workers < 1:
+        raise ValueError(f"The 'workers' parameter of {PROG} synth must be an int in [1, inf). Got {workers}.")
+    limit = _memory_limit(args.memory_limit, workers)
+    say(args, f"starting a local Dask cluster: {workers} worker process(es), 1 thread each, memory limit "
+               f"{dask.utils.format_bytes(limit)} per worker")
+    # the workers' own logs (a failed task's traceback) only with --debug: the error is one line on the client
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=limit,
+                           dashboard_address=None,
+                           silence_logs=logging.ERROR if getattr(args, "debug", False) else logging.CRITICAL)
+    try:
+        client = Client(cluster)
+        try:
+            count = _TaskCount()
+            cluster.scheduler.add_plugin(_scheduler_counter(count))  # the scheduler runs in this process
+            yield count
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[str]) -> Exception:
+    """A clearer message for a bad value met while the workers read the files (never quoting a cell):
+    ``exc`` itself, or a :class:`WorkerError` caused by it; any other error is returned as it is."""
+    cause = exc.__cause__ if isinstance(exc, WorkerError) else exc
+    if not isinstance(cause, ValueError):
+        return exc
+    text = str(cause)
+    if isinstance(cause, CSVError) and "missing value" in text and not getattr(args, "drop_missing", False):
+        return ValueError(f"{text.rstrip('.')} (add --drop-missing to drop them).")
+    if "could not convert string to float" in text or "Unable to parse string" in text:
+        return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; choose "
+                          f"columns that hold plain numbers (a dot as decimal mark) with --columns.")
+    if "must contain only finite values" in text:
+        found = re.search(r"column (\d+)", text)
+        col = names[int(found.group(1))] if found and int(found.group(1)) < len(names) else None
+        where = f" in column {col!r}" if col is not None else ""
+        hint = "" if getattr(args, "drop_missing", False) else " (add --drop-missing to drop rows with a missing value)"
+        return ValueError(f"The input {args.input!r} has a missing or infinite value{where}; every value of the "
+                          f"columns used must be a finite number{hint}.")
+    return exc
+
+
+def _warn_clamped_count(args: argparse.Namespace, release, path: str) -> None:
+    """The clamping warning of the dask engine, from the count the mechanism made in its pass
+    (``release.owner.n_clamped``): no second pass over the data (owner's eyes only)."""
+    if release.owner is not None:
+        clamped, n = release.owner.n_clamped, release.owner.n
+    else:  # an untyped trace
+        owner = release.trace.get("owner", {}) if isinstance(release.trace, dict) else {}
+        clamped, n = owner.get("n_clamped"), owner.get("n")
+    if clamped is None or int(clamped) == 0:
+        return
+    clamped = int(clamped)
+    if n is not None and clamped <= CLAMP_WARNING_SHARE * int(n):
+        return
+    of = f" of {int(n)}" if n is not None else ""
+    print(f"{PROG}: warning: {clamped}{of} rows of {path} are outside the bounds and were clamped into them. Check "
+          f"--bounds: they should be the range the values can take in principle. (Owner view: computed from your "
+          f"data; not in any output.)", file=sys.stderr, flush=True)
+
+
+def synth_dask(args: argparse.Namespace, spec) -> int:
+    """``synth --engine dask``: the files read lazily, the statistic summed by Dask, one release."""
+    try:
+        import dask.dataframe  # noqa: F401 - the engine's dependency, checked before anything else
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ValueError(f"The dask engine needs Dask: pip install 'dask[dataframe,distributed]' pyarrow "
+                         f"({exc}).") from None
+    files, kind = _dask_files(args.input)
+    check_not_input(args, files)
+    owner = f"{PROG} synth"
+    options = domain_options(args, owner)
+    check_takes_categories(spec, options)
+    mechanism = bind_mechanism(spec, args)
+    seed = seed_arg(args)
+    names: list[str] = []
+    try:
+        frame, used = _dask_frame(args, files, kind, options)
+        domain = domain_from_args(args, used, owner=owner, options=options)
+        names = list(domain.numeric_names)  # a non-finite value is reported by its index among these
+        if not domain.declared:
+            print(f"{PROG}: warning: the domain says its bounds or categories were read off the data (provenance "
+                  f"'data'): no release on it is differentially private, and its outputs say so.",
+                  file=sys.stderr, flush=True)
+        with _dask_compute(args) as count:
+            say_running(args, spec, mechanism, domain, seed)
+            with Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb:
+                release = mechanism(frame, domain, rng=seed)
+    except (ValueError, WorkerError) as exc:
+        clearer = _dask_value_error(exc, args, names)
+        if clearer is exc:
+            raise
+        raise clearer from exc
+    tasks = f", {count.done} Dask tasks" if count is not None and count.done else ""
+    say(args, f"{spec.name} done in {hb.seconds:.2f} s{tasks}: {release.privacy}")
+    _warn_clamped_count(args, release, args.input)
+    write_release(args, release, seed)
+    return 0

@@ -1,0 +1,265 @@
+"""Default rules for the mechanisms' free parameters, chosen by a study (not yet wired in).
+
+Every function here is pure: it maps PUBLIC quantities only -- the public or noisy dataset size n,
+the budget ε the step spends and the dimension d -- to a parameter value. None of them looks at the
+data. Each docstring states the rule, the study behind it (``benchmarks/defaults_study.py``, results
+in ``benchmarks/results/defaults_study.json`` under the key named there) and where the paper's own
+choice differs and why. ``docs/defaults.md`` shows the evidence.
+
+The mechanisms do not call these functions yet: the study passes each rule's value explicitly
+(``run("flat_histogram", X, dom, epsilon=..., bins=flat_histogram_bins(n, eps, d))``) so that it
+measures the would-be default against the best value in hindsight and against today's default.
+
+Notation: n the public or noisy size, ε the budget of the step (for a histogram: the budget of the
+cell counts divided by the counts' sensitivity, i.e. ε under add/remove and ε/2 under replace).
+
+The size that drives the grids of the histograms with integer noise is :func:`effective_size`,
+:math:`n\\sinh\\varepsilon`, not εn: the discrete Laplace noise of scale 1/ε on a count has mean
+absolute value :math:`E|Z| = 2e^{-\\varepsilon}/(1-e^{-2\\varepsilon}) = 1/\\sinh\\varepsilon`, about 1/ε for
+small ε but :math:`2e^{-\\varepsilon}` for large ε, where most cells receive no noise at all and a fine
+grid costs nothing. :math:`n/E|Z|` is the number of records per unit of expected noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .theory import AUTO_SHIFT, default_depth
+from .validation import check_float, check_int
+
+__all__ = [
+    "effective_size",
+    "flat_histogram_bins",
+    "psmm_cells",
+    "haar_walk_grid",
+    "pmm_depth",
+    "low_dim_plan",
+    "LowDimPlan",
+    "FLAT_BINS_SCALE",
+    "PSMM_CELLS_SCALE",
+    "HAAR_GRID_SCALE",
+    "PMM_DEPTH_SHIFT",
+    "LOW_DIM_SPLIT",
+    "LOW_DIM_FULL_MAX_D",
+    "LOW_DIM_TARGET_DIM",
+    "LOW_DIM_PROJECT_MIN_EPS_N",
+    "MAX_GRID_CELLS",
+    "MAX_PSMM_CELLS",
+]
+
+#: Most cells a rule of this module proposes for a flat grid (flat histogram, Haar walk): 2^22, the
+#: mechanisms' own limit.
+MAX_GRID_CELLS = 2**22
+#: Most cells the PSMM rule proposes: 2^15, the cap of PSMM's default grid (the exact bounded-
+#: Lipschitz projection stays interactive).
+MAX_PSMM_CELLS = 2**15
+
+# The constants below are fitted by benchmarks/defaults_study.py ("fit" in
+# benchmarks/results/defaults_study.json: the per-d minimiser of the geometric-mean regret, rounded and
+# smoothed across d); a d above a table's largest key uses that key's value.
+#: c_d of :func:`flat_histogram_bins`: k = round(c_d (n sinh ε)^{1/(d+1)}).
+FLAT_BINS_SCALE: dict[int, float] = {1: 1.75, 2: 1.15, 3: 1.05}
+#: c_d of :func:`psmm_cells`: k = round(c_d (n sinh ε)^{1/(d+1)}).
+PSMM_CELLS_SCALE: dict[int, float] = {1: 2.0, 2: 1.55, 3: 1.45, 4: 1.2, 5: 1.1}
+#: c_d of :func:`haar_walk_grid`: k = c_d (εn)^{1/(d+1)} (a power of two on the line).
+HAAR_GRID_SCALE: dict[int, float] = {1: 1.65, 2: 1.2, 3: 1.3}
+#: s_d of :func:`pmm_depth`: r = round(log2(εn)) - s_d for d >= 2.
+PMM_DEPTH_SHIFT: dict[int, int] = AUTO_SHIFT["least_squares"]  # declared once, in dpsynth_core.theory
+#: Budget split (covariance, mean, subroutine) of low_dim under :func:`low_dim_plan`.
+LOW_DIM_SPLIT: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+#: Up to this dimension :func:`low_dim_plan` hands over to PSMM in full dimension (PSMM's own limit).
+LOW_DIM_FULL_MAX_D = 6
+#: d' of :func:`low_dim_plan` when it projects.
+LOW_DIM_TARGET_DIM = 2
+#: Below this εn (and above LOW_DIM_FULL_MAX_D) :func:`low_dim_plan` hands over to PMM in full dimension.
+LOW_DIM_PROJECT_MIN_EPS_N = 250.0
+
+
+def effective_size(n: float, epsilon: float) -> float:
+    """:math:`n\\sinh\\varepsilon = n / E|Z|`, Z the discrete Laplace noise of scale 1/ε on a count
+    (:math:`E|Z| = 2e^{-\\varepsilon}/(1-e^{-2\\varepsilon})`); ε is capped at 50 (beyond, no cell of
+    any grid this module proposes receives noise with appreciable probability)."""
+    return float(n) * math.sinh(min(float(epsilon), 50.0))
+
+
+def _check(n: Any, epsilon: Any, d: Any, owner: str) -> tuple[int, float, int]:
+    n = check_int(n, "n", owner, low=1)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0, low_open=True)
+    d = check_int(d, "d", owner, low=1)
+    return n, eps, d
+
+
+def _table(table: dict, d: int):
+    return table[min(max(d, min(table)), max(table))]
+
+
+def _per_axis(k_real: float, d: int, cap: int) -> int:
+    """k = round(k_real), at least 1, lowered until k^d <= cap."""
+    if not math.isfinite(k_real):
+        raise ValueError(f"_per_axis: k_real must be finite, got {k_real!r}")
+    k = max(1, int(round(k_real)))
+    k_max = max(1, int(math.floor(cap ** (1.0 / d))))  # the largest k with k^d <= cap, up to rounding
+    while (k_max + 1) ** d <= cap:
+        k_max += 1
+    while k_max > 1 and k_max**d > cap:
+        k_max -= 1
+    return min(k, k_max)
+
+
+def flat_histogram_bins(n: int, epsilon: float, d: int) -> int:
+    """Cells per axis of the flat Laplace histogram: :math:`k = \\mathrm{round}(c_d\\,(n\\sinh\\varepsilon)^{1/(d+1)})`.
+
+    Why this shape: the histogram's W1 error is the cell size (about 1/k) plus the transported noise,
+    about :math:`k^d E|Z|/n` times a distance of order one (each of the k^d cells carries discrete
+    Laplace noise of mean absolute value :math:`E|Z| = 1/\\sinh\\varepsilon` on its count of n, and
+    clipping at zero turns the noise of the empty cells into mass); balancing the two gives
+    :math:`k \\propto (n/E|Z|)^{1/(d+1)} =` (:func:`effective_size`)^{1/(d+1)}. The constants
+    :data:`FLAT_BINS_SCALE` are fitted by the defaults study (``benchmarks/defaults_study.py``;
+    ``benchmarks/results/defaults_study.json``, key ``"fit" -> "flat_histogram"``, family
+    ``"n*sinh(eps)^(1/(d+1))"``; the measured rule against the best grid in hindsight: key
+    ``"rules" -> "flat_histogram"``). Today's default, :math:`k^d \\approx \\varepsilon n`, is the grid of
+    [HVZ23, Corollary 8] for PSMM; the Laplace histogram of [DR14] fixes no grid. For a histogram that
+    only clips and renormalises, k^d ≈ εn is far too fine at moderate ε.
+
+    Parameters
+    ----------
+    n : int >= 1
+        The public or noisy dataset size.
+    epsilon : float > 0
+        The budget of the cell counts divided by their sensitivity (ε under add/remove, ε/2 under replace).
+    d : int >= 1
+
+    Returns
+    -------
+    int >= 1, with k^d <= :data:`MAX_GRID_CELLS` and k <= 4096 (the parameter's limit).
+    """
+    n, eps, d = _check(n, epsilon, d, "flat_histogram_bins")
+    x = max(effective_size(n, eps), 1.0)
+    return min(4096, _per_axis(_table(FLAT_BINS_SCALE, d) * x ** (1.0 / (d + 1)), d, MAX_GRID_CELLS))
+
+
+def psmm_cells(n: int, epsilon: float, d: int) -> int:
+    """Cells per axis of PSMM's grid: :math:`k = \\mathrm{round}(c_d\\,(n\\sinh\\varepsilon)^{1/(d+1)})`, at
+    most :data:`MAX_PSMM_CELLS` cells.
+
+    The same shape as :func:`flat_histogram_bins` (PSMM's noisy counts carry the same discrete Laplace
+    noise); the constants :data:`PSMM_CELLS_SCALE` are fitted by the defaults study (key
+    ``"fit" -> "psmm"``; measured: ``"rules" -> "psmm"``). [HVZ23, Corollary 8] takes
+    :math:`k^d \\approx \\varepsilon n` (today's default), which balances its bound's two terms up to
+    logarithms; the measured optimum is coarser at small ε and finer at large ε, where the integer
+    noise vanishes.
+
+    Parameters and returns as :func:`flat_histogram_bins`.
+    """
+    n, eps, d = _check(n, epsilon, d, "psmm_cells")
+    x = max(effective_size(n, eps), 1.0)
+    return min(4096, _per_axis(_table(PSMM_CELLS_SCALE, d) * x ** (1.0 / (d + 1)), d, MAX_PSMM_CELLS))
+
+
+def haar_walk_grid(n: int, epsilon: float, d: int) -> int:
+    """The Haar walk's resolution: :math:`k = c_d\\,(\\varepsilon n)^{1/(d+1)}`, cells on the line
+    (d = 1, rounded to a power of two) or cells per axis (d >= 2, rounded, at least 2).
+
+    Non-decreasing in εn and growing without bound in every d. The walk's noise is Laplace noise on the
+    Haar coefficients of the path counts, with scales growing with the level, so it does not vanish at
+    large ε as a histogram's integer noise does: the size is εn, not :func:`effective_size`. The
+    constants :data:`HAAR_GRID_SCALE` are fitted by the defaults study (key ``"fit" -> "haar_walk"``,
+    family ``"eps*n^(1/(d+1))"``; measured: ``"rules" -> "haar_walk"``). [BSV22] takes about εn cells
+    (``grid_rule="paper"``), the order that its bound needs; today's default, about
+    :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{2}` cells on the line and
+    :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{3/2}` in d >= 2, is 4-8 times too coarse on the line
+    at the study's sizes and stays at 2 cells per axis in d = 4 for tables of a few hundred rows.
+
+    Parameters and returns as :func:`flat_histogram_bins` (ε: the walk's budget).
+    """
+    n, eps, d = _check(n, epsilon, d, "haar_walk_grid")
+    x = max(eps * n, 1.0)
+    k = _table(HAAR_GRID_SCALE, d) * x ** (1.0 / (d + 1))
+    if d == 1:
+        return 1 << max(0, min(int(round(math.log2(max(k, 1.0)))), 22))
+    return max(2, _per_axis(k, d, MAX_GRID_CELLS))
+
+
+def pmm_depth(n: int, epsilon: float, d: int) -> int:
+    """PMM's depth (least-squares consistency): :math:`r = \\mathrm{round}(\\log_2 \\varepsilon n) - s_d`
+    for d >= 2, at most 16; the depth minimising [HVZ23, Theorem 11] for d = 1. Today's default.
+
+    The shifts :data:`PMM_DEPTH_SHIFT` come from the depth study (``benchmarks/depth_study.py``,
+    ``benchmarks/results/pmm_depth_study.json``, d = 1..3, three data shapes) and are confirmed for
+    d = 4..6 on the defaults study's tables (key ``"fit" -> "pmm"``: the shift 0 has the smallest
+    geometric-mean regret in d = 3, 4, 5 and 6; the rule against the best depth: ``"rules" -> "pmm"``).
+    [HVZ23, Corollary 12] takes :math:`r = \\log_2(\\varepsilon n)` (the shift 0 everywhere):
+    rate-optimal, but in d = 2 one level too deep at moderate n, where the leaves of that tree hold
+    fewer records than their noise. In d = 1 the 1-D mixture of the defaults study would prefer
+    :math:`\\mathrm{round}(\\log_2 \\varepsilon n) - 3` (regret 1.15 against 1.26); one table is too
+    little to overturn the depth study's choice, so d = 1 is left as it is.
+
+    Parameters and returns as :func:`flat_histogram_bins` (ε: the tree's budget; the depth, an int in
+    [0, 16]).
+    """
+    n, eps, d = _check(n, epsilon, d, "pmm_depth")
+    return int(default_depth(n, eps, d))
+
+
+@dataclass(frozen=True)
+class LowDimPlan:
+    """What :func:`low_dim_plan` proposes.
+
+    Attributes
+    ----------
+    project : bool
+        False: do not project; release with ``mechanism`` in full dimension with the whole ε.
+    mechanism : str
+        "psmm" or "pmm" (no projection) or "low_dim".
+    cells : int or None
+        PSMM's cells per axis when the plan is PSMM in full dimension (:func:`psmm_cells`).
+    target_dim : int or None
+        d' when projecting.
+    subroutine : str or None
+        "pmm" or "psmm" when projecting.
+    box : str or None
+        low_dim's ``box`` when projecting.
+    split : tuple of three floats or None
+        Shares of ε for (covariance, mean, subroutine) when projecting, summing to 1. low_dim has no
+        parameter for it yet (it spends ε/3 on each); see docs/defaults.md, "low_dim".
+    """
+
+    project: bool
+    mechanism: str
+    cells: int | None = None
+    target_dim: int | None = None
+    subroutine: str | None = None
+    box: str | None = None
+    split: tuple[float, float, float] | None = None
+
+
+def low_dim_plan(n: int, epsilon: float, d: int) -> LowDimPlan:
+    """How to release synthetic data that the user asked low_dim for, for (n, ε, d).
+
+    * d <= :data:`LOW_DIM_FULL_MAX_D` (6, PSMM's limit): no projection; PSMM in full dimension with the
+      whole ε under the same replace relation as low_dim, with :func:`psmm_cells` at ε/2 (a count's
+      sensitivity is 2 under replace). In the study the best projection (over d', subroutine, box and
+      budget split) was behind PSMM in full dimension on the tables with d <= 4 (key ``"low_dim"``).
+    * d > 6 and εn < :data:`LOW_DIM_PROJECT_MIN_EPS_N`: no projection; PMM in full dimension (its own
+      depth rule). On the digits (about 126 images per class, d = 64) PMM in full dimension was ahead at
+      ε = 1, as [HSVZ23, Section 5] also observes for ε <= 1.
+    * otherwise project ([HSVZ23, Algorithm 1]) on d' = :data:`LOW_DIM_TARGET_DIM` dimensions with PSMM
+      in the subspace, the paper's box and the split :data:`LOW_DIM_SPLIT` (thirds): on the digits at
+      ε = 4 and 10 this is ahead of PMM in full dimension, and a smaller share for the covariance and
+      the mean is far worse (key ``"digits"``).
+
+    Returns
+    -------
+    LowDimPlan
+    """
+    n, eps, d = _check(n, epsilon, d, "low_dim_plan")
+    if d <= LOW_DIM_FULL_MAX_D:
+        # low_dim's relation is replace: a count moves by up to 2, so the counts' budget per unit of
+        # sensitivity is ε/2
+        return LowDimPlan(project=False, mechanism="psmm", cells=psmm_cells(n, eps / 2.0, d))
+    if eps * n < LOW_DIM_PROJECT_MIN_EPS_N:
+        return LowDimPlan(project=False, mechanism="pmm")
+    return LowDimPlan(project=True, mechanism="low_dim", target_dim=min(LOW_DIM_TARGET_DIM, d - 1),
+                      subroutine="psmm", box="paper", split=LOW_DIM_SPLIT)

@@ -1,0 +1,355 @@
+"""Exact W1 between point clouds as a sparse min-cost transshipment, with a dual certificate.
+
+Because the ground cost is a metric, W1 is also the min-cost flow on the complete graph over
+:math:`Z = X \\cup Y` with supplies :math:`a` on X and demands :math:`b` on Y: mass may pass through
+intermediate points, which by the triangle inequality never helps, so the optima agree. On a
+k-nearest-neighbour graph long moves run as chains of short arcs, so a few arcs per point carry an
+almost optimal flow from the first solve on. :func:`w1_rounds` then works in rounds:
+
+1. **Graph.** The k nearest neighbours of every point of Z, as arcs in both directions, plus the
+   north-west-corner plan along a Morton (space-filling-curve) order of Z: a feasible X -> Y plan, so
+   the flow problem is feasible on any data (a kNN graph alone can be disconnected).
+2. **Solve** the min-cost flow on the graph exactly with LEMON's network simplex [Kov15] (``pylmcf``):
+   integer supplies (exact for uniform and count-like weights, otherwise rounded to 2^-52 along the
+   Morton order), integer costs at 2^-40 of the point sets' diameter, capacities far above the flow.
+3. **Certificate**, recomputed in float64 so that it does not depend on the integer rounding:
+   *upper bound* = the float64 cost of the flow plus, when the supplies were rounded, the cost of
+   moving the rounding residual along the Morton path (together a feasible transport of the given
+   measures); *lower bound* = the best dual over **all** n x m pairs obtained from the solver's node
+   potentials by the c-transform :math:`\\psi_i = \\min_j c(x_i, y_j) - v_j` (and the same from the other
+   side), computed exactly by kd-tree branch and bound without forming the pairs
+   (:mod:`.metrics`), minus a margin for the rounding of the distances.
+4. **Column generation.** Pairs whose dual constraint is violated (the few most violated of each row
+   and column) are added as direct arcs and the flow is solved again, until the bracket is narrower
+   than ``rtol`` W1 (+ 1e-12 diam): then ``exact`` and ``certified``. Every round yields its bracket,
+   so a caller may stop early with a proven interval.
+
+The ground metric is an object (:class:`.metrics.GroundMetric`): the solver only asks it for arc
+costs, nearest neighbours and c-transforms. See docs/transport.md, "Exact W1 by sparse transshipment".
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from .metrics import GroundMetric, ground_metric
+
+__all__ = ["Round", "w1_rounds", "transshipment_w1", "integer_masses", "DEFAULT_RTOL"]
+
+#: Relative width below which a bracket is reported as the exact W1.
+DEFAULT_RTOL = 1e-10
+#: Integer costs: the diameter of the point sets is 2^COST_BITS units.
+COST_BITS = 40
+#: Total supply when the weights have no small common denominator: masses resolved to 2^-52.
+SUPPLY_BITS = 52
+
+
+@dataclass
+class Round:
+    """One round of :func:`w1_rounds`: a proven bracket and what it cost."""
+
+    round: int
+    lower: float
+    upper: float
+    certified: bool
+    seconds: float
+    arcs: int
+    added: int = 0
+    solve_s: float = 0.0
+    check_s: float = 0.0
+    details: dict = field(default_factory=dict)
+
+    @property
+    def rel_width(self) -> float:
+        return (self.upper - self.lower) / self.upper if self.upper > 0 else 0.0
+
+
+def _morton_order(U: np.ndarray, bits: int = 10) -> np.ndarray:
+    """Order of the rows of U along a Z-order (Morton) curve of their bounding box."""
+    lo = U.min(axis=0)
+    span = np.maximum(U.max(axis=0) - lo, 1e-300)
+    d = U.shape[1]
+    bits = max(1, min(bits, 62 // max(1, d)))
+    q = np.clip(((U - lo) / span * (2**bits - 1)).astype(np.int64), 0, 2**bits - 1)
+    code = np.zeros(U.shape[0], dtype=np.int64)
+    for bit in range(bits - 1, -1, -1):
+        for ax in range(d):
+            code = (code << 1) | ((q[:, ax] >> bit) & 1)
+    return np.argsort(code, kind="stable")
+
+
+def _merge_duplicates(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Identical rows merged into one with their summed weight (exact: W1 does not change). A cloud of
+    copies would otherwise fill every point's k nearest neighbours with copies at distance 0."""
+    U, inv = np.unique(P, axis=0, return_inverse=True)
+    if U.shape[0] == P.shape[0]:
+        return P, w
+    return U, np.bincount(inv.ravel(), weights=w, minlength=U.shape[0])
+
+
+def _counts(w: np.ndarray, max_mult: int = 12) -> np.ndarray | None:
+    """Integer counts c with w = c / sum(c) to 1e-12 relative (uniform or count-like weights), or None."""
+    q = w / w.min()
+    for mult in range(1, max_mult + 1):
+        c = np.rint(q * mult)
+        if np.all(np.abs(q * mult - c) <= 1e-12 * c) and c.sum() < 2**40:
+            return c.astype(np.int64)
+    return None
+
+
+def integer_masses(a: np.ndarray, b: np.ndarray, order_a: np.ndarray, order_b: np.ndarray):
+    """Integer supplies (sa, sb) with equal totals T approximating the probability vectors a, b.
+
+    Exact (up to the float rounding of a, b) when both are count-like (:func:`_counts`) and the common
+    total fits; otherwise T = 2^52 and the masses are rounded along the given orders (error diffusion:
+    every partial sum along the order is within 1/(2T) of the true one). Returns (sa, sb, T, exact)."""
+    ca, cb = _counts(a), _counts(b)
+    if ca is not None and cb is not None:
+        Wa, Wb = int(ca.sum()), int(cb.sum())
+        g = math.gcd(Wa, Wb)
+        T = Wa // g * Wb
+        if T <= 2**SUPPLY_BITS:
+            return ca * (Wb // g), cb * (Wa // g), T, True
+    T = 2**SUPPLY_BITS
+
+    def diffuse(w, order):
+        cum = np.cumsum(w[order])
+        t = np.rint(cum / cum[-1] * T).astype(np.int64)
+        t[-1] = T
+        s = np.empty(w.size, dtype=np.int64)
+        s[order] = np.diff(np.concatenate([[0], t]))
+        return s
+
+    return diffuse(a, order_a), diffuse(b, order_b), T, False
+
+
+def _merge(key: np.ndarray, ckey: np.ndarray, extra: np.ndarray, cost) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted union of the arc keys ``key`` (sorted, with costs ``ckey``) and ``extra``, with costs
+    (computed for the new keys only)."""
+    if extra.size == 0:
+        return key, ckey
+    extra = np.unique(extra)
+    at = np.minimum(np.searchsorted(key, extra), max(key.size - 1, 0))
+    extra = extra[key[at] != extra] if key.size else extra
+    if extra.size == 0:
+        return key, ckey
+    allk = np.concatenate([key, extra])
+    order = np.argsort(allk, kind="stable")  # two sorted runs: a linear merge
+    return allk[order], np.concatenate([ckey, cost(extra)])[order]
+
+
+def _nw_corner(sa: np.ndarray, sb: np.ndarray, oa: np.ndarray, ob: np.ndarray):
+    """Arcs (i, j) of the north-west-corner plan of integer masses along the orders oa, ob (n + m - 1
+    arcs at most): a feasible transport plan, used to make every restricted problem feasible."""
+    ca = np.cumsum(sa[oa])
+    cb = np.cumsum(sb[ob])
+    starts = np.unique(np.concatenate([[0], ca[:-1], cb[:-1]]))
+    i = np.searchsorted(ca, starts, side="right")
+    j = np.searchsorted(cb, starts, side="right")
+    return oa[i], ob[j]
+
+
+def _repair_cost(Z: np.ndarray, resid: np.ndarray, order: np.ndarray, metric: GroundMetric) -> float:
+    """Cost of a flow along the path ``order`` of Z that moves the residual masses ``resid`` (true
+    minus integer/T) into balance: sum over path steps of |partial sum| x step length."""
+    if not np.any(resid):
+        return 0.0
+    part = np.cumsum(resid[order])[:-1]
+    step = metric.cost(Z[order[:-1]], Z[order[1:]])
+    return math.fsum(np.abs(part) * step)
+
+
+def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric, *, k: int = 8,
+              rtol: float = DEFAULT_RTOL, max_rounds: int = 60, add_per_row: int = 4,
+              add_per_col: int = 4, pool_k: int = 4, warm_starts: bool = False,
+              warm_share: float = 0.9, double_transform: bool = False) -> Iterator[Round]:
+    """Successive certified brackets of W1 between sum_i a_i delta_{x_i} and sum_j b_j delta_{y_j}.
+
+    Yields one :class:`Round` per solve; the last one is certified (``certified=True``, bracket width
+    at most rtol W1 + 1e-12 diam) unless ``max_rounds`` ran out or the integer costs cannot resolve the
+    remaining gap (both reported in the last round's details). a and b are probability vectors;
+    ``metric`` a name or a :class:`.metrics.GroundMetric`.
+
+    ``k``: neighbours per point of the initial graph. ``add_per_row`` / ``add_per_col``: at most this
+    many violated pairs of every row (point of X) / column (point of Y) become arcs per round
+    (``add_per_col=0`` skips the column c-transform). ``warm_starts``: build the next graph with spare
+    arcs (the ``pool_k`` smallest slacks of every row and column of the last check, switched off by a
+    prohibitive cost); when at least ``warm_share`` of the next violated pairs are spare arcs, switch
+    them on by a cost change and let LEMON re-solve from its previous basis instead of rebuilding
+    (measured in benchmarks/bench_transport.py; off by default, see docs/transport.md).
+    ``double_transform``: also take the c-transform of psi back over Y (one more kd-tree pass per
+    round): a tighter lower bound in the early rounds, for callers that show brackets.
+    """
+    import pylmcf
+
+    t_start = time.perf_counter()
+    metric = ground_metric(metric)
+    ia, jb = np.flatnonzero(a > 0), np.flatnonzero(b > 0)
+    X, a = _merge_duplicates(X[ia], a[ia])
+    Y, b = _merge_duplicates(Y[jb], b[jb])
+    n, m = X.shape[0], Y.shape[0]
+    N = n + m
+    d = X.shape[1]
+    Z = np.concatenate([X, Y])
+    diam = float(metric.bound(X, Y))
+    if diam == 0.0:  # every point at the same place
+        yield Round(1, 0.0, 0.0, True, time.perf_counter() - t_start, 0, details={"note": "all points coincide"})
+        return
+    order = _morton_order(Z)
+    ox, oy = order[order < n], order[order >= n] - n
+    sa, sb, T, masses_exact = integer_masses(a, b, ox, oy)
+    supply = np.concatenate([sa, -sb])
+    resid = np.concatenate([a - sa / T, -(b - sb / T)])
+    repair = _repair_cost(Z, resid, order, metric)
+    R = 2.0**COST_BITS / diam  # integer cost units per unit of distance
+
+    # 1. initial graph: kNN of Z both ways + the north-west-corner plan along the Morton order
+    nn = metric.neighbours(Z, k)
+    kk = nn.shape[1]
+    src0 = np.repeat(np.arange(N, dtype=np.int64), kk)
+    dst0 = nn.ravel()
+    nwi, nwj = _nw_corner(sa, sb, ox, oy)
+    parts_s, parts_t = [src0, dst0, nwi], [dst0, src0, nwj + n]
+    S = np.concatenate(parts_s)
+    Tt = np.concatenate(parts_t)
+    keep = S != Tt
+    key = np.unique(S[keep] * N + Tt[keep])
+
+    def arc_cost(keys):
+        return metric.cost(Z[keys // N], Z[keys % N])
+
+    ckey = arc_cost(key)
+    pair = metric.prepare(X, Y)
+    margin_rel = metric.rounding(d)
+    t_setup = time.perf_counter() - t_start
+    OFF = np.int64(2**60)  # cost of a spare arc: never worth using while it is switched off
+    pool = np.zeros(0, dtype=np.int64)  # spare arcs built into the graph, switched off
+    pending = np.zeros(0, dtype=np.int64)  # violated pairs waiting for the next rebuild
+    G = None
+    on = None
+    for rnd in range(1, max_rounds + 1):
+        t0 = time.perf_counter()
+        warm = G is not None
+        if not warm:
+            allkey, c_all = _merge(key, ckey, pool, arc_cost)
+            on = np.isin(allkey, key, assume_unique=True) if pool.size else np.ones(allkey.size, dtype=bool)
+            src, dst = allkey // N, allkey % N
+            C_all = np.rint(c_all * R).astype(np.int64)
+            G = pylmcf.Graph(N, src.astype(np.int32), dst.astype(np.int32))
+            G.set_node_supply(supply)
+            G.set_edge_capacities(np.full(allkey.size, T, dtype=np.int64))
+        G.set_edge_costs(np.where(on, C_all, OFF))
+        G.solve()
+        F = G.result()
+        pi = G.potentials()
+        t_solve = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        # upper bound: the float64 cost of the flow (+ moving the rounding residual, if any)
+        pos = F > 0
+        upper = math.fsum(F[pos].astype(float) * c_all[pos]) / T + repair
+        upper *= 1.0 + 4 * 2.0**-52 + margin_rel
+        # lower bound: c-transforms of the potentials over all pairs, in float64
+        u = -pi[:n].astype(float) / R
+        v = pi[n:].astype(float) / R
+        kr = max(add_per_row, pool_k if warm_starts else 0)
+        kc = max(add_per_col, pool_k if warm_starts else 0)
+        rv, rj = pair.rows(v, kr)
+        psi = rv[:, 0]
+        lb = math.fsum(a * psi) + math.fsum(b * v)
+        mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()))
+        if kc > 0:
+            cu, ci = pair.cols(u, kc)
+            phi = cu[:, 0]
+            lb = max(lb, math.fsum(a * u) + math.fsum(b * phi))
+            mag = max(mag, diam + float(np.abs(phi).max()))
+        else:
+            cu, ci = np.zeros((m, 0)), np.zeros((m, 0), dtype=np.int64)
+        if double_transform:
+            # the c-transform of psi back over Y: v2_j = min_i c_ij - psi_i >= v_j, so (psi, v2) is a
+            # better feasible dual (the first rounds' potentials come from a graph on which far moves
+            # are chains, and one transform recovers only part of the loss)
+            v2 = pair.cols(psi, 1)[0][:, 0]
+            lb = max(lb, math.fsum(a * psi) + math.fsum(b * v2))
+            mag = max(mag, diam + float(np.abs(v2).max()))
+        lower = lb - (margin_rel * diam + 8 * 2.0**-52 * mag)
+        lower = max(0.0, lower)
+        t_check = time.perf_counter() - t1
+        tol = rtol * upper + 1e-12 * diam
+        gap = upper - lower
+        certified = gap <= tol
+        rec = Round(rnd, lower, max(upper, lower), bool(certified), time.perf_counter() - t_start, int(on.sum()),
+                    solve_s=t_solve, check_s=t_check,
+                    details={"masses_exact": masses_exact, "total_supply": T, "repair": repair,
+                             "setup_s": t_setup, "n_support": n, "m_support": m, "warm": warm,
+                             "spare": int(allkey.size - on.sum())})
+        if certified:
+            yield rec
+            return
+        # violated pairs (u_i + v_j > c_ij by more than thr): the few most violated of each row, column
+        thr = 0.25 * tol
+        vr = rv < u[:, None] - thr
+        vc = cu < v[:, None] - thr
+        vr[:, add_per_row:] = False
+        vc[:, add_per_col:] = False
+        r_i, r_t = np.nonzero(vr)
+        c_j, c_t = np.nonzero(vc)
+        new = np.unique(np.concatenate([r_i * N + n + rj[r_i, r_t], ci[c_j, c_t] * N + n + c_j]))
+        at = np.minimum(np.searchsorted(allkey, new), allkey.size - 1)
+        built = allkey[at] == new
+        fresh = ~on[at[built]]
+        if warm_starts and fresh.sum() >= warm_share * (fresh.size + (~built).sum()):
+            # some violated pairs are spare arcs of this graph: switch them on by a cost change and
+            # re-solve warm from the current basis; the others wait for the next rebuild
+            on[at[built][fresh]] = True
+            pending = np.union1d(pending, new[~built])
+            rec.added = int(fresh.sum())
+            rec.details["pending"] = int(pending.size)
+        else:
+            rec.added = int((~built).sum() + fresh.sum())
+            key, ckey = _merge(allkey[on], c_all[on], np.concatenate([pending, new]), arc_cost)
+            pending = np.zeros(0, dtype=np.int64)
+            if warm_starts:
+                # rebuild; the other listed pairs of this check (the pool_k smallest slacks of every row
+                # and column, violated or nearly tight) become the next graph's spare arcs
+                pool = np.setdiff1d(np.unique(np.concatenate([
+                    np.repeat(np.arange(n), rj.shape[1]) * N + n + rj.ravel(),
+                    ci.ravel() * N + n + np.repeat(np.arange(m), ci.shape[1])])), key)
+            G = None
+        if rec.added == 0:
+            rec.details["stopped"] = ("no violated pair left above the threshold: the integer costs (2^-40 diam) "
+                                      "cannot resolve the remaining gap")
+            yield rec
+            return
+        if rnd == max_rounds:
+            rec.details["stopped"] = f"max_rounds={max_rounds} reached"
+        yield rec
+
+
+def transshipment_w1(X, Y, a, b, metric, *, max_seconds: float | None = None, target: float | None = None,
+                     rtol: float = DEFAULT_RTOL, **kw) -> tuple[Round, list[dict]]:
+    """Run :func:`w1_rounds` until certified exact, or until the bracket's relative width is at most
+    ``target``, or until another round would probably end after ``max_seconds`` (predicted from the
+    last round's duration; at least one round is always run). Returns (the last round, a summary of
+    every round)."""
+    t0 = time.perf_counter()
+    hist: list[dict] = []
+    last = None
+    prev = 0.0
+    if max_seconds is not None or target is not None:
+        kw.setdefault("double_transform", True)  # a run that may stop early: the tighter bracket
+    for r in w1_rounds(X, Y, a, b, metric, rtol=rtol, **kw):
+        last = r
+        hist.append({"round": r.round, "lower": r.lower, "upper": r.upper, "arcs": r.arcs, "added": r.added,
+                     "solve_s": r.solve_s, "check_s": r.check_s, "seconds": r.seconds})
+        now = time.perf_counter() - t0
+        if target is not None and r.rel_width <= target:
+            break
+        if max_seconds is not None and now + (now - prev) > max_seconds:
+            break
+        prev = now
+    return last, hist

@@ -1,0 +1,48 @@
+"""Helpers shared by the AppTest files (tests/app): start the app, go to a page, read its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from dashboard import data as sources
+from dashboard import registry
+from dpsynth_core import Domain
+from dpsynth_core.datasets import Dataset
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
+PAGES = [p.url for p in registry.PAGES]
+PAGE_MECH = {p.url: p.mechanism for p in registry.PAGES if p.mechanism is not None}
+TIMEOUT = 120
+
+
+def small_data(n: int = 400, seed: int = 1) -> Dataset:
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.normal([0.3, 0.6], 0.1, size=(n, 2)), 0, 1)
+    return Dataset(X, Domain([0, 0], [1, 1], names=("a", "b")), "small", "test data")
+
+
+def new_app(data: Dataset | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    if data is not None:
+        at.session_state["dataset"] = data
+        at.session_state["dataset_source"] = sources.Source("upload", data.name)
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(str(ROOT / registry.by_url(page).file)).run()
+    return at
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def exceptions(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception]

@@ -1,0 +1,404 @@
+"""Tables with numeric and categorical columns in the dashboard (issue 26, item 5): the bundled Clinic
+(mixed) source on every page, uploads with text columns (declared categories, an 'other' category, the
+'use the values in this file' shortcut that makes every release NOT DP, undeclared values and missing
+cells refused with their row), and the pictures of a mixed release.
+
+Pages run on a 600-row sample of the clinic table (its declared domain) to stay fast.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest import PAGE_MECH, PAGES, errors, exceptions, goto, new_app, small_data
+
+from dashboard import data as sources
+from dpsynth_core import MECHANISMS, export
+from dpsynth_core.datasets import CLINIC_CATEGORIES, clinic
+from dpsynth_core.tabular import CSVError
+
+REFUSAL = "does not take categorical columns"
+
+
+@pytest.fixture(scope="module")
+def mixed_app():
+    """The app after loading Clinic (mixed) through the Data page, as a user does."""
+    at = new_app()
+    goto(at, "data")
+    at.radio(key="data_source").set_value("Clinic (mixed)").run()
+    assert not at.exception, exceptions(at)
+    assert any("sex ∈ {F, M}" in m.value for m in at.markdown)  # the declared domain is shown before loading
+    at.button(key="data_load_mixed").click().run()
+    assert not at.exception, exceptions(at)
+    d = at.session_state["dataset"]
+    assert d.name == "clinic" and d.domain.is_mixed and d.domain.declared
+    assert any("Using `clinic`" in s.value for s in at.success)
+    # a smaller sample of the same table and domain keeps the pages fast
+    at.session_state["dataset"] = clinic(600)
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_mixed_source_on_every_page_renders_or_refuses_cleanly(mixed_app, page):
+    at = goto(mixed_app, page)
+    assert not at.exception, exceptions(at)
+    assert not errors(at), errors(at)  # a refusal is information, never an error or a traceback
+    mech = PAGE_MECH.get(page)
+    infos = " ".join(i.value for i in at.info)
+    if page in ("rates", "compare", "audit"):
+        assert "on numeric columns" in infos and at.button(key=f"numeric_only_{page}")
+    elif mech is not None and not MECHANISMS[mech].categorical:
+        assert REFUSAL in infos, infos  # the library's own words, naming the mechanisms that take them
+        assert "pmm" in infos.split(REFUSAL, 1)[1]
+        assert at.button(key=f"numeric_only_{page}")
+    elif mech is not None:  # a mechanism that takes categorical columns: its release, with category pictures
+        assert len(at.metric) >= 4
+        charts = at.get("plotly_chart")
+        assert len(charts) >= 2  # real against synthetic, and the rows per category
+    if page == "data":
+        assert any(c.value == "3 numeric, 3 categorical." for c in at.caption)
+    mixed_app.session_state["neighbours"] = "add_remove"
+
+
+def test_pmm_release_on_the_clinic_table(mixed_app):
+    """PMM's release keeps the declared categories and says how the tree split them; every view renders."""
+    at = goto(mixed_app, "pmm")
+    info = at.session_state["release_info"]
+    assert "DP" in info["privacy"] and abs(info["ledger"]["epsilon"].sum() - 1.0) < 1e-9
+    captions = " ".join(c.value for c in at.caption)
+    assert "Level 1 splits sex" in captions and "numeric columns (age, bmi, systolic_bp)" in captions
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Distance to the real data (W1)"] == "—"  # no W1 with the wrong metric on mixed data
+    assert "mixed metric" in captions
+    for view in ("Partition tree", "Cells of one level", "Counts of one level", "Noise per level", "Several releases"):
+        at.segmented_control(key="pmm_view").set_value(view).run()
+        assert not at.exception and not errors(at), (view, exceptions(at), errors(at))
+        assert len(at.get("plotly_chart")) >= 3, view
+        if view == "Cells of one level":
+            assert any("numeric columns only" in c.value for c in at.caption)  # the maps say what they show
+    # "What the release preserves": a numeric column within each category, chosen by the user (a tab)
+    at.selectbox(key="pmm_pres_by").set_value("region").run()
+    at.selectbox(key="pmm_pres_num").set_value("systolic_bp").run()
+    assert not at.exception and not errors(at)
+    # the private download: a fresh release, its CSV in the declared labels
+    at.button(key="make_pmm").click().run()
+    _, fresh = at.session_state["fresh_pmm"]
+    assert fresh.label == "differentially private" and fresh.randomness["source"] == "fresh"
+    frame = pd.read_csv(io.BytesIO(export.synthetic_csv(fresh)))
+    assert list(frame.columns) == list(fresh.domain.names)
+    for col, labels in CLINIC_CATEGORIES.items():
+        assert set(frame[col]) <= set(labels), col
+
+
+def _report_tables(at) -> dict:
+    """The dataframes of the "What the release preserves" expander, by their first column's name."""
+    box = next(e for e in at.expander if e.label.startswith("What the release preserves"))
+    return {df.value.columns[0]: df.value for df in box.dataframe}
+
+
+def test_what_the_release_preserves_shows_measured_differences_under_their_ceilings():
+    """The owner report under a numeric release: every difference W1 controls with its ceiling (from the
+    release's certified W1), and all of them under it; with a target, train on synthetic / test on real."""
+    at = new_app(small_data())
+    goto(at, "pmm")
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    tables = _report_tables(at)
+    g = tables["statistic"]
+    assert set(g["column"]) == {"a", "b"} and g["ceiling from W1"].notna().all()
+    assert g["within"].all()  # KR duality: measured <= L x W1 for each (a violation would be a bug)
+    w1 = float(at.metric[0].value)
+    means = g[g["statistic"] == "mean"]
+    assert np.allclose(means["ceiling from W1"], w1, rtol=0.01)  # range 1: the ceiling of a mean is W1 itself
+    assert {"1-way error, mean", "2-way error, worst"} <= {m.label for m in at.metric}
+    at.selectbox(key="pmm_pres_target").set_value("b").run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    down = _report_tables(at)["trained_on"]
+    assert list(down["trained_on"]) == ["synthetic", "real", "baseline"] and (down["metric"] == "r2").all()
+    assert np.isfinite(down["score"]).all() and (down["score"] <= 1).all()
+    assert set(_report_tables(at)["first column"]["second column"]) == {"b"}  # the one pair (a, b)
+
+
+def test_what_the_release_preserves_on_a_mixed_table(mixed_app):
+    at = goto(mixed_app, "pmm")
+    tables = _report_tables(at)
+    g = tables["statistic"]
+    assert g["ceiling from W1"].isna().all()  # no W1 with the mixed metric yet: no ceilings, and it says so
+    assert any("No ceilings" in c.value for c in at.caption)
+    cols = tables["column"]
+    region = cols.set_index("column").loc["region"]
+    real = clinic(600).to_frame()["region"].value_counts(normalize=True)
+    assert region["kind"] == "categorical" and abs(region["largest share difference"]) <= 1
+    assert region["at category"] in real.index
+    at.selectbox(key="pmm_pres_target").set_value("diabetes").run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    down = _report_tables(at)["trained_on"]
+    assert set(down["metric"]) == {"accuracy", "balanced_accuracy"}
+    at.selectbox(key="pmm_pres_target").set_value("—").run()
+
+
+def test_numeric_only_button_continues_on_the_numeric_columns():
+    """low_dim stays numeric (private PCA needs a vector space): its page offers the numeric columns."""
+    at = new_app(clinic(400))
+    goto(at, "low_dim")
+    assert any(REFUSAL in i.value for i in at.info)
+    at.button(key="numeric_only_low_dim").click().run()
+    assert not at.exception, exceptions(at)
+    d = at.session_state["dataset"]
+    assert d.domain.names == ("age", "bmi", "systolic_bp") and not d.domain.is_mixed
+    assert d.domain.lower == (18.0, 10.0, 60.0)  # the declared bounds, kept
+    assert not errors(at) and len(at.metric) >= 4  # low_dim now releases
+
+
+@pytest.mark.parametrize("page,key,views", [
+    ("psmm", "psmm_view", ["The signed measure", "True, noisy, projected", "Projection against clipping"]),
+    ("random_walk", "rw_view", ["Running sums of the noise", "Distributions on the line", "The path through the grid",
+                                "The Haar basis"]),
+    ("sparse_marginals", "sm_view", ["The certificate", "The tables"]),
+])
+def test_grid_mechanism_views_on_the_clinic_table(mixed_app, page, key, views):
+    """The grid mechanisms that take categorical columns: every detail view renders on the mixed table
+    (the numeric grids with the combinations of categories summed, or a sentence where a picture needs a
+    numeric grid), never an error."""
+    if not MECHANISMS[PAGE_MECH[page]].categorical:
+        pytest.fail(f"{PAGE_MECH[page]} takes categorical columns in this build; this test needs it")
+    at = goto(mixed_app, page)
+    for view in views:
+        at.segmented_control(key=key).set_value(view).run()
+        assert not at.exception and not errors(at), (page, view, exceptions(at), errors(at))
+        assert len(at.get("plotly_chart")) >= 2, (page, view)
+        captions = " ".join(c.value for c in at.caption)
+        if page == "psmm":
+            assert "numeric columns only" in captions and "combinations of categories" in captions
+        if view == "The path through the grid":
+            assert "drawn for a 2-D numeric grid only" in captions
+    mixed_app.session_state["neighbours"] = "add_remove"
+
+
+def test_pmm_button_loads_the_clinic_table():
+    at = new_app(small_data())
+    goto(at, "pmm")
+    at.button(key="pmm_use_clinic").click().run()
+    assert not at.exception, exceptions(at)
+    assert at.session_state["dataset"].name == "clinic"
+    assert "pmm_use_clinic" not in [b.key for b in at.button]  # offered only while the data are numeric
+    assert not errors(at) and len(at.get("plotly_chart")) >= 2
+
+
+# ------------------------------------------------------------------------------------------- uploads
+def _people(n: int = 120, *, bad_row: int | None = None, hole_row: int | None = None) -> bytes:
+    """A CSV with two numeric and two text columns (row r of the data is spreadsheet row r + 2)."""
+    regions = ["north", "south", "east"]
+    lines = ["age,sex,bmi,region"]
+    for i in range(n):
+        region = regions[i % 3]
+        if i == bad_row:
+            region = "Atlantis"
+        sex = "F" if i % 2 else "M"
+        if i == hole_row:
+            sex = ""
+        lines.append(f"{20 + i % 60},{sex},{18 + (i * 7) % 20},{region}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _upload(at, name: str, data: bytes, columns: list[str]):
+    goto(at, "data")
+    at.radio(key="data_source").set_value("Upload CSV").run()
+    at.file_uploader(key="data_upload").set_value((name, data, "text/csv")).run()
+    assert not at.exception, exceptions(at)
+    at.multiselect(key=f"data_cols_{name}").set_value(columns).run()
+    for key, value in (("data_lo_age", 0.0), ("data_hi_age", 120.0), ("data_lo_bmi", 10.0), ("data_hi_bmi", 60.0)):
+        at.number_input(key=key).set_value(value).run()
+    return at
+
+
+def test_upload_offers_text_columns_as_categories_and_uses_the_typed_ones():
+    at = new_app()
+    at = _upload(at, "people.csv", _people(), ["age", "sex", "bmi", "region"])
+    assert any("holding text: 'sex', 'region'" in c.value for c in at.caption)
+    assert not any(c.value.startswith("Left out") and "holding text" in c.value for c in at.caption)
+    # without categories: refused with what to type, nothing used
+    at.button(key="data_use_upload").click().run()
+    assert any("Type the categories of 'sex'" in e for e in errors(at)), errors(at)
+    assert at.session_state["dataset"].name != "people"
+    at.text_area(key="data_cat_sex").input("F|M").run()
+    at.text_area(key="data_cat_region").input("north\nsouth\neast\nwest").run()  # one per line; 'west' unused
+    at.button(key="data_use_upload").click().run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    d = at.session_state["dataset"]
+    assert d.name == "people" and d.domain.names == ("age", "sex", "bmi", "region")
+    assert d.domain.categories == {"sex": ("F", "M"), "region": ("north", "south", "east", "west")}
+    assert d.domain.declared and d.domain.upper == (120.0, 60.0)  # typed, not read off the file
+    frame = d.to_frame()
+    assert (frame["region"] == "west").sum() == 0 and (frame["region"] == "north").sum() == 40
+    # the data page shows the categories, and PMM releases the table as DP with its category pictures
+    assert any(c.value.startswith("2 numeric") for c in at.caption)
+    goto(at, "pmm")
+    assert not at.exception and not errors(at)
+    rel_info = at.session_state["release_info"]
+    assert "DP" in rel_info["privacy"] and "NOT" not in rel_info["privacy"]
+    assert len(at.get("plotly_chart")) >= 2
+
+
+def test_undeclared_value_is_refused_with_row_column_and_value_then_other_takes_it():
+    at = new_app()
+    at = _upload(at, "bad.csv", _people(bad_row=7), ["age", "sex", "bmi", "region"])
+    at.text_area(key="data_cat_sex").input("F|M").run()
+    at.text_area(key="data_cat_region").input("north|south|east").run()
+    at.button(key="data_use_upload").click().run()
+    assert not at.exception, exceptions(at)
+    msg = " ".join(errors(at))
+    # row 9 of the spreadsheet (data row 7; the header is row 1), the column and the value
+    assert "column 'region'" in msg and "'Atlantis'" in msg and "row 9" in msg, msg
+    assert at.session_state["dataset"].name != "bad"
+    at.text_input(key="data_other_region").input("elsewhere").run()
+    at.button(key="data_use_upload").click().run()
+    assert not errors(at), errors(at)
+    d = at.session_state["dataset"]
+    assert d.domain.categories["region"] == ("north", "south", "east", "elsewhere")
+    assert list(d.to_frame()["region"]).count("elsewhere") == 1
+
+
+def test_missing_text_cell_is_refused_then_dropped_on_request():
+    at = new_app()
+    at = _upload(at, "holes.csv", _people(hole_row=3), ["age", "sex", "bmi", "region"])
+    at.text_area(key="data_cat_sex").input("F|M").run()
+    at.text_area(key="data_cat_region").input("north|south|east").run()
+    at.button(key="data_use_upload").click().run()
+    assert any("missing value in row 5, column 'sex'" in e for e in errors(at)), errors(at)
+    at.checkbox(key="data_drop_holes.csv").check().run()
+    at.button(key="data_use_upload").click().run()
+    assert not errors(at), errors(at)
+    assert at.session_state["dataset"].n == 119
+    assert any("Left out 1 rows with a missing value" in i.value for i in at.info)
+
+
+def test_use_the_values_in_this_file_makes_every_release_not_dp():
+    at = new_app()
+    at = _upload(at, "explore.csv", _people(), ["age", "sex", "bmi", "region"])
+    at.checkbox(key="data_cats_from_data_explore.csv").check().run()
+    assert not [t for t in at.text_area if t.key.startswith("data_cat_")]  # nothing to type then
+    at.button(key="data_use_upload").click().run()
+    assert not errors(at), errors(at)
+    d = at.session_state["dataset"]
+    assert d.domain.provenance == "data" and not d.domain.declared
+    assert d.domain.categories["region"] == ("east", "north", "south")  # what the file holds (sorted)
+    assert any("categories come from the data" in w.value for w in at.warning)
+    goto(at, "pmm")
+    assert not at.exception and not errors(at)
+    assert "NOT differentially private" in at.session_state["release_info"]["privacy"]
+    assert {m.label: m.value for m in at.metric}["Privacy"] == "not private"
+    assert any("NOT private: the bounds or categories" in w.value for w in at.warning)
+    assert any("Downloads are disabled" in c.value for c in at.caption)
+    assert any("read off the data" in c.value for c in at.sidebar.caption)
+    # the label comes from the domain, whatever path produces the release: the library's export says it too
+    from dpsynth_core.mechanisms import bind
+
+    rel = bind("pmm", epsilon=1.0)(d.X, d.domain, rng=None)
+    rep = json.loads(export.report_json(rel))
+    assert rep["is_dp"] is False and rep["label"].startswith("NOT differentially private")
+
+
+# ------------------------------------------------------------------------------- the reader, directly
+def test_parse_categories():
+    assert sources.parse_categories("F|M") == ["F", "M"]
+    assert sources.parse_categories(" north \n south\n\n east ") == ["north", "south", "east"]
+    assert sources.parse_categories("a|b\nc") == ["a|b", "c"]  # lines win: a label may hold a bar
+    assert sources.parse_categories("") == [] and sources.parse_categories(None) == []
+    with pytest.raises(TypeError):
+        sources.parse_categories(3)
+
+
+def test_read_upload_text_lines_up_with_the_numbers():
+    """Semicolons, Excel's 'sep=' line, quoted cells, a dropped row (missing number), blank lines at the
+    end: the text cells stay with their numbers, indexed by spreadsheet row."""
+    data = ('sep=;\nage;city;score\n30;"Paris; FR";1,5\n41;Lyon;\n52; Nice ;2,5\nNA;Lille;3\n61;"Metz";4\n\n\n'
+            ).encode()
+    table = sources.read_upload(data, "x.csv", missing="drop")
+    assert table.dropped_rows == 2 and table.text_columns == ("city",)
+    frame = sources.read_upload_text(data, table, ["city"])
+    assert list(frame.columns) == ["age", "city", "score"]  # the file's order
+    assert list(frame.index) == [2, 4, 6]  # rows 3 and 5 were dropped for a missing number
+    assert list(frame["city"]) == ["Paris; FR", "Nice", "Metz"]
+    np.testing.assert_array_equal(frame["age"], table.frame["age"])
+    np.testing.assert_array_equal(frame["score"], [1.5, 2.5, 4.0])
+    with pytest.raises(ValueError, match="no column 'town'"):
+        sources.read_upload_text(data, table, ["town"])
+
+
+def test_read_upload_text_missing_cells():
+    data = b"age,sex\n30,F\n41,\n52,NA\n60,M\n"
+    table = sources.read_upload(data, "x.csv")
+    with pytest.raises(CSVError, match=r"missing value in row 3, column 'sex' \(2 rows") as info:
+        sources.read_upload_text(data, table, ["sex"])
+    assert info.value.kind == "missing" and info.value.count == 2
+    assert list(sources.read_upload_text(data, table, ["sex"], missing="drop")["sex"]) == ["F", "M"]
+    assert sources.read_upload_text(data, table, ["sex"], missing="keep")["sex"].isna().sum() == 2
+
+
+def test_upload_dataset_bounds_and_checks_the_categories():
+    data = _people(60)
+    table = sources.read_upload(data, "p.csv")
+    frame = sources.read_upload_text(data, table, ["sex", "region"])
+    cols = ["age", "sex", "bmi", "region"]
+    ds, outside = sources.upload_dataset(frame, cols, [0, 10], [120, 60], "p.csv",
+                                         categories={"sex": ["F", "M"], "region": "north|south|east"})
+    assert outside == 0 and ds.X.shape == (60, 4) and ds.domain.declared
+    with pytest.raises(ValueError, match="'F' twice in column 'sex'"):
+        sources.upload_dataset(frame, cols, [0, 10], [120, 60], categories={"sex": "F|F|M", "region": "north"})
+    with pytest.raises(ValueError, match="at least one column of numbers"):
+        sources.upload_dataset(frame, ["sex"], [], [], categories={"sex": "F|M"})
+    many = "|".join(f"c{i}" for i in range(sources.MAX_UPLOAD_CATEGORIES + 1))
+    with pytest.raises(ValueError, match="at most 1,000"):
+        sources.upload_dataset(frame, cols, [0, 10], [120, 60], categories={"sex": many, "region": "north"})
+    ids = frame.assign(sex=[f"id{i}" for i in range(60)])
+    assert sources.upload_dataset(ids, cols, [0, 10], [120, 60], categories={"sex": "", "region": ""},
+                                  categories_from_data=True)[0].domain.provenance == "data"
+    with pytest.raises(ValueError, match="too many for a categorical"):
+        big = pd.concat([ids] * 20, ignore_index=True).assign(sex=[f"id{i}" for i in range(1200)])
+        sources.upload_dataset(big, cols, [0, 10], [120, 60], categories={"sex": "", "region": ""},
+                               categories_from_data=True)
+    with pytest.raises(ValueError, match="at most 64 columns"):
+        sources.upload_dataset(frame, ["age"] * 65, [0] * 65, [1] * 65)
+
+
+def test_mixed_dataset_is_shareable_by_name():
+    ds, src = sources.by_name("clinic")
+    assert src.shareable and src.kind == "mixed" and ds.domain.is_mixed
+    part = sources.numeric_only(ds)
+    assert part.domain.names == ds.domain.numeric_names and part.X.shape == (ds.n, 3)
+    np.testing.assert_array_equal(sources.numeric_rows(ds.to_frame(), ds.domain), part.X)
+
+
+def test_numeric_details_are_left_out_on_a_mixed_table():
+    """A page whose detail views draw numeric grids skips them on a mixed table (and says so), so that a
+    mechanism that starts taking categorical columns never meets a picture made for numeric cells."""
+    from streamlit.testing.v1 import AppTest
+
+    script = '''
+import streamlit as st
+from dashboard import ui as _ui
+st.session_state["out"] = _ui.numeric_details(("release", "w1"))
+'''
+    for data, expected in ((clinic(50), None), (small_data(50), ("release", "w1"))):
+        at = AppTest.from_string(script, default_timeout=60)
+        at.session_state["dataset"] = data
+        at.run()
+        assert not at.exception, exceptions(at)
+        assert at.session_state["out"] == expected
+        assert bool(at.info) == (expected is None)
+
+
+def test_a_shared_link_names_the_clinic_table():
+    from apptest import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"dataset": "clinic", "page": "data"})
+    at.run()
+    assert not at.exception, exceptions(at)
+    assert at.session_state["dataset"].name == "clinic" and at.session_state["dataset"].domain.is_mixed
+    assert at.query_params.get("dataset") in ("clinic", ["clinic"])  # and the URL keeps naming it

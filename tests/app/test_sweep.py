@@ -1,0 +1,59 @@
+"""dashboard.sweep.kept_sweep: a computation behind a button, its progress shown, its result kept."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+SCRIPT = """
+import streamlit as st
+from dashboard.sweep import kept_sweep
+
+ss = st.session_state
+ss.setdefault("calls", [])
+ss.setdefault("answer", 42)
+
+def compute(progress):
+    progress(0.5, "half way")
+    progress(1.7, "overshoot")  # clamped to 1, never an error
+    ss["calls"].append(ss["answer"])
+    return ss["answer"]
+
+out = kept_sweep("Run it", compute, key="go", slot="kept", fingerprint=ss.get("fp", 1),
+                 when_stale=ss.get("when_stale", "note"))
+st.write(f"result={out}")
+"""
+
+
+def _result(at: AppTest) -> str:
+    return [m.value for m in at.markdown if m.value.startswith("result=")][-1]
+
+
+def test_kept_sweep_runs_on_the_button_keeps_the_result_and_marks_it_stale():
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    at.run()
+    assert not at.exception and _result(at) == "result=None"  # nothing runs before the button
+    assert at.session_state["calls"] == []
+    at.button(key="go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _result(at) == "result=42" and at.session_state["kept"] == (1, 42)
+    at.run()  # a rerun (e.g. another widget) keeps the result without computing again
+    assert _result(at) == "result=42" and at.session_state["calls"] == [42]
+    assert not any("earlier settings" in c.value for c in at.caption)
+    # other settings: the old result is still shown, with a note naming the button
+    at.session_state["fp"] = 2
+    at.run()
+    assert _result(at) == "result=42"
+    assert any("earlier settings" in c.value and "**Run it**" in c.value for c in at.caption)
+    # ... or hidden, when the page asks for it
+    at.session_state["when_stale"] = "hide"
+    at.run()
+    assert _result(at) == "result=None"
+    # a failed run (None) keeps the previous result
+    at.session_state["answer"] = None
+    at.button(key="go").click().run()
+    assert at.session_state["kept"] == (1, 42) and at.session_state["calls"] == [42, None]
+    # a successful run under the new settings replaces it
+    at.session_state["answer"] = 7
+    at.button(key="go").click().run()
+    assert at.session_state["kept"] == (2, 7) and _result(at) == "result=7"
+    assert not at.exception
