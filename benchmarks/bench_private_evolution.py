@@ -103,7 +103,7 @@ def curves(make_data, seeds: int, n: int = N, **kw) -> dict:
     for s in range(seeds):
         X = make_data(np.random.default_rng(s), n)
         rel = run("private_evolution", X, BALL, epsilon=EPS, delta=DELTA, region="ball", rng=1000 + s, **kw)
-        rows.append(np.asarray(rel.trace["owner"]["w1"]) * UNITS)
+        rows.append(np.asarray(rel.owner.w1) * UNITS)
         params = rel.params
     mean, se = _mean_se(rows)
     return {
@@ -216,7 +216,7 @@ def compare(seeds: int, deltas=(1e-6, 1e-5)) -> dict:
                 for s in range(seeds):
                     rel = run("private_evolution", X, dom, epsilon=1.0, delta=delta, rng=s, **kw)
                     vals.append(w1_linf(X, rel.synthetic, dom))
-                    curves_.append(rel.trace["owner"]["w1"])
+                    curves_.append(rel.owner.w1)
                     sizes.append(int(rel.synthetic.shape[0]))
                     params = rel.params
                 mean, se = _mean_se(curves_)
@@ -250,7 +250,7 @@ def far_start(seeds: int) -> dict:
             curves_, shrink, lin = [], [], []
             for s in range(seeds):
                 rel = run("private_evolution", ds.X, ds.domain, epsilon=1.0, delta=delta, init="origin", rng=s, **kw)
-                w = rel.trace["owner"]["w1"]
+                w = rel.owner.w1
                 curves_.append(w)
                 shrink.append(w[0] / w[-1])
                 lin.append(w1_linf(ds.X, rel.synthetic, ds.domain))

@@ -23,6 +23,8 @@ from scipy.spatial import cKDTree
 
 from .noise import discrete_laplace, gaussian
 from .privacy import gaussian_sigma
+from .transport import BL_DENSE_MAX_M
+from .transport.flows import transshipment_pot
 from .validation import check_choice
 
 __all__ = [
@@ -487,8 +489,6 @@ def bl_weights(nu: np.ndarray, V: np.ndarray, metric: str) -> np.ndarray:
     function class is {Lip f ≤ 1, |f| ≤ diam [0,1]^d}, the F_BL of [GFR25] with Ω the unit cube (with
     ``region="ball"`` the bound on |f| is the cube's diameter, not the ball's).
     """
-    from .transport import BL_DENSE_MAX_M
-
     m = V.shape[0]
     return bl_weights_graph(nu, V, metric, k=m - 1 if m <= BL_DENSE_MAX_M else BL_GRAPH_NEIGHBOURS)
 
@@ -514,8 +514,6 @@ def bl_weights_graph(nu: np.ndarray, V: np.ndarray, metric: str, k: int = BL_GRA
     -------
     ndarray (m,) of non-negative weights summing to 1 (zero on the duplicates merged away).
     """
-    from .transport.flows import transshipment_pot
-
     m, d = V.shape
     uniq, first = _merge_duplicates(V)
     inverse = _row_index(V, uniq, first)

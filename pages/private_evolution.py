@@ -5,12 +5,13 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
+from dpsynth_core.mechanisms.private_evolution import PEOwner, PETrace
 
 _ui.require_app(__file__)
 
 NONPRIVATE = ("private", "interpolate")
 spec, params = _ui.mechanism_header("private_evolution", "private_evolution",
-                                    skip=("allow_nonprivate_init", "track_w1"))
+                                    skip=("allow_nonprivate_init", "track_w1", "variation_scales", "public"))
 if params.get("init") in NONPRIVATE:
     st.warning("This start reads the private data: the run is **NOT differentially private**. It shows how "
                "Private Evolution behaves from a good start; never publish its output.")
@@ -21,14 +22,12 @@ res = _ui.numeric_details(res)  # the detail views are made for numeric rows
 if res is not None:
     rel, w = res
     d = _ui.data()
-    synth = list(rel.trace.get("synthetic", []))
-    variations = rel.trace.get("variations", [])
-    weights = rel.trace.get("weights", [])
-    owner = rel.trace.get("owner", {})
-    T = len(variations)
-    if synth and synth[0] is None and owner.get("initial_synthetic") is not None:
-        synth = [owner["initial_synthetic"]] + synth[1:]  # a non-private start: owner view only
-    st.caption(f"{T} iterations, {rel.params.get('n_synthetic', '')} candidate points; the noisy votes of all "
+    trace = PETrace.of(rel)
+    synth, variations, weights = list(trace.synthetic), trace.variations, trace.weights
+    T = trace.iterations
+    if synth and synth[0] is None and rel.owner.initial_synthetic is not None:
+        synth = [rel.owner.initial_synthetic] + synth[1:]  # a non-private start: owner view only
+    st.caption(f"{T} iterations, {trace.n_synthetic} candidate points; the noisy votes of all "
                "iterations together spend ε and δ exactly (Gaussian privacy composes in μ-GDP).")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"S_t \sim \mathrm{Hist}\big(\mathrm{NN}(S, V_t) + \mathcal N(0,\sigma^2 I)\big)^{n_s},\qquad "
@@ -65,7 +64,7 @@ if res is not None:
 
     def _w1_curve():
         tracked = _ui.teaching_release("private_evolution", {**params, "track_w1": True})
-        w1s = None if tracked is None else tracked.trace.get("owner", {}).get("w1")
+        w1s = None if tracked is None else PEOwner.of(tracked).w1
         if not w1s:
             return
         best = int(np.argmin(w1s))

@@ -47,7 +47,7 @@ releases.
 Coordinates: everything runs in the unit cube ``[0, 1]^d`` of the public :class:`Domain`
 (``region="box"``) or in the l2 ball inscribed in it (``region="ball"``: centre (1/2, ..., 1/2),
 radius 1/2 in unit-cube coordinates; the paper's unit l2 ball is ``Domain([-1, -1], [1, 1])`` with
-``region="ball"``). Distances, variation scales and ``rel.trace["owner"]["w1"]`` are in unit-cube
+``region="ball"``). Distances, variation scales and ``rel.owner.w1`` are in unit-cube
 coordinates with the release's ``metric``.
 
 Data beyond memory
@@ -60,17 +60,19 @@ all the rows. The votes are integers and each row's vote depends only on the row
 search, ties to the smallest index), so with the same rng the release from a Dask array or
 DataFrame, in any number of partitions, is bit for bit the NumPy one (everything after the votes
 reads only the votes and public values). With Dask the owner-side W1 (``track_w1``) is not computed
-(``trace["owner"]["w1_note"]`` says why) and the non-private teaching starts are refused.
+(``rel.owner.w1_note`` says why) and the non-private teaching starts are refused.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .. import limits
+from ..domain import Domain
 from ..evolution import (
     METRICS,
     N_SYNTHETIC_DEFAULT_CAP,
@@ -105,19 +107,16 @@ from ..evolution import (
 from ..grid import largest_remainder
 from ..privacy import Ledger, SizeEstimate, check_n_public, resolve_size
 from ..theory import Theory
-from ..validation import (
-    check_bool,
-    check_choice,
-    check_float,
-    check_int,
-    check_points,
-    check_probability,
-    param_error,
-)
-from .base import ParamSpec, Prepared, Release, prepare, register
+from ..transport import wasserstein1
+from ..validation import check_int, param_error
+from .contract import Config, Prepared, mechanism, n_public_param, param
+from .release import OwnerView, Release, Trace
 
 __all__ = [
     "private_evolution",
+    "PEConfig",
+    "PETrace",
+    "PEOwner",
     "pe_l2_sensitivity",
     "pe_sigma",
     "default_iterations",
@@ -152,6 +151,7 @@ RELEASES: tuple[str, ...] = ("histogram", "samples")
 W1_EXACT_PAIRS = 4_000_000
 #: Trace keeps every iteration's variations and histograms while they fit in this many float64 values.
 TRACE_MAX_VALUES = 8_000_000
+_STUDY = "the defaults study in docs/private-evolution.md"
 
 
 # ------------------------------------------------------------------------------ owner-side W1
@@ -160,8 +160,6 @@ def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str, weights: np.ndarray | N
     :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the line (d = 1, where every metric
     is |x - y| and a network simplex on the dense cost matrix was the slowest step of a run), POT's
     network simplex otherwise."""
-    from ..transport import wasserstein1
-
     res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", weights_y=weights,
                        return_result=True)
     return float(res.value), bool(res.certified or res.exact), res.method
@@ -190,87 +188,184 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
     return value, f"exact POT on a random subsample of {sub.shape[0]} private points (estimate)"
 
 
+# ------------------------------------------------------------------------------ the contract
+def _check_scales(value: Any, owner: str) -> np.ndarray:
+    """``variation_scales``: one float or a sequence of 1 to 64 floats in (0, inf)."""
+    try:
+        scales = np.asarray(value, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise param_error(owner, "variation_scales", "a sequence of floats in (0, inf)", value,
+                          kind=TypeError) from None
+    if scales.size == 0 or scales.size > 64 or not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+        raise param_error(owner, "variation_scales", "a sequence of 1 to 64 floats in (0, inf)", value)
+    return scales
+
+
+def _check_public(value: Any, owner: str) -> Any:
+    """``public``: public points (array (m, d) or a DataFrame, domain units), read against the domain
+    in :meth:`PEConfig.check_domain`."""
+    return value
+
+
+def _check_n_release(value: Any, owner: str) -> int:
+    return check_int(value, "n_release", owner, low=1)  # the ceiling is the current limits' (check_domain)
+
+
+@dataclass(frozen=True)
+class PEConfig(Config):
+    """Private Evolution's parameters. ``variation_scales`` and ``public`` also take sequences and arrays
+    (Python API); the checks that involve several parameters or the domain are in :meth:`check_domain`."""
+
+    iterations: int | None = param(
+        "int", None, "PE steps T. Default: schedule 'refine' T = max(2, round(log(nε)/2)) (" + _STUDY + "); "
+        "'paper' T = 2 log(nε) (Section 6).", low=1, high=500)
+    n_synthetic: int | None = param(
+        "int", None, "Points n_s of the synthetic cloud in every iteration. Default: Theorem 4.1's "
+        "(σ(2L+1)^{1-1/max(d,2)})^{-1} with σ the noise on counts/n of the exploration iterations "
+        "('refine') or of every iteration ('paper').", low=1, high=1_000_000, log=True)
+    schedule: str = param(
+        "choice", "refine", "'refine': the last iteration gets final_share of the budget and only the finest "
+        "variation scales (" + _STUDY + "); 'paper': one σ for every iteration and T, α, n_s as in Section 6 "
+        "and Theorem 4.1.", choices=SCHEDULES)
+    final_share: float | None = param(
+        "float", None, "Share of the Gaussian-DP budget μ² given to the last iteration ('refine' only). Default "
+        f"{REFINE_FINAL_SHARE} (" + _STUDY + "); 1/T is the paper's equal split.", low=0.01, high=0.99,
+        advanced=True)
+    refine_levels: int | None = param(
+        "int", None, "How many of the finest Eq. (1) scales the last iteration uses ('refine' only). Default "
+        f"min(L, {REFINE_LEVELS}) (" + _STUDY + ").", low=1, high=64, advanced=True)
+    release: str = param(
+        "choice", "histogram", "What is released: 'histogram' = n_release points rounded from the last privatised "
+        "histogram (post-processing of Algorithm 2, line 8); 'samples' = S_T, the n_s points sampled from it "
+        "(Algorithm 2, line 9, as in the paper).", choices=RELEASES)
+    n_release: int | None = param(
+        "int", None, "Released points with release='histogram' (largest-remainder rounding). Default: the public "
+        "or noisy n, capped at dpsynth_core.limits max_synthetic_rows.", low=1,
+        high=limits.DEFAULTS.max_synthetic_rows, advanced=True, check=_check_n_release)
+    histogram: str = param(
+        "choice", "dbl", "Post-processing of the noisy votes: the closest probability vector in bounded-Lipschitz "
+        "distance (Algorithm 2; exact up to 400 candidates, on their 16-nearest-neighbour graph beyond), Gaussian "
+        "+ threshold H and renormalise (Algorithm 3), or Laplace on positive votes + stability threshold "
+        "(Section 4.2).", choices=HISTOGRAMS)
+    threshold: float = param(
+        "float", 0.0, "Threshold H on the normalised noisy histogram ('threshold' only); H = 0 in Section 6.",
+        low=0.0, high=1.0)
+    alpha: float | None = param(
+        "float", None, "Smallest variation radius α of Eq. (1), unit-cube units; default D σ^{1/max(d,2)} "
+        "(Theorem 4.1) with σ the last iteration's noise on counts/n.", low=1e-6, high=10.0, log=True,
+        advanced=True)
+    init: str = param(
+        "choice", "uniform", "Random API for S_0: uniform over the region, the public dataset, a single point at "
+        "the origin (or the centre); 'private' (S_0 = S) and 'interpolate' (S_0 = (1-2β)S) are non-private "
+        "teaching starts that need allow_nonprivate_init.", choices=INITS)
+    beta: float = param(
+        "float", 0.25, "β of the 'interpolate' start S_0 = (1-2β)S about the origin (Figure 2).", low=0.0,
+        high=1.0, advanced=True)
+    region: str = param(
+        "choice", "box", "Working region: the domain box, or the l2 ball inscribed in it (the paper's setting).",
+        choices=REGIONS)
+    metric: str = param(
+        "choice", "l2", "Distance of the nearest-neighbour votes (Theorem 4.1 uses l2).", choices=METRICS)
+    allow_nonprivate_init: bool = param(
+        "bool", False, "Allow the teaching starts that read the private data (the release is then NOT DP).",
+        advanced=True)
+    track_w1: bool = param(
+        "bool", True, "Owner-side W1 to the private data after every iteration (for the iterations view).",
+        advanced=True)
+    variation_scales: Any = param(
+        "float", None, "The σ_l of Eq. (1) in unit-cube coordinates instead of α: one float, or (Python API) a "
+        "sequence of 1 to 64 floats.", low=1e-12, high=None, advanced=True, check=_check_scales)
+    public: Any = param(
+        "choice", None, "Public points S_0 is drawn from with init='public' (Python API only: an array (m, d) or a "
+        "DataFrame in domain units).", choices=(None,), advanced=True, check=_check_public)
+    n_public: int | None = n_public_param()
+
+    def check_domain(self, domain: Domain, owner: str) -> None:
+        """The checks that involve several parameters or the domain, in the order the messages are expected."""
+        super().check_domain(domain, owner)
+        if self.threshold > 0 and self.histogram != "threshold":
+            raise param_error(owner, "threshold", f"0 with histogram={self.histogram!r} (H applies to 'threshold' "
+                              "only)", self.threshold)
+        if self.init in NONPRIVATE_INITS and not self.allow_nonprivate_init:
+            raise ValueError(
+                f"The 'init' parameter of {owner} is {self.init!r}, a start that reads the private data and is not "
+                f"differentially private. Pass allow_nonprivate_init=True to run it as a teaching example "
+                f"(the release will say it is not DP).")
+        if self.init == "public" and self.public is None:
+            raise param_error(owner, "public", "an array of shape (m, d) when init='public'", None, kind=TypeError)
+        if self.init != "public" and self.public is not None:
+            raise param_error(owner, "public", "None unless init='public'", self.public)
+        if self.variation_scales is not None and self.alpha is not None:
+            raise param_error(owner, "alpha", "None when variation_scales is given", self.alpha)
+        if self.public is not None:
+            domain.read(self.public, name="public", owner=owner)
+        if self.schedule == "paper" and self.final_share is not None:
+            raise param_error(owner, "final_share", "None with schedule='paper' (every iteration gets 1/T)",
+                              self.final_share)
+        if self.schedule == "paper" and self.refine_levels is not None:
+            raise param_error(owner, "refine_levels", "None with schedule='paper' (every iteration uses every "
+                              "scale)", self.refine_levels)
+        if self.n_release is not None:
+            if self.release == "samples":
+                raise param_error(owner, "n_release", "None with release='samples' (the release is S_T, "
+                                  "n_synthetic points)", self.n_release)
+            limits.check_rows(self.n_release, domain.d, owner=owner)
+
+
+@dataclass(frozen=True)
+class PETrace(Trace):
+    """Private Evolution's intermediates (all DP: functions of the privatised votes and public randomness).
+
+    Per iteration t = 1..T (``synthetic`` also has S_0 first): ``synthetic`` the cloud S_t in domain units
+    (the last entry is the release; S_0 is None for a start that reads the private data),
+    ``variations`` V_t, ``noisy_histograms`` the privatised votes, ``weights`` μ'_t (None when no mass
+    was kept) and ``votes_kept``. Variations and histograms are kept for every iteration while they fit
+    in :data:`TRACE_MAX_VALUES` values, else for the last one only (None elsewhere). ``iterations`` T,
+    ``n_synthetic`` n_s and ``levels`` L of the run.
+    """
+
+    synthetic: list
+    variations: list
+    noisy_histograms: list
+    weights: list
+    votes_kept: list
+    iterations: int
+    n_synthetic: int
+    levels: int
+
+
+@dataclass(frozen=True)
+class PEOwner(OwnerView):
+    """Owner view (NOT DP): the true votes of every iteration (``clean_histograms``); the W1 between the
+    private data and S_0..S_T (``w1``, the last entry is the release) and each μ'_t (``w1_histograms``), in
+    unit-cube coordinates and the vote metric (``w1_metric``), how it was computed (``w1_method``) or why
+    not (``w1_note``); ``initial_synthetic`` the S_0 of a start that reads the private data."""
+
+    clean_histograms: list
+    w1: list | None
+    w1_histograms: list | None
+    w1_metric: str
+    w1_units: str
+    w1_method: str | None
+    w1_note: str | None
+    initial_synthetic: np.ndarray | None
+
+
 # ------------------------------------------------------------------------------ the mechanism
-_STUDY = "the defaults study in docs/private-evolution.md"
-
-
-@register(dict(
-    theory=Theory(proven=False),
+@mechanism(
     name="private_evolution",
     title="Private Evolution (nearest-neighbour votes on variations)",
     paper="González, Fanti, Ramdas, Private Evolution converges (2025) [GFR25]",
     algorithm="[GFR25] Algorithms 2-4, Eq. (1), Theorem 4.1, Section 4.2",
     dp="approximate",
     neighbours=("add_remove", "replace"),
-    default_neighbours="add_remove",
     needs_delta=True,
-    params=(
-        ParamSpec("iterations", "int", None,
-                  "PE steps T. Default: schedule 'refine' T = max(2, round(log(nε)/2)) (" + _STUDY + "); "
-                  "'paper' T = 2 log(nε) (Section 6).", low=1, high=500),
-        ParamSpec("n_synthetic", "int", None,
-                  "Points n_s of the synthetic cloud in every iteration. Default: Theorem 4.1's "
-                  "(σ(2L+1)^{1-1/max(d,2)})^{-1} with σ the noise on counts/n of the exploration iterations "
-                  "('refine') or of every iteration ('paper').", low=1, high=1_000_000, log=True),
-        ParamSpec("schedule", "choice", "refine",
-                  "'refine': the last iteration gets final_share of the budget and only the finest variation "
-                  "scales (" + _STUDY + "); 'paper': one σ for every iteration and T, α, n_s as in Section 6 "
-                  "and Theorem 4.1.", choices=SCHEDULES),
-        ParamSpec("final_share", "float", None,
-                  "Share of the Gaussian-DP budget μ² given to the last iteration ('refine' only). Default "
-                  f"{REFINE_FINAL_SHARE} (" + _STUDY + "); 1/T is the paper's equal split.",
-                  low=0.01, high=0.99, advanced=True),
-        ParamSpec("refine_levels", "int", None,
-                  "How many of the finest Eq. (1) scales the last iteration uses ('refine' only). Default "
-                  f"min(L, {REFINE_LEVELS}) (" + _STUDY + ").", low=1, high=64, advanced=True),
-        ParamSpec("release", "choice", "histogram",
-                  "What is released: 'histogram' = n_release points rounded from the last privatised "
-                  "histogram (post-processing of Algorithm 2, line 8); 'samples' = S_T, the n_s points "
-                  "sampled from it (Algorithm 2, line 9, as in the paper).", choices=RELEASES),
-        ParamSpec("n_release", "int", None,
-                  "Released points with release='histogram' (largest-remainder rounding). Default: the "
-                  "public or noisy n, capped at dpsynth_core.limits max_synthetic_rows.",
-                  low=1, high=limits.DEFAULTS.max_synthetic_rows, advanced=True),
-        ParamSpec("histogram", "choice", "dbl",
-                  "Post-processing of the noisy votes: the closest probability vector in bounded-Lipschitz "
-                  "distance (Algorithm 2; exact up to 400 candidates, on their 16-nearest-neighbour graph "
-                  "beyond), Gaussian + threshold H and renormalise (Algorithm 3), or Laplace on positive "
-                  "votes + stability threshold (Section 4.2).",
-                  choices=HISTOGRAMS),
-        ParamSpec("threshold", "float", 0.0,
-                  "Threshold H on the normalised noisy histogram ('threshold' only); H = 0 in Section 6.",
-                  low=0.0, high=1.0),
-        ParamSpec("alpha", "float", None,
-                  "Smallest variation radius α of Eq. (1), unit-cube units; default D σ^{1/max(d,2)} "
-                  "(Theorem 4.1) with σ the last iteration's noise on counts/n.",
-                  low=1e-6, high=10.0, log=True, advanced=True),
-        ParamSpec("init", "choice", "uniform",
-                  "Random API for S_0: uniform over the region, the public dataset, a single point at the origin "
-                  "(or the centre); 'private' (S_0 = S) and 'interpolate' (S_0 = (1-2β)S) are non-private teaching "
-                  "starts that need allow_nonprivate_init.",
-                  choices=INITS),
-        ParamSpec("beta", "float", 0.25, "β of the 'interpolate' start S_0 = (1-2β)S about the origin (Figure 2).",
-                  low=0.0, high=1.0, advanced=True),
-        ParamSpec("region", "choice", "box",
-                  "Working region: the domain box, or the l2 ball inscribed in it (the paper's setting).",
-                  choices=REGIONS),
-        ParamSpec("metric", "choice", "l2", "Distance of the nearest-neighbour votes (Theorem 4.1 uses l2).",
-                  choices=METRICS),
-        ParamSpec("allow_nonprivate_init", "bool", False,
-                  "Allow the teaching starts that read the private data (the release is then NOT DP).",
-                  advanced=True),
-        ParamSpec("track_w1", "bool", True,
-                  "Owner-side W1 to the private data after every iteration (for the iterations view).",
-                  advanced=True),
-    ),
+    config=PEConfig,
+    theory=Theory(proven=False),
     summary="Iteratively moves a synthetic cloud towards the data with privatised nearest-neighbour votes on "
             "Gaussian variations; T Gaussian histograms composed exactly (μ-GDP), most of the budget on the last.",
-))
-def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic=None, histogram="dbl",
-                      threshold=0.0, variation_scales=None, alpha=None, init="uniform", public=None, beta=0.25,
-                      region="box", metric="l2", neighbours="add_remove", n_public=None,
-                      allow_nonprivate_init=False, track_w1=True, schedule="refine", final_share=None,
-                      refine_levels=None, release="histogram", n_release=None, rng=None) -> Release:
+)
+def private_evolution(p: Prepared[PEConfig]) -> Release[PETrace, PEOwner]:
     """Private Evolution [GFR25, Algorithms 2–4] with the variation API of [GFR25, Eq. (1)].
 
     For t = 1..T:
@@ -318,11 +413,11 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
 
     Returns
     -------
-    Release
+    Release[PETrace, PEOwner]
         ``synthetic`` (n_release or n_s, d); ``params`` with the resolved T, σ_t, shares, scales,
-        n_s, n_release...; ``trace`` with per-iteration ``synthetic`` (domain units; the last entry is
-        the release), ``variations``, ``noisy_histograms``, ``weights`` and, in ``trace["owner"]``,
-        ``clean_histograms``, ``w1`` and ``w1_histograms``.
+        n_s, n_release...; ``trace`` (:class:`PETrace`) with per-iteration ``synthetic`` (domain units;
+        the last entry is the release), ``variations``, ``noisy_histograms``, ``weights``; ``owner``
+        (:class:`PEOwner`, not DP) with ``clean_histograms``, ``w1`` and ``w1_histograms``.
 
     Notes
     -----
@@ -335,51 +430,24 @@ def private_evolution(X, domain, *, epsilon, delta, iterations=None, n_synthetic
     .. [DRS22] J. Dong, A. Roth, W. J. Su. Gaussian Differential Privacy. JRSS B 84(1), 2022.
     See docs/references.md for the full entries.
     """
-    p = prepare(X, domain, owner=OWNER, epsilon=epsilon, neighbours=neighbours, rng=rng)
-    opts = _check_options(p, domain, delta=delta, iterations=iterations, n_synthetic=n_synthetic,
-                          histogram=histogram, threshold=threshold, variation_scales=variation_scales, alpha=alpha,
-                          init=init, public=public, beta=beta, region=region, metric=metric, n_public=n_public,
-                          allow_nonprivate_init=allow_nonprivate_init, track_w1=track_w1, schedule=schedule,
-                          final_share=final_share, refine_levels=refine_levels, release=release,
-                          n_release=n_release)
+    cfg = p.config
+    if cfg.init in NONPRIVATE_INITS and p.rows.dask:
+        raise ValueError(
+            f"The 'init' parameter of {OWNER} is {cfg.init!r}, a teaching start that copies the private rows into "
+            f"S_0: it needs X in memory (a NumPy array or a pandas DataFrame), and X is a Dask collection, read "
+            f"only through per-record sums. Use init='uniform', 'public' or 'origin', or pass X in memory.")
     ledger = Ledger()
-    plan = _plan(p, opts, ledger)
-    _account(p, opts, plan, ledger)
+    plan = _plan(p, ledger)
+    _account(p, plan, ledger)
     U_owner = None  # the private data in the working region (owner-side; in memory only)
-    if not p.rows.dask and (opts.track_w1 or opts.init in NONPRIVATE_INITS):
-        U_owner = project_into_region(p.U.copy(), opts.region)
-    S0 = _start(p, opts, plan, domain, U_owner)
-    run = _evolve(p, opts, plan, S0, U_owner, _to_domain(domain))
-    return _release(p, opts, plan, run, ledger, domain)
+    if not p.rows.dask and (cfg.track_w1 or cfg.init in NONPRIVATE_INITS):
+        U_owner = project_into_region(p.U.copy(), cfg.region)
+    S0 = _start(p, plan, U_owner)
+    run = _evolve(p, plan, S0, U_owner, _to_domain(p.domain))
+    return _release(p, plan, run, ledger)
 
 
 # ------------------------------------------------------------------------------ the steps
-@dataclass(frozen=True)
-class _Options:
-    """The validated arguments of one call (everything but X, the domain and the shared settings)."""
-
-    delta: float
-    histogram: str
-    region: str
-    metric: str
-    init: str
-    allow_nonprivate_init: bool
-    track_w1: bool
-    threshold: float
-    beta: float
-    iterations: int | None
-    n_synthetic: int | None
-    variation_scales: np.ndarray | None
-    alpha: float | None
-    public: np.ndarray | None  # unit-cube coordinates, in the region
-    n_public: int | None
-    schedule: str
-    final_share: float | None
-    refine_levels: int | None
-    release: str
-    n_release: int | None
-
-
 @dataclass(frozen=True)
 class _Plan:
     """Every resolved quantity of a run: public inputs, or functions of them and of a DP size."""
@@ -411,179 +479,93 @@ class _Plan:
         return self.final_scales if t == self.iterations else self.scales
 
 
-def _check_options(p: Prepared, domain, *, delta, iterations, n_synthetic, histogram, threshold, variation_scales,
-                   alpha, init, public, beta, region, metric, n_public, allow_nonprivate_init, track_w1, schedule,
-                   final_share, refine_levels, release, n_release) -> _Options:
-    """Validate the arguments (each once), in the order the messages are expected."""
-    dlt = check_probability(delta, "delta", OWNER)
-    hist = check_choice(histogram, "histogram", OWNER, HISTOGRAMS)
-    reg = check_choice(region, "region", OWNER, REGIONS)
-    met = check_choice(metric, "metric", OWNER, METRICS)
-    ini = check_choice(init, "init", OWNER, INITS)
-    allow = check_bool(allow_nonprivate_init, "allow_nonprivate_init", OWNER)
-    track = check_bool(track_w1, "track_w1", OWNER)
-    H = check_float(threshold, "threshold", OWNER, low=0.0, high=1.0)
-    b_interp = check_float(beta, "beta", OWNER, low=0.0, high=1.0)
-    if H > 0 and hist != "threshold":
-        raise param_error(OWNER, "threshold", f"0 with histogram={hist!r} (H applies to 'threshold' only)", threshold)
-    _check_start(p, ini, allow, public)
-    T_user = None if iterations is None else check_int(iterations, "iterations", OWNER, low=1, high=500)
-    ns_user = None if n_synthetic is None else check_int(n_synthetic, "n_synthetic", OWNER, low=1, high=1_000_000)
-    if ns_user is not None:
-        limits.check_rows(ns_user, domain.d, owner=OWNER)
-    if variation_scales is not None and alpha is not None:
-        raise param_error(OWNER, "alpha", "None when variation_scales is given", alpha)
-    scales_user = None if variation_scales is None else _check_scales(variation_scales)
-    alpha_user = None if alpha is None else check_float(alpha, "alpha", OWNER, low=0.0, high=10.0, low_open=True)
-    pub = None
-    if public is not None:
-        pub = check_points(public, "public", OWNER, d=domain.d, columns=domain._cols(public))
-        pub = project_into_region(domain.to_unit(pub, owner=OWNER), reg)
-    sched, share, levels = _check_schedule(schedule, final_share, refine_levels)
-    rel, n_out = _check_release(release, n_release, domain.d)
-    return _Options(dlt, hist, reg, met, ini, allow, track, H, b_interp, T_user, ns_user, scales_user, alpha_user,
-                    pub, n_public, sched, share, levels, rel, n_out)
-
-
-def _check_start(p: Prepared, init: str, allow: bool, public) -> None:
-    """The start S_0: the teaching starts need the flag and X in memory; ``public`` goes with init='public'."""
-    if init in NONPRIVATE_INITS and not allow:
-        raise ValueError(
-            f"The 'init' parameter of {OWNER} is {init!r}, a start that reads the private data and is not "
-            f"differentially private. Pass allow_nonprivate_init=True to run it as a teaching example "
-            f"(the release will say it is not DP)."
-        )
-    if init in NONPRIVATE_INITS and p.rows.dask:
-        raise ValueError(
-            f"The 'init' parameter of {OWNER} is {init!r}, a teaching start that copies the private rows into "
-            f"S_0: it needs X in memory (a NumPy array or a pandas DataFrame), and X is a Dask collection, read "
-            f"only through per-record sums. Use init='uniform', 'public' or 'origin', or pass X in memory."
-        )
-    if init == "public" and public is None:
-        raise param_error(OWNER, "public", "an array of shape (m, d) when init='public'", public, kind=TypeError)
-    if init != "public" and public is not None:
-        raise param_error(OWNER, "public", "None unless init='public'", public)
-
-
-def _check_scales(variation_scales) -> np.ndarray:
-    try:
-        scales = np.asarray(variation_scales, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        raise param_error(OWNER, "variation_scales", "a sequence of floats in (0, inf)", variation_scales,
-                          kind=TypeError) from None
-    if scales.size == 0 or scales.size > 64 or not np.all(np.isfinite(scales)) or np.any(scales <= 0):
-        raise param_error(OWNER, "variation_scales", "a sequence of 1 to 64 floats in (0, inf)", variation_scales)
-    return scales
-
-
-def _check_schedule(schedule, final_share, refine_levels) -> tuple[str, float | None, int | None]:
-    sched = check_choice(schedule, "schedule", OWNER, SCHEDULES)
-    share = None if final_share is None else check_float(final_share, "final_share", OWNER, low=0.01, high=0.99)
-    levels = None if refine_levels is None else check_int(refine_levels, "refine_levels", OWNER, low=1, high=64)
-    if sched == "paper" and share is not None:
-        raise param_error(OWNER, "final_share", "None with schedule='paper' (every iteration gets 1/T)", final_share)
-    if sched == "paper" and levels is not None:
-        raise param_error(OWNER, "refine_levels", "None with schedule='paper' (every iteration uses every scale)",
-                          refine_levels)
-    return sched, share, levels
-
-
-def _check_release(release, n_release, d: int) -> tuple[str, int | None]:
-    rel = check_choice(release, "release", OWNER, RELEASES)
-    if n_release is None:
-        return rel, None
-    if rel == "samples":
-        raise param_error(OWNER, "n_release", "None with release='samples' (the release is S_T, n_synthetic points)",
-                          n_release)
-    n_out = check_int(n_release, "n_release", OWNER, low=1)
-    limits.check_rows(n_out, d, owner=OWNER)
-    return rel, n_out
-
-
-def _size(p: Prepared, opts: _Options, ledger: Ledger) -> SizeEstimate | None:
+def _size(p: Prepared[PEConfig], ledger: Ledger) -> SizeEstimate | None:
     """The dataset size, when a default depends on it (public under replace, or a noisy size on the ledger)."""
-    needs_n = (opts.iterations is None or opts.n_synthetic is None
-               or (opts.variation_scales is None and opts.alpha is None) or opts.threshold > 0
-               or opts.histogram == "dbl" or (opts.release == "histogram" and opts.n_release is None))
+    cfg = p.config
+    needs_n = (cfg.iterations is None or cfg.n_synthetic is None
+               or (cfg.variation_scales is None and cfg.alpha is None) or cfg.threshold > 0
+               or cfg.histogram == "dbl" or (cfg.release == "histogram" and cfg.n_release is None))
     if not needs_n:
-        if opts.n_public is not None:
-            check_n_public(opts.n_public, OWNER)
+        if cfg.n_public is not None:
+            check_n_public(cfg.n_public, OWNER)
         return None
-    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=opts.n_public, rng=p.rng,
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
                         owner=OWNER)
     if size.epsilon_spent:
         ledger.add("noisy size n (discrete Laplace, for the defaults and the normalisation)", size.epsilon_spent)
     return size
 
 
-def _plan(p: Prepared, opts: _Options, ledger: Ledger) -> _Plan:
+def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
     """T, the shares and σ_t, the variation scales, n_s and the output size (the schedule's rules,
     docs/private-evolution.md), checked against the resource limits before anything is allocated."""
-    d = p.rows.domain.d
-    size = _size(p, opts, ledger)
+    cfg = p.config
+    d = p.domain.d
+    size = _size(p, ledger)
     n_used = None if size is None else size.n
     eps = p.epsilon - ledger.epsilon
-    refine = opts.schedule == "refine"
-    T = opts.iterations
+    refine = cfg.schedule == "refine"
+    T = cfg.iterations
     if T is None:
         T = refine_iterations(n_used, eps) if refine else default_iterations(n_used, eps)
-    shares = budget_shares(T, opts.schedule, opts.final_share)
-    sigmas = iteration_sigmas(eps, opts.delta, p.neighbours, shares)
-    diameter = region_diameter(opts.region, d, opts.metric)
+    shares = budget_shares(T, cfg.schedule, cfg.final_share)
+    sigmas = iteration_sigmas(eps, p.delta, p.neighbours, shares)
+    diameter = region_diameter(cfg.region, d, cfg.metric)
     alpha_used = None
-    if opts.variation_scales is not None:
-        scales = opts.variation_scales
+    if cfg.variation_scales is not None:
+        scales = np.asarray(cfg.variation_scales, dtype=np.float64)
     else:
         # Theorem 4.1's α = D σ^{1/max(d,2)} with the noise of the iteration that makes the release
-        alpha_used = opts.alpha if opts.alpha is not None else default_alpha(sigmas[-1] / n_used, diameter, d)
+        alpha_used = cfg.alpha if cfg.alpha is not None else default_alpha(sigmas[-1] / n_used, diameter, d)
         scales = variation_scales_eq1(min(alpha_used, diameter), diameter, d)
     L = int(scales.size)
-    final_scales = scales[:min(L, opts.refine_levels or REFINE_LEVELS)] if refine else scales
+    final_scales = scales[:min(L, cfg.refine_levels or REFINE_LEVELS)] if refine else scales
     # Theorem 4.1's n_s with the noise of the iterations that move the cloud (all but the last under refine),
     # under refine at most n: the n votes reach at most n of the candidates, more points only add noise
-    n_s = opts.n_synthetic
+    n_s = cfg.n_synthetic
     if n_s is None:
         n_s = default_n_synthetic(sigmas[0] / n_used, L, d)
         n_s = min(n_s, max(1, n_used)) if refine else n_s
-    _check_candidates(T, n_s, L, d, opts)
+    _check_candidates(T, n_s, L, d, cfg)
     n_out, cap = None, None
-    if opts.release == "histogram":
-        n_out = opts.n_release
+    if cfg.release == "histogram":
+        n_out = cfg.n_release
         if n_out is None:  # the public or DP size: capping it is post-processing
             n_out, cap = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
-    lap, thr = _thresholds(p, opts, eps, shares, n_used)
+    lap, thr = _thresholds(p, eps, shares, n_used)
     return _Plan(size, eps, shares, sigmas, scales, final_scales, alpha_used, n_s, n_out, cap, diameter,
                  pe_l2_sensitivity(p.neighbours), thr, lap)
 
 
-def _check_candidates(T: int, n_s: int, L: int, d: int, opts: _Options) -> None:
+def _check_candidates(T: int, n_s: int, L: int, d: int, cfg: PEConfig) -> None:
     """Resource limit (dpsynth_core.limits max_candidates), checked before S_0 and the variations exist:
     T iterations of n_s (2L+1) variation points of d coordinates. T, n_s and L come from public inputs
     and the size estimate (public, or a DP noisy size): refusing is post-processing."""
     planned = T * n_s * (2 * L + 1) * d
-    blame = "n_synthetic" if opts.n_synthetic is not None else "iterations" if opts.iterations is not None else "alpha"
+    blame = "n_synthetic" if cfg.n_synthetic is not None else "iterations" if cfg.iterations is not None else "alpha"
     limits.check_planned(planned, "max_candidates", owner=OWNER, param=blame, what="candidate coordinates",
                          fix="pass a smaller n_synthetic, fewer iterations, or a larger alpha (fewer variation "
                              "scales L)",
                          got=f"{T} iterations x {n_s} points x {2 * L + 1} variations x d={d} = {planned}")
 
 
-def _thresholds(p: Prepared, opts: _Options, eps: float, shares, n_used) -> tuple[tuple | None, tuple | None]:
+def _thresholds(p: Prepared[PEConfig], eps: float, shares, n_used) -> tuple[tuple | None, tuple | None]:
     """laplace_threshold: each iteration's (ε s_t, δ s_t) calibration; threshold: H n (one per iteration)."""
+    cfg = p.config
     T = len(shares)
-    if opts.histogram == "laplace_threshold":
-        pairs = [laplace_count_threshold(eps * s, opts.delta * s, p.neighbours) for s in shares]
+    if cfg.histogram == "laplace_threshold":
+        pairs = [laplace_count_threshold(eps * s, p.delta * s, p.neighbours) for s in shares]
         return tuple(b for b, _ in pairs), tuple(c for _, c in pairs)
-    if opts.histogram == "threshold":
-        return None, (opts.threshold * n_used if opts.threshold > 0 else 0.0,) * T
+    if cfg.histogram == "threshold":
+        return None, (cfg.threshold * n_used if cfg.threshold > 0 else 0.0,) * T
     return None, None
 
 
-def _account(p: Prepared, opts: _Options, plan: _Plan, ledger: Ledger) -> None:
+def _account(p: Prepared[PEConfig], plan: _Plan, ledger: Ledger) -> None:
     """One ledger entry per iteration and the note saying how they compose."""
-    T, eps, dlt = plan.iterations, plan.epsilon, opts.delta
+    T, eps, dlt = plan.iterations, plan.epsilon, p.delta
     equal = len(set(plan.shares)) == 1
-    if opts.histogram == "laplace_threshold":
+    if p.config.histogram == "laplace_threshold":
         for t, s in enumerate(plan.shares, start=1):
             ledger.add(f"iteration {t}: Laplace + threshold NN histogram (scale {plan.laplace_scales[t - 1]:.4g}, "
                        f"keep counts >= {plan.count_thresholds[t - 1]})", eps * s, dlt * s)
@@ -611,25 +593,26 @@ def _account(p: Prepared, opts: _Options, plan: _Plan, ledger: Ledger) -> None:
         ledger.note += " The noisy size is pure DP and composes with the rest by basic composition."
 
 
-def _start(p: Prepared, opts: _Options, plan: _Plan, domain, U_owner: np.ndarray | None) -> np.ndarray:
+def _start(p: Prepared[PEConfig], plan: _Plan, U_owner: np.ndarray | None) -> np.ndarray:
     """S_0 in unit-cube coordinates: the Random API, a public dataset, the origin, or a teaching start."""
-    d = domain.d
-    anchor = _anchor(domain, opts.region)
-    if opts.init == "uniform":
-        return uniform_in_region(plan.n_synthetic, d, opts.region, p.rng)
-    if opts.init == "public":
-        pub = opts.public
+    cfg, domain = p.config, p.domain
+    anchor = _anchor(domain, cfg.region)
+    if cfg.init == "uniform":
+        return uniform_in_region(plan.n_synthetic, domain.d, cfg.region, p.rng)
+    if cfg.init == "public":
+        pub = project_into_region(domain.to_unit(domain.read(cfg.public, name="public", owner=OWNER), owner=OWNER),
+                                  cfg.region)
         if pub.shape[0] > plan.n_synthetic:
             pub = pub[p.rng.choice(pub.shape[0], size=plan.n_synthetic, replace=False)]
         return pub.copy()
-    if opts.init == "origin":
+    if cfg.init == "origin":
         return anchor[None, :].copy()
-    if opts.init == "private":
+    if cfg.init == "private":
         return U_owner.copy()
-    return project_into_region(anchor + (1.0 - 2.0 * opts.beta) * (U_owner - anchor), opts.region)
+    return project_into_region(anchor + (1.0 - 2.0 * cfg.beta) * (U_owner - anchor), cfg.region)
 
 
-def _anchor(domain, region: str) -> np.ndarray:
+def _anchor(domain: Domain, region: str) -> np.ndarray:
     """The domain's origin in unit-cube coordinates, or the centre when the origin is outside the region."""
     anchor = domain.to_unit(np.zeros((1, domain.d)), owner=OWNER)[0]
     inside = bool(np.all(np.asarray(domain.lower) <= 0) and np.all(np.asarray(domain.upper) >= 0)
@@ -667,25 +650,24 @@ class _Run:
         self.synthetic.append(to_dom(self.released if last and self.released is not None else self.S))
 
 
-def _evolve(p: Prepared, opts: _Options, plan: _Plan, S: np.ndarray, U_owner, to_dom) -> _Run:
+def _evolve(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, U_owner, to_dom) -> _Run:
     """The T iterations [GFR25, Algorithms 2-3]: variations, votes, privatised votes, resampling; the
     last one ends in the release."""
+    cfg = p.config
     T = plan.iterations
     v_size = plan.n_synthetic * (2 * plan.levels + 1)
-    nonprivate = opts.init in NONPRIVATE_INITS
-    run = _Run(S=S, keep_all=T * v_size * (p.rows.domain.d + 3) <= TRACE_MAX_VALUES,
+    nonprivate = cfg.init in NONPRIVATE_INITS
+    run = _Run(S=S, keep_all=T * v_size * (p.domain.d + 3) <= TRACE_MAX_VALUES,
                initial_private=to_dom(S) if nonprivate else None)  # reads the private data: owner-side only
     run.synthetic.append(None if nonprivate else to_dom(S))
-    w1 = _W1Tracker(opts, U_owner, run, S)
-    if opts.histogram == "dbl" and plan.size is None:  # pragma: no cover - _size always resolves n for dbl
-        raise AssertionError("histogram='dbl' needs the size for the normalisation")
+    w1 = _W1Tracker(cfg, U_owner, run, S)
     for t in range(1, T + 1):
-        V, counts, noisy, weights = _iteration(p, opts, plan, run.S, t)
+        V, counts, noisy, weights = _iteration(p, plan, run.S, t)
         if weights is not None:  # else every vote was removed: no information, keep S_{t-1} (post-processing)
             run.measure = (V, weights)
-            if t < T or opts.release == "samples":
+            if t < T or cfg.release == "samples":
                 run.S = V[p.rng.choice(V.shape[0], size=plan.n_synthetic, p=weights)]
-        if t == T and opts.release == "histogram":
+        if t == T and cfg.release == "histogram":
             run.released = _round_measure(run, plan.n_release)
         run.record(t == T, to_dom, V, counts, noisy, weights)
         w1.after(t == T, V, weights)
@@ -706,11 +688,11 @@ def _round_measure(run: _Run, m: int) -> np.ndarray:
 class _W1Tracker:
     """Owner-side W1 between the private data and every S_t (the release at T) and every μ'_t."""
 
-    def __init__(self, opts: _Options, U_owner, run: _Run, S0: np.ndarray) -> None:
-        self.U, self.metric, self.run = U_owner, opts.metric, run
+    def __init__(self, cfg: PEConfig, U_owner, run: _Run, S0: np.ndarray) -> None:
+        self.U, self.metric, self.run = U_owner, cfg.metric, run
         self.diag_rng = np.random.default_rng(0)  # owner-side diagnostics never touch the release's generator
-        self.on = opts.track_w1 and U_owner is not None
-        if opts.track_w1 and U_owner is None:
+        self.on = cfg.track_w1 and U_owner is not None
+        if cfg.track_w1 and U_owner is None:
             run.w1_note = ("not computed: X is a Dask collection, read only through per-record sums, and the W1 to "
                            "the private data needs all the rows in memory")
         if self.on:
@@ -730,53 +712,42 @@ class _W1Tracker:
                                  _owner_w1(self.U, V, self.metric, self.diag_rng, weights)[0])
 
 
-def _iteration(p: Prepared, opts: _Options, plan: _Plan, S: np.ndarray, t: int):
+def _iteration(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, t: int):
     """Iteration t: V_t = Var(S_{t-1}) (Eq. 1), the votes (Algorithm 4, the one pass over the private
     rows), the privatised votes and their post-processing into weights (None when no mass is kept)."""
-    V = variation_api(S, plan.scales_at(t), opts.region, p.rng)
-    counts = p.rows.sum(nn_votes, V, opts.region, opts.metric)  # what the release reads of the private data
-    if opts.histogram == "laplace_threshold":
+    cfg = p.config
+    V = variation_api(S, plan.scales_at(t), cfg.region, p.rng)
+    counts = p.rows.sum(nn_votes, V, cfg.region, cfg.metric)  # what the release reads of the private data
+    if cfg.histogram == "laplace_threshold":
         noisy = laplace_threshold_counts(counts, plan.laplace_scales[t - 1], plan.count_thresholds[t - 1], p.rng)
         return V, counts, noisy, threshold_weights(noisy, 1)
     noisy = gaussian_noisy_counts(counts, plan.sigmas[t - 1], p.rng)
-    if opts.histogram == "threshold":
+    if cfg.histogram == "threshold":
         return V, counts, noisy, threshold_weights(noisy, plan.count_thresholds[t - 1])
-    return V, counts, noisy, bl_weights(noisy / plan.size.n, V, opts.metric)
+    return V, counts, noisy, bl_weights(noisy / plan.size.n, V, cfg.metric)
 
 
-def _release(p: Prepared, opts: _Options, plan: _Plan, run: _Run, ledger: Ledger, domain) -> Release:
-    """The Release: the released points in domain units, the resolved parameters, the trace (owner part apart)."""
-    trace = {
-        "synthetic": run.synthetic,
-        "variations": run.variations,
-        "noisy_histograms": run.noisy,
-        "weights": run.weights,
-        "votes_kept": run.kept,
-        "owner": {
-            "clean_histograms": run.clean,
-            "w1": run.w1,
-            "w1_histograms": run.w1_histograms,
-            "w1_metric": opts.metric,
-            "w1_units": "unit cube",
-            "w1_method": run.w1_method,
-            "w1_note": run.w1_note,
-            "initial_synthetic": run.initial_private,
-            "n": p.n,
-            "n_clamped": p.n_clamped,
-        },
-    }
-    return Release(
-        synthetic=_to_domain(domain)(run.released), epsilon=p.epsilon, delta=opts.delta, neighbours=p.neighbours,
-        mechanism=OWNER, domain=domain, ledger=ledger, params=_params(opts, plan, domain.d), bound=None,
-        bound_kind="none: Theorem 4.1 is an Õ rate with unspecified constants (see params['theorem_4_1_rate'])",
-        trace=trace, is_dp=opts.init not in NONPRIVATE_INITS, notes=_notes(opts, plan, run),
-    )
+def _release(p: Prepared[PEConfig], plan: _Plan, run: _Run, ledger: Ledger) -> Release[PETrace, PEOwner]:
+    """The Release: the released points in domain units, the resolved parameters, the typed trace and owner view."""
+    cfg = p.config
+    trace = PETrace(synthetic=run.synthetic, variations=run.variations, noisy_histograms=run.noisy,
+                    weights=run.weights, votes_kept=run.kept, iterations=plan.iterations,
+                    n_synthetic=plan.n_synthetic, levels=plan.levels)
+    owner = PEOwner(n=p.n, n_clamped=p.n_clamped, clean_histograms=run.clean, w1=run.w1,
+                    w1_histograms=run.w1_histograms, w1_metric=cfg.metric, w1_units="unit cube",
+                    w1_method=run.w1_method, w1_note=run.w1_note, initial_synthetic=run.initial_private)
+    # a capped default output size is recorded by _params and _notes (it is n_release, not n_synthetic)
+    return p.finish(_to_domain(p.domain)(run.released), ledger=ledger, trace=trace, owner=owner,
+                    params=_params(p, plan), bound=None,
+                    bound_kind="none: Theorem 4.1 is an Õ rate with unspecified constants (see "
+                               "params['theorem_4_1_rate'])",
+                    notes=_notes(cfg, plan, run), is_dp=cfg.init not in NONPRIVATE_INITS)
 
 
-def _notes(opts: _Options, plan: _Plan, run: _Run) -> list[str]:
+def _notes(cfg: PEConfig, plan: _Plan, run: _Run) -> list[str]:
     notes = []
-    if opts.init in NONPRIVATE_INITS:
-        notes.append(f"NOT differentially private: init={opts.init!r} reads the private data (teaching run). The "
+    if cfg.init in NONPRIVATE_INITS:
+        notes.append(f"NOT differentially private: init={cfg.init!r} reads the private data (teaching run). The "
                      f"ledger shows what the iterations alone would cost; the release guarantees nothing.")
     if not all(run.kept):
         notes.append(f"{run.kept.count(False)} iteration(s) lost every vote to the threshold and kept S_(t-1).")
@@ -787,23 +758,24 @@ def _notes(opts: _Options, plan: _Plan, run: _Run) -> list[str]:
     return notes
 
 
-def _params(opts: _Options, plan: _Plan, d: int) -> dict:
+def _params(p: Prepared[PEConfig], plan: _Plan) -> dict:
     """The resolved parameters (public or DP values only)."""
+    cfg = p.config
     n_used = None if plan.size is None else plan.size.n
-    gaussian = opts.histogram != "laplace_threshold"
+    gaussian = cfg.histogram != "laplace_threshold"
     equal = len(set(plan.sigmas)) == 1
     sigma_used = plan.sigmas[-1] if gaussian and equal else None
     params = {
         "iterations": plan.iterations,
-        "schedule": opts.schedule,
+        "schedule": cfg.schedule,
         "budget_shares": list(plan.shares),
         "sigma": sigma_used,
         "sigmas": list(plan.sigmas) if gaussian else None,
         "sigma_normalised": None if (sigma_used is None or n_used is None) else sigma_used / n_used,
         "reference_sigma": plan.sigmas[-1],
         "l2_sensitivity": plan.sensitivity,
-        "histogram": opts.histogram,
-        "threshold": opts.threshold,
+        "histogram": cfg.histogram,
+        "threshold": cfg.threshold,
         "count_threshold": None if plan.count_thresholds is None else plan.count_thresholds[-1],
         "laplace_scale": None if plan.laplace_scales is None else plan.laplace_scales[-1],
         "alpha": plan.alpha,
@@ -812,23 +784,23 @@ def _params(opts: _Options, plan: _Plan, d: int) -> dict:
         "levels": plan.levels,
         "variations_per_point": 2 * plan.levels + 1,
         "n_synthetic": plan.n_synthetic,
-        "release": opts.release,
+        "release": cfg.release,
         "n_release": plan.n_release,
-        "init": opts.init,
-        "beta": opts.beta if opts.init == "interpolate" else None,
-        "region": opts.region,
-        "metric": opts.metric,
+        "init": cfg.init,
+        "beta": cfg.beta if cfg.init == "interpolate" else None,
+        "region": cfg.region,
+        "metric": cfg.metric,
         "diameter": plan.diameter,
         "size": None if plan.size is None else plan.size.to_dict(),
-        "theorem_4_1_rate": None if n_used is None else theorem_4_1_rate(n_used, plan.epsilon, opts.delta, d,
-                                                                          plan.diameter),
+        "theorem_4_1_rate": None if n_used is None else theorem_4_1_rate(n_used, plan.epsilon, p.delta,
+                                                                          p.domain.d, plan.diameter),
     }
     if plan.release_cap is not None:  # the default output size was capped (dpsynth_core.limits)
         params["limits"] = plan.release_cap
     return params
 
 
-def _to_domain(domain):
+def _to_domain(domain: Domain):
     lo, hi = domain.lower_array, domain.upper_array
 
     def f(P: np.ndarray) -> np.ndarray:

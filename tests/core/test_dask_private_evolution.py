@@ -61,7 +61,7 @@ CASES = [
 def test_dask_release_is_bit_identical(kw):
     X = _data()
     rel = _run(X, track_w1=False, **kw)
-    assert all(rel.trace["votes_kept"])  # the votes, hence the private data, shape the release
+    assert all(rel.trace.votes_kept)  # the votes, hence the private data, shape the release
     ref = public_json(rel)
     assert _public(X, **kw) == ref  # the owner-side W1 is not part of the release
     for parts in PARTITIONS:
@@ -74,7 +74,7 @@ def test_duplicate_rows_and_clamped_rows_give_the_same_release():
     rng = np.random.default_rng(4)
     X = np.column_stack([rng.integers(-30, 130, 600), rng.integers(0, 8, 600)]).astype(float)
     rel = _run(X, iterations=5, init="origin")
-    assert all(rel.trace["votes_kept"])
+    assert all(rel.trace.votes_kept)
     ref = public_json(rel)
     for parts in (7, 64):
         assert _public(dask_array(X, parts), iterations=5, init="origin") == ref
@@ -116,14 +116,14 @@ def test_owner_trace_with_dask():
     X = _data()
     mem = _run(X, iterations=3)
     dsk = _run(dask_array(X, 7), iterations=3)
-    om, od = mem.trace["owner"], dsk.trace["owner"]
-    assert om["n"] == od["n"] == X.shape[0]
-    assert om["n_clamped"] == od["n_clamped"] > 0
-    for a, b in zip(om["clean_histograms"], od["clean_histograms"], strict=True):
+    om, od = mem.owner, dsk.owner
+    assert om.n == od.n == X.shape[0]
+    assert om.n_clamped == od.n_clamped > 0
+    for a, b in zip(om.clean_histograms, od.clean_histograms, strict=True):
         assert np.array_equal(a, b) and a.sum() == X.shape[0]
     # the exact W1 needs all the rows at once: computed in memory only, and the trace says why
-    assert len(om["w1"]) == 4 and om["w1_note"] is None and "exact" in om["w1_method"]
-    assert od["w1"] is None and od["w1_method"] is None and "Dask" in od["w1_note"]
+    assert len(om.w1) == 4 and om.w1_note is None and "exact" in om.w1_method
+    assert od.w1 is None and od.w1_method is None and "Dask" in od.w1_note
 
 
 def test_one_pass_over_the_data_per_iteration():

@@ -199,16 +199,16 @@ def test_release_adds_gaussian_noise_of_the_recorded_sigma():
     sigmas = rel.params["sigmas"]
     assert len(set(sigmas)) == 2 and sigmas[-1] < sigmas[0]  # refine: the last iteration is the least noisy
     # every iteration's noise divided by its recorded σ_t must be standard normal
-    z = np.concatenate([(nz - cl) / s for nz, cl, s in zip(rel.trace["noisy_histograms"],
-                                                            rel.trace["owner"]["clean_histograms"], sigmas,
+    z = np.concatenate([(nz - cl) / s for nz, cl, s in zip(rel.trace.noisy_histograms,
+                                                            rel.owner.clean_histograms, sigmas,
                                                             strict=True)])
     # ≈ 100 * 11 * 4 + 100 * 9 draws: s.e. of the sample std ≈ 1/√(2N) ≈ 1%; tolerance 5% ≈ 5 s.e.
     assert z.size > 4000
     assert np.std(z) == pytest.approx(1.0, rel=0.05)
     assert abs(np.mean(z)) < 5 / math.sqrt(z.size)
-    last = (rel.trace["noisy_histograms"][-1] - rel.trace["owner"]["clean_histograms"][-1]) / sigmas[-1]
+    last = (rel.trace.noisy_histograms[-1] - rel.owner.clean_histograms[-1]) / sigmas[-1]
     assert np.std(last) == pytest.approx(1.0, rel=0.2)  # 900 draws: s.e. 2.4%, the last σ_t on its own
-    for cl in rel.trace["owner"]["clean_histograms"]:
+    for cl in rel.owner.clean_histograms:
         assert cl.sum() == 200
 
 
@@ -254,7 +254,7 @@ def test_laplace_threshold_release_and_ledger():
     assert rel.params["laplace_scale"] == pytest.approx(scale) and rel.params["count_threshold"] == thr
     assert len(rel.ledger) == 4 and all(e.epsilon == pytest.approx(0.5) for e in rel.ledger.entries)
     assert rel.ledger.delta == pytest.approx(1e-4) and "basic composition" in rel.ledger.note
-    for noisy, clean in zip(rel.trace["noisy_histograms"], rel.trace["owner"]["clean_histograms"], strict=True):
+    for noisy, clean in zip(rel.trace.noisy_histograms, rel.owner.clean_histograms, strict=True):
         assert np.all(noisy[clean == 0] == 0)
         assert np.all((noisy == 0) | (noisy >= thr))
 
@@ -265,8 +265,8 @@ def test_everything_thresholded_keeps_the_previous_set():
     rel = run(OWNER, X, Domain.unit(2), epsilon=0.5, delta=1e-6, histogram="laplace_threshold", iterations=2,
               n_synthetic=15, alpha=0.1, rng=0, track_w1=False, schedule="paper", release="samples",
               neighbours="replace")
-    assert rel.trace["votes_kept"] == [False, False]
-    assert np.array_equal(rel.trace["synthetic"][0], rel.synthetic)
+    assert rel.trace.votes_kept == [False, False]
+    assert np.array_equal(rel.trace.synthetic[0], rel.synthetic)
     assert any("lost every vote" in n for n in rel.notes)
 
 
@@ -339,7 +339,7 @@ def test_release_stays_in_the_domain_and_region(region):
     X[:5] += 100.0  # outside the domain: clamped, then projected
     rel = run(OWNER, X, dom, epsilon=1.0, delta=1e-5, iterations=3, n_synthetic=50, variation_scales=[0.3, 1.0, 3.0],
               region=region, rng=0)
-    for S in [rel.synthetic] + rel.trace["synthetic"] + rel.trace["variations"]:
+    for S in [rel.synthetic] + rel.trace.synthetic + rel.trace.variations:
         assert np.all(dom.contains(S))
         if region == "ball":
             assert np.all(np.linalg.norm(dom.to_unit(S) - 0.5, axis=1) <= 0.5 + 1e-9)
@@ -350,21 +350,21 @@ def test_origin_and_uniform_and_public_starts():
     dom = Domain([-1, -1], [1, 1])
     X = _quadrant_ball(300, np.random.default_rng(0))
     rel = run(OWNER, X, dom, epsilon=1.0, delta=1e-5, init="origin", iterations=2, n_synthetic=40, rng=0)
-    assert np.array_equal(rel.trace["synthetic"][0], [[0.0, 0.0]])
-    assert rel.trace["variations"][0].shape[0] == 2 * rel.params["levels"] + 1  # one point's variations
+    assert np.array_equal(rel.trace.synthetic[0], [[0.0, 0.0]])
+    assert rel.trace.variations[0].shape[0] == 2 * rel.params["levels"] + 1  # one point's variations
     # origin outside the domain: the centre
     dom2 = Domain([1, 1], [3, 5])
     rel = run(OWNER, dom2.from_unit(X * 0.5 + 0.5), dom2, epsilon=1.0, delta=1e-5, init="origin", iterations=1,
               n_synthetic=10, rng=0)
-    assert np.allclose(rel.trace["synthetic"][0], [[2.0, 3.0]])
+    assert np.allclose(rel.trace.synthetic[0], [[2.0, 3.0]])
     pub = np.random.default_rng(1).random((100, 2)) - 0.5
     rel = run(OWNER, X, dom, epsilon=1.0, delta=1e-5, init="public", public=pub, iterations=1, n_synthetic=30,
               rng=0)
-    S0 = rel.trace["synthetic"][0]
+    S0 = rel.trace.synthetic[0]
     assert S0.shape == (30, 2) and all(any(np.allclose(s, q) for q in pub) for s in S0)
     rel = run(OWNER, X, dom, epsilon=1.0, delta=1e-5, init="uniform", region="ball", iterations=1, n_synthetic=500,
               rng=0)
-    S0 = rel.trace["synthetic"][0]
+    S0 = rel.trace.synthetic[0]
     r = np.linalg.norm(S0, axis=1)
     # uniform in the unit disc: P(r <= 1/2) = 1/4; 500 draws, s.e. ≈ 0.019, tolerance 0.08 ≈ 4 s.e.
     assert r.max() <= 1 + 1e-12 and abs(np.mean(r <= 0.5) - 0.25) < 0.08
@@ -383,16 +383,16 @@ def test_nonprivate_teaching_starts_are_flagged():
     rel = run(OWNER, X, Domain.unit(2), init="private", allow_nonprivate_init=True, **kw)
     assert rel.is_dp is False and "NOT differentially private" in rel.privacy
     assert any("NOT differentially private" in n for n in rel.notes)
-    assert rel.trace["synthetic"][0] is None  # S_0 = S lives on the owner side only
-    assert np.allclose(rel.trace["owner"]["initial_synthetic"], X)
-    assert rel.trace["owner"]["w1"][0] == pytest.approx(0.0, abs=1e-12)
+    assert rel.trace.synthetic[0] is None  # S_0 = S lives on the owner side only
+    assert np.allclose(rel.owner.initial_synthetic, X)
+    assert rel.owner.w1[0] == pytest.approx(0.0, abs=1e-12)
     dom = Domain([-1, -1], [1, 1])
     Xq = _quadrant_ball(200, np.random.default_rng(0))
     rel = run(OWNER, Xq, dom, init="interpolate", beta=0.25, allow_nonprivate_init=True, **kw)
-    assert np.allclose(rel.trace["owner"]["initial_synthetic"], 0.5 * Xq)
+    assert np.allclose(rel.owner.initial_synthetic, 0.5 * Xq)
     assert rel.params["beta"] == 0.25 and rel.is_dp is False
     rel = run(OWNER, Xq, dom, init="interpolate", beta=1.0, region="ball", allow_nonprivate_init=True, **kw)
-    assert np.allclose(rel.trace["owner"]["initial_synthetic"], -Xq)
+    assert np.allclose(rel.owner.initial_synthetic, -Xq)
 
 
 # ---------------------------------------------------------------------- determinism, trace
@@ -404,20 +404,20 @@ def test_determinism_and_w1_tracking_does_not_change_the_release():
     d = run(OWNER, X, Domain.unit(2), **(kw | {"rng": 1}))
     assert np.array_equal(a.synthetic, b.synthetic) and np.array_equal(a.synthetic, c.synthetic)
     assert not np.array_equal(a.synthetic, d.synthetic)
-    assert len(c.trace["owner"]["w1"]) == 5 and a.trace["owner"]["w1"] is None
+    assert len(c.owner.w1) == 5 and a.owner.w1 is None
 
 
 def test_trace_layout_and_memory_bound(monkeypatch):
     X, kw = _small(iterations=3, n_synthetic=10, alpha=0.1)
     rel = run(OWNER, X, Domain.unit(2), **kw)
     m = 10 * (2 * rel.params["levels"] + 1)
-    assert len(rel.trace["synthetic"]) == 4 and len(rel.trace["variations"]) == 3
-    assert [v.shape for v in rel.trace["variations"][1:]] == [(m, 2)] * 2
-    assert all(abs(w.sum() - 1) < 1e-12 for w in rel.trace["weights"])
+    assert len(rel.trace.synthetic) == 4 and len(rel.trace.variations) == 3
+    assert [v.shape for v in rel.trace.variations[1:]] == [(m, 2)] * 2
+    assert all(abs(w.sum() - 1) < 1e-12 for w in rel.trace.weights)
     monkeypatch.setattr(pe_mod, "TRACE_MAX_VALUES", 10)
     rel = run(OWNER, X, Domain.unit(2), **kw)
-    assert rel.trace["variations"][:2] == [None, None] and rel.trace["variations"][2].shape == (m, 2)
-    assert rel.trace["owner"]["clean_histograms"][0] is None
+    assert rel.trace.variations[:2] == [None, None] and rel.trace.variations[2].shape == (m, 2)
+    assert rel.owner.clean_histograms[0] is None
     assert any("last iteration only" in n for n in rel.notes)
 
 
@@ -429,8 +429,8 @@ def test_owner_w1_is_exact_pot_and_labelled():
     S = rel.synthetic
     M = np.sqrt(((X[:, None, :] - S[None, :, :]) ** 2).sum(axis=2))
     ref = ot.emd2(np.full(200, 1 / 200), np.full(S.shape[0], 1 / S.shape[0]), M)
-    assert rel.trace["owner"]["w1"][-1] == pytest.approx(ref, rel=1e-9)
-    assert rel.trace["owner"]["w1_metric"] == "l2" and "exact" in rel.trace["owner"]["w1_method"]
+    assert rel.owner.w1[-1] == pytest.approx(ref, rel=1e-9)
+    assert rel.owner.w1_metric == "l2" and "exact" in rel.owner.w1_method
 
 
 def test_pe_converges_from_the_origin_at_large_epsilon():
@@ -439,7 +439,7 @@ def test_pe_converges_from_the_origin_at_large_epsilon():
     X = _quadrant_ball(500, np.random.default_rng(0))
     rel = run(OWNER, X, Domain([-1, -1], [1, 1]), epsilon=20.0, delta=1e-5, init="origin", region="ball",
               iterations=10, n_synthetic=200, rng=0)
-    w1 = rel.trace["owner"]["w1"]
+    w1 = rel.owner.w1
     assert w1[-1] < w1[0] / 3
 
 
@@ -493,12 +493,12 @@ def test_histogram_release_is_a_rounding_of_the_last_privatised_histogram():
 
     X = np.random.default_rng(1).random((600, 2))
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, n_release=777)
-    V, w = rel.trace["variations"][-1], rel.trace["weights"][-1]
+    V, w = rel.trace.variations[-1], rel.trace.weights[-1]
     assert np.array_equal(rel.synthetic, np.repeat(V, largest_remainder(w, 777), axis=0))
-    assert np.array_equal(rel.trace["synthetic"][-1], rel.synthetic)
+    assert np.array_equal(rel.trace.synthetic[-1], rel.synthetic)
     # release="samples": the paper's S_T, n_s draws from μ'_T on V_T
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, release="samples")
-    V, w = rel.trace["variations"][-1], rel.trace["weights"][-1]
+    V, w = rel.trace.variations[-1], rel.trace.weights[-1]
     assert rel.synthetic.shape[0] == rel.params["n_synthetic"] and rel.params["n_release"] is None
     on_support = {tuple(v) for v in V[w > 0]}
     assert all(tuple(x) in on_support for x in rel.synthetic)
@@ -511,10 +511,10 @@ def test_convergence_from_a_far_start():
     X = _tight_cluster(1000)
     for seed in range(3):
         rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, init="origin", rng=seed)
-        w1 = rel.trace["owner"]["w1"]
+        w1 = rel.owner.w1
         assert w1[0] / w1[-1] >= 3.0, (seed, w1)
         assert w1[-1] == min(w1)  # the release is the closest of all the iterations
-        hist = rel.trace["owner"]["w1_histograms"]
+        hist = rel.owner.w1_histograms
         assert hist[-1] < hist[0]
 
 
@@ -525,7 +525,7 @@ def test_w1_falls_from_the_uniform_start_with_the_defaults():
 
     X = gaussian_mixture(2000, d=2, k=2, rng=0).X
     for seed in range(3):
-        w1 = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-6, rng=seed).trace["owner"]["w1"]
+        w1 = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-6, rng=seed).owner.w1
         assert w1[-1] <= w1[0] / 3, (seed, w1)
 
 
@@ -542,7 +542,7 @@ def test_w1_falls_from_the_uniform_start_with_the_defaults():
     ({"iterations": 0}, ValueError, "'iterations' parameter of private_evolution must be an int in \\[1, 500\\]"),
     ({"iterations": 2.5}, ValueError, "'iterations' parameter of private_evolution"),
     ({"n_synthetic": 0}, ValueError, "'n_synthetic' parameter of private_evolution"),
-    ({"alpha": 0.0}, ValueError, "'alpha' parameter of private_evolution must be a float in \\(0, 10\\]"),
+    ({"alpha": 0.0}, ValueError, "'alpha' parameter of private_evolution must be a float in \\[1e-06, 10\\]"),
     ({"alpha": 0.1, "variation_scales": [0.1]}, ValueError, "'alpha' parameter of private_evolution must be None"),
     ({"variation_scales": []}, ValueError, "'variation_scales' parameter of private_evolution"),
     ({"variation_scales": [0.1, -1.0]}, ValueError, "'variation_scales' parameter of private_evolution"),
@@ -599,7 +599,7 @@ def test_dbl_histogram_is_the_bl_projection_of_the_noisy_votes():
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, histogram="dbl", iterations=2, n_synthetic=8,
               alpha=0.2, rng=0, track_w1=False, schedule="paper", neighbours="replace")
     assert rel.params["sigma"] == pytest.approx(pe_sigma(1.0, 1e-5, "replace", 2)) and len(rel.ledger) == 2
-    for V, noisy, w in zip(rel.trace["variations"], rel.trace["noisy_histograms"], rel.trace["weights"], strict=True):
+    for V, noisy, w in zip(rel.trace.variations, rel.trace.noisy_histograms, rel.trace.weights, strict=True):
         # the optimum of the dense LP of [HVZ23, Algorithm 2] (its minimiser need not be unique; LP tolerance 1e-9)
         ref = bl_projection(noisy / 300, support=V, method="dense", metric="l2").value
         assert w.sum() == pytest.approx(1.0) and np.all(w >= 0)
@@ -615,10 +615,10 @@ def test_dbl_projection_keeps_an_almost_clean_histogram():
     X = np.random.default_rng(1).random((200, 2))
     rel = run(OWNER, X, Domain.unit(2), epsilon=1e4, delta=1e-5, histogram="dbl", iterations=1, n_synthetic=6,
               alpha=0.25, rng=0, track_w1=False, neighbours="replace")
-    clean = rel.trace["owner"]["clean_histograms"][0] / 200
-    nu = rel.trace["noisy_histograms"][0] / 200
-    V = rel.trace["variations"][0]
-    w1 = wasserstein1(V, V, metric="l2", method="pot", weights_x=rel.trace["weights"][0], weights_y=clean)
+    clean = rel.owner.clean_histograms[0] / 200
+    nu = rel.trace.noisy_histograms[0] / 200
+    V = rel.trace.variations[0]
+    w1 = wasserstein1(V, V, metric="l2", method="pot", weights_x=rel.trace.weights[0], weights_y=clean)
     bound = 2 * math.sqrt(2) * np.abs(nu - clean).sum()
     assert bound < 0.01  # the setting is really almost noiseless
     assert w1 <= bound + 1e-9
@@ -672,7 +672,7 @@ def test_dbl_beyond_the_dense_limit_runs_on_the_nearest_neighbour_graph():
     X = np.random.default_rng(0).random((500, 2))
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, histogram="dbl", iterations=2, n_synthetic=100,
               alpha=0.1, rng=0, neighbours="replace")  # 100 x 9 = 900 candidates > 400
-    V, w = rel.trace["variations"][-1], rel.trace["weights"][-1]
+    V, w = rel.trace.variations[-1], rel.trace.weights[-1]
     assert V.shape[0] > 400 and w.sum() == pytest.approx(1.0) and np.all(w >= 0)
 
 
