@@ -308,7 +308,8 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "alpha": Control("Smallest step of the variations (auto if empty)", advanced=True),
         "beta": Control("Shrink factor of the teaching start", advanced=True),
         "region": Control("Work inside", {"box": "the box", "ball": "the ball inside the box"}, advanced=True),
-        "metric": Control("Nearest means", {"l2": "straight-line distance", "l1": "city-block distance",
+        "metric": Control("Nearest means", {"auto": "straight-line (with categories: the mixed distance)",
+                                            "l2": "straight-line distance", "l1": "city-block distance",
                                             "linf": "largest-coordinate distance"}, advanced=True),
     },
     "low_dim": {

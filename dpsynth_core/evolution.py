@@ -17,6 +17,7 @@ See docs/references.md for the full entries.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -59,6 +60,8 @@ __all__ = [
     "REFINE_FINAL_SHARE",
     "REFINE_LEVELS",
     "BL_GRAPH_NEIGHBOURS",
+    "MixedMetric",
+    "category_resample_probability",
 ]
 
 #: The owner named in messages (the mechanism these blocks belong to).
@@ -344,6 +347,8 @@ def nn_assign(U: np.ndarray, V: np.ndarray, metric: str = "l2") -> np.ndarray:
     -------
     int64 ndarray (n,) of indices into V.
     """
+    if isinstance(metric, MixedMetric):
+        return _nn_assign_mixed(np.asarray(U, dtype=np.float64), np.ascontiguousarray(V, dtype=np.float64), metric)
     V = np.ascontiguousarray(V, dtype=np.float64)
     uniq, first = _merge_duplicates(V)
     tree = cKDTree(uniq)
@@ -390,7 +395,11 @@ def nn_votes(U: np.ndarray, V: np.ndarray, region: str, metric: str) -> np.ndarr
     -------
     int64 ndarray (m,), m = len(V), summing to the number of rows of the block.
     """
-    P = project_into_region(np.array(U, dtype=np.float64), region)  # np.array copies: U is never modified
+    P = np.array(U, dtype=np.float64)  # a copy: U is never modified
+    if isinstance(metric, MixedMetric):
+        P[:, metric.num] = project_into_region(P[:, metric.num], region)
+    else:
+        project_into_region(P, region)
     return nn_histogram(P, V, metric)
 
 
@@ -518,15 +527,19 @@ def bl_weights_graph(nu: np.ndarray, V: np.ndarray, metric: str, k: int = BL_GRA
     uniq, first = _merge_duplicates(V)
     inverse = _row_index(V, uniq, first)
     nu_u = np.bincount(inverse, weights=np.asarray(nu, dtype=np.float64), minlength=uniq.shape[0])
-    src, dst, cost = _knn_arcs(uniq, metric, k)
     u = uniq.shape[0]
     cells = np.arange(u)
     g, s = u, u + 1
-    diam = {"l2": math.sqrt(d), "l1": float(d), "linf": 1.0}[metric]
+    if isinstance(metric, MixedMetric):
+        src, dst, cost = metric.arcs(uniq, k, hub=u + 2)
+        diam, extra = metric.diameter("box"), 1
+    else:
+        src, dst, cost = _knn_arcs(uniq, metric, k)
+        diam, extra = {"l2": math.sqrt(d), "l1": float(d), "linf": 1.0}[metric], 0
     S = np.concatenate([src, cells, np.full(u, g), cells])
     T = np.concatenate([dst, np.full(u, g), cells, np.full(u, s)])
     c = np.concatenate([cost, np.full(2 * u, diam), np.zeros(u)])
-    supply = np.concatenate([nu_u, [1.0 - math.fsum(nu_u), -1.0]])
+    supply = np.concatenate([nu_u, [1.0 - math.fsum(nu_u), -1.0], np.zeros(extra)])
     _, flows, _ = transshipment_pot(supply, S, T, c, "the bounded-Lipschitz projection of private_evolution")
     tau_u = np.clip(flows[-u:], 0.0, None)
     tau = np.zeros(m)
@@ -561,3 +574,185 @@ def _knn_arcs(P: np.ndarray, metric: str, k: int) -> tuple[np.ndarray, np.ndarra
     key = a[keep] * u + b[keep]
     _, pick = np.unique(key, return_index=True)
     return a[keep][pick], b[keep][pick], w[keep][pick]
+
+
+# ------------------------------------------------------------------------------ mixed tables
+@dataclass(frozen=True, eq=False)
+class MixedMetric:
+    """The distance of Private Evolution on a table with categorical columns (docs/mixed-data.md).
+
+    Rows are encoded unit rows: numeric columns (positions ``num``) in [0, 1], categorical columns
+    (positions ``cat``) holding the index of the category among ``sizes[j]`` declared ones. The
+    distance is
+
+    .. math:: \\rho(x, y) = \\max\\big(\\|u_x - u_y\\|_p,\\ \\max_j w_j\\,[c_{xj} \\ne c_{yj}]\\big)
+
+    with p the vote metric ``norm`` on the numeric part: with ``norm="linf"`` (the default on mixed
+    tables) this is the project's mixed metric. It is a metric for every p (the category term is an
+    ultrametric, and the max of two metrics is one).
+    """
+
+    num: np.ndarray
+    cat: np.ndarray
+    sizes: np.ndarray
+    weights: np.ndarray
+    norm: str = "linf"
+
+    @classmethod
+    def of(cls, domain, norm: str = "linf") -> MixedMetric:
+        """The metric of a mixed :class:`~dpsynth_core.domain.Domain` (its weights and category lists)."""
+        return cls(np.asarray(domain.numeric_index, dtype=np.int64), np.asarray(domain.categorical_index,
+                   dtype=np.int64), np.asarray(domain.category_sizes, dtype=np.int64),
+                   np.asarray(domain.weights, dtype=np.float64), norm)
+
+    def diameter(self, region: str) -> float:
+        """The diameter of the working set: the numeric region's (unit-cube coordinates) or the heaviest
+        category weight, whichever is larger."""
+        return max(region_diameter(region, self.num.size, self.norm), float(self.weights.max(initial=0.0)))
+
+    def mismatch(self, C: np.ndarray, combo: np.ndarray) -> np.ndarray:
+        """:math:`\\max_j w_j [C_{ij} \\ne combo_j]` for every row of the category codes C (0 when equal)."""
+        if not self.cat.size:
+            return np.zeros(C.shape[0])
+        return np.max(np.where(C != combo[None, :], self.weights[None, :], 0.0), axis=1)
+
+    def pairwise(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """The (len(A), len(B)) matrix of distances between encoded unit rows."""
+        diff = np.abs(A[:, None, self.num] - B[None, :, self.num])
+        numd = {"l2": lambda z: np.sqrt(np.sum(z * z, axis=2)), "l1": lambda z: np.sum(z, axis=2),
+                "linf": lambda z: np.max(z, axis=2, initial=0.0)}[self.norm](diff)
+        neq = A[:, None, self.cat] != B[None, :, self.cat]
+        catd = np.max(np.where(neq, self.weights[None, None, :], 0.0), axis=2, initial=0.0)
+        return np.maximum(numd, catd)
+
+    def arcs(self, P: np.ndarray, k: int, hub: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Arcs of the graph of the bounded-Lipschitz projection on the distinct rows P.
+
+        Complete graph when k >= len(P) - 1 (exact distances). Otherwise the k nearest rows of the same
+        category combination (numeric distance, ``scipy.spatial.cKDTree``) and a hub node ``hub`` joined
+        to every row at cost D/2 each way, D = :meth:`diameter` of the box: two rows of different
+        combinations are then at path length D >= ρ (= ρ with unit weights and l_inf, where a category
+        change costs 1 = D). The path metric is >= ρ, as for the numeric k-nearest-neighbour graph.
+        """
+        u = P.shape[0]
+        if k >= u - 1:
+            C = self.pairwise(P, P)
+            a, b = np.nonzero(~np.eye(u, dtype=bool))
+            return a.astype(np.int64), b.astype(np.int64), C[a, b]
+        codes = P[:, self.cat].astype(np.int64)
+        _, group = np.unique(codes, axis=0, return_inverse=True)
+        src, dst, cost = [], [], []
+        for g in np.unique(group):
+            members = np.flatnonzero(group == g)
+            s_, d_, c_ = _knn_arcs(P[members][:, self.num], self.norm, k)
+            src.append(members[s_])
+            dst.append(members[d_])
+            cost.append(c_)
+        half = np.full(u, self.diameter("box") / 2.0)
+        rows = np.arange(u, dtype=np.int64)
+        src += [rows, np.full(u, hub, dtype=np.int64)]
+        dst += [np.full(u, hub, dtype=np.int64), rows]
+        cost += [half, half]
+        return np.concatenate(src), np.concatenate(dst), np.concatenate(cost)
+
+
+def category_resample_probability(scales: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The probability with which a variation at scale σ_l redraws the category of column j:
+
+    .. math:: q_{lj} = \\min(1, \\sigma_l / w_j)
+
+    so that the expected category distance a variation adds, :math:`q_{lj} w_j`, is the numeric scale
+    σ_l (as long as it is below w_j). Returns an array (L, m)."""
+    return np.minimum(1.0, np.asarray(scales, dtype=np.float64)[:, None] / np.asarray(weights, dtype=np.float64)[None, :])
+
+
+def mixed_variation_api(S: np.ndarray, scales: np.ndarray, region: str, rng: np.random.Generator,
+                        metric: MixedMetric) -> np.ndarray:
+    """The variation API on encoded unit rows: Eq. (1) on the numeric columns, and every categorical
+    column redrawn uniformly among its declared categories with probability
+    :func:`category_resample_probability` (it then keeps its value with probability 1/|C_j|).
+
+    Row ``i (2L+1)`` is ``S[i]``; rows ``i (2L+1) + 1 + 2(l-1) + (k-1)`` its variations (as
+    :func:`variation_api`). Numeric columns are projected into the region."""
+    s, d = S.shape
+    L = scales.size
+    num, cat = metric.num, metric.cat
+    block = np.repeat(S[:, None, :], 2 * L + 1, axis=1)
+    per = np.repeat(scales, 2)
+    block[:, 1:, num] += rng.standard_normal((s, 2 * L, num.size)) * per[None, :, None]
+    if cat.size:
+        q = np.repeat(category_resample_probability(scales, metric.weights), 2, axis=0)  # (2L, m)
+        redraw = rng.random((s, 2 * L, cat.size)) < q[None]
+        drawn = np.minimum(np.floor(rng.random((s, 2 * L, cat.size)) * metric.sizes), metric.sizes - 1)
+        block[:, 1:, cat] = np.where(redraw, drawn, block[:, 1:, cat])
+    V = block.reshape(s * (2 * L + 1), d)
+    V[:, num] = project_into_region(V[:, num], region)
+    return V
+
+
+def mixed_uniform(m: int, d: int, region: str, rng: np.random.Generator, metric: MixedMetric) -> np.ndarray:
+    """The Random API on a mixed table: numeric columns uniform in the region, every category uniform
+    among the declared ones (independent columns)."""
+    out = np.empty((m, d))
+    out[:, metric.num] = uniform_in_region(m, metric.num.size, region, rng)
+    out[:, metric.cat] = np.minimum(np.floor(rng.random((m, metric.cat.size)) * metric.sizes), metric.sizes - 1)
+    return out
+
+
+def _nn_assign_mixed(E: np.ndarray, V: np.ndarray, metric: MixedMetric) -> np.ndarray:
+    """:func:`nn_assign` under :class:`MixedMetric`: exact, ties to the smallest index of V.
+
+    The candidates are grouped by category combination. Within a group the distance of a row x to a
+    candidate v is max(‖u_x − u_v‖_p, W) with W = the row's category mismatch with the group: when W
+    is at least the numeric diameter every member is at distance W and the group's smallest index
+    wins; otherwise the exact numeric search of :func:`nn_assign` (one KD-tree per group) gives the
+    nearest member d_n, and when W > d_n every member within W ties at W (a ball query, re-scored with
+    the numpy distance). Rows first search their own combination (W = 0); the other groups are searched
+    only for rows whose best distance so far is at least W. Over the groups the smallest distance wins,
+    ties to the smallest index.
+    """
+    n = E.shape[0]
+    best_d = np.full(n, np.inf)
+    best_i = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    codes = E[:, metric.cat].astype(np.int64)
+    combos, group = np.unique(V[:, metric.cat].astype(np.int64), axis=0, return_inverse=True)
+    group = np.asarray(group).ravel()
+    members = [np.flatnonzero(group == g) for g in range(combos.shape[0])]
+    diam = region_diameter("box", metric.num.size, metric.norm)
+    W = [metric.mismatch(codes, combos[g]) for g in range(combos.shape[0])]
+    for own in (True, False):
+        for g, mem in enumerate(members):
+            rows = np.flatnonzero(W[g] == 0) if own else np.flatnonzero((W[g] > 0) & (W[g] <= best_d))
+            if rows.size:
+                dg, ig = _group_best(E[rows], V[mem], mem, W[g][rows], diam, metric)
+                better = (dg < best_d[rows]) | ((dg == best_d[rows]) & (ig < best_i[rows]))
+                best_d[rows[better]], best_i[rows[better]] = dg[better], ig[better]
+    return best_i
+
+
+def _group_best(X: np.ndarray, Vg: np.ndarray, mem: np.ndarray, W: np.ndarray, diam: float,
+                metric: MixedMetric) -> tuple[np.ndarray, np.ndarray]:
+    """For rows X and the candidates Vg of one combination (original indices ``mem``, ascending) at
+    category mismatch W: the smallest distance and the smallest index attaining it."""
+    dist = W.astype(np.float64).copy()
+    idx = np.full(X.shape[0], mem[0], dtype=np.int64)  # W >= the numeric diameter: every member ties at W
+    near = np.flatnonzero(W < diam)
+    if near.size:
+        num = metric.num
+        Xn, Vn = X[near][:, num], np.ascontiguousarray(Vg[:, num])
+        local = nn_assign(Xn, Vn, metric.norm)
+        diff = np.abs(Vn[local] - Xn)
+        dn = {"l2": lambda z: np.sqrt(np.sum(z * z, axis=1)), "l1": lambda z: np.sum(z, axis=1),
+              "linf": lambda z: np.max(z, axis=1)}[metric.norm](diff)
+        dist[near] = np.maximum(dn, W[near])
+        idx[near] = mem[local]
+        wide = np.flatnonzero(W[near] > dn)  # every member within W ties at W: the smallest such index
+        if wide.size:
+            tree = cKDTree(Vn)
+            r = W[near][wide]
+            cands = tree.query_ball_point(Xn[wide], r=r * (1.0 + _TIE_TOL) + _TIE_TOL, p=_MINKOWSKI_P[metric.norm])
+            for row, w, cand in zip(near[wide], r, cands, strict=True):
+                cand = np.asarray(cand, dtype=np.int64)
+                dc = _canonical_distance(X[row, num], Vn[cand], metric.norm)
+                idx[row] = mem[cand[dc <= w]].min()
+    return dist, idx

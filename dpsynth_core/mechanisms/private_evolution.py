@@ -80,6 +80,7 @@ from ..evolution import (
     REFINE_LEVELS,
     REGIONS,
     SCHEDULES,
+    MixedMetric,
     bl_weights,
     budget_shares,
     default_alpha,
@@ -90,6 +91,8 @@ from ..evolution import (
     iteration_sigmas,
     laplace_count_threshold,
     laplace_threshold_counts,
+    mixed_uniform,
+    mixed_variation_api,
     nn_assign,
     nn_histogram,
     nn_votes,
@@ -155,17 +158,26 @@ _STUDY = "the defaults study in docs/private-evolution.md"
 
 
 # ------------------------------------------------------------------------------ owner-side W1
-def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str, weights: np.ndarray | None) -> tuple[float, bool, str]:
+def _w1_exact(A: np.ndarray, B: np.ndarray, metric: str | MixedMetric,
+              weights: np.ndarray | None) -> tuple[float, bool, str]:
     """Exact W1 (private points uniform, B weighted by ``weights`` or uniform) via
     :func:`dpsynth_core.transport.wasserstein1`: the CDF formula on the line (d = 1, where every metric
     is |x - y| and a network simplex on the dense cost matrix was the slowest step of a run), POT's
-    network simplex otherwise."""
+    network simplex otherwise; on a mixed table POT's network simplex on the matrix of
+    :meth:`~dpsynth_core.evolution.MixedMetric.pairwise` distances."""
+    if isinstance(metric, MixedMetric):
+        import ot  # POT: heavy, needed for the owner's diagnostics only
+
+        b = np.full(B.shape[0], 1.0 / B.shape[0]) if weights is None else weights / weights.sum()
+        value, log = ot.emd2(np.full(A.shape[0], 1.0 / A.shape[0]), b, metric.pairwise(A, B), numItermax=10**7,
+                             log=True)
+        return float(value), log.get("warning") is None, "pot"
     res = wasserstein1(A, B, metric=metric, method="exact_1d" if A.shape[1] == 1 else "pot", weights_y=weights,
                        return_result=True)
     return float(res.value), bool(res.certified or res.exact), res.method
 
 
-def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Generator,
+def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str | MixedMetric, diag_rng: np.random.Generator,
               weights: np.ndarray | None = None) -> tuple[float, str]:
     """W1(private, synthetic) in unit-cube coordinates and the release's metric (owner-side); the
     synthetic side is the points S, or the measure with ``weights`` on them.
@@ -181,6 +193,8 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str, diag_rng: np.random.Gen
         value, cert, method = _w1_exact(U, S, metric, weights)
         if method == "exact_1d":
             return value, "exact (1-D CDF formula)"
+        if isinstance(metric, MixedMetric):
+            return value, "exact (POT emd on the mixed cost matrix)" if cert else "POT emd (did not converge)"
         return value, "exact (POT emd, dual-certified)" if cert else "exact (POT emd, certificate failed)"
     k = max(1, W1_EXACT_PAIRS // max(1, S.shape[0]))
     sub = U[diag_rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)]
@@ -265,7 +279,10 @@ class PEConfig(Config):
         "choice", "box", "Working region: the domain box, or the l2 ball inscribed in it (the paper's setting).",
         choices=REGIONS)
     metric: str = param(
-        "choice", "l2", "Distance of the nearest-neighbour votes (Theorem 4.1 uses l2).", choices=METRICS)
+        "choice", "auto", "Distance of the nearest-neighbour votes: 'auto' = l2 (Theorem 4.1) on a numeric table, "
+        "l_inf with categorical columns (the mixed metric max(||u_x - u_y||_inf, max_j w_j [c_xj != c_yj]), "
+        "docs/mixed-data.md); on a mixed table l2 or l1 replace l_inf on the numeric part.",
+        choices=("auto",) + METRICS)
     allow_nonprivate_init: bool = param(
         "bool", False, "Allow the teaching starts that read the private data (the release is then NOT DP).",
         advanced=True)
@@ -360,6 +377,7 @@ class PEOwner(OwnerView):
     dp="approximate",
     neighbours=("add_remove", "replace"),
     needs_delta=True,
+    categorical=True,
     config=PEConfig,
     theory=Theory(proven=False),
     summary="Iteratively moves a synthetic cloud towards the data with privatised nearest-neighbour votes on "
@@ -441,9 +459,9 @@ def private_evolution(p: Prepared[PEConfig]) -> Release[PETrace, PEOwner]:
     _account(p, plan, ledger)
     U_owner = None  # the private data in the working region (owner-side; in memory only)
     if not p.rows.dask and (cfg.track_w1 or cfg.init in NONPRIVATE_INITS):
-        U_owner = project_into_region(p.U.copy(), cfg.region)
+        U_owner = _into_region(p.U.copy(), cfg.region, p.domain)
     S0 = _start(p, plan, U_owner)
-    run = _evolve(p, plan, S0, U_owner, _to_domain(p.domain))
+    run = _evolve(p, plan, S0, U_owner, _to_domain(p.domain, encoded=True))
     return _release(p, plan, run, ledger)
 
 
@@ -466,6 +484,8 @@ class _Plan:
     sensitivity: float
     count_thresholds: tuple | None  # "threshold": H n; "laplace_threshold": the integer count thresholds
     laplace_scales: tuple[float, ...] | None
+    norm: str  # the resolved vote metric ("l2", "l1", "linf"; on the numeric part of a mixed table)
+    metric: str | MixedMetric  # what the votes, the projection and the owner's W1 measure with
 
     @property
     def iterations(self) -> int:
@@ -500,7 +520,9 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
     """T, the shares and σ_t, the variation scales, n_s and the output size (the schedule's rules,
     docs/private-evolution.md), checked against the resource limits before anything is allocated."""
     cfg = p.config
-    d = p.domain.d
+    d = p.domain.k  # the rules' dimension: the numeric columns the variations move (all columns if numeric)
+    norm = ("linf" if p.domain.is_mixed else "l2") if cfg.metric == "auto" else cfg.metric
+    metric = MixedMetric.of(p.domain, norm) if p.domain.is_mixed else norm
     size = _size(p, ledger)
     n_used = None if size is None else size.n
     eps = p.epsilon - ledger.epsilon
@@ -510,7 +532,7 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
         T = refine_iterations(n_used, eps) if refine else default_iterations(n_used, eps)
     shares = budget_shares(T, cfg.schedule, cfg.final_share)
     sigmas = iteration_sigmas(eps, p.delta, p.neighbours, shares)
-    diameter = region_diameter(cfg.region, d, cfg.metric)
+    diameter = metric.diameter(cfg.region) if p.domain.is_mixed else region_diameter(cfg.region, d, norm)
     alpha_used = None
     if cfg.variation_scales is not None:
         scales = np.asarray(cfg.variation_scales, dtype=np.float64)
@@ -526,15 +548,15 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
     if n_s is None:
         n_s = default_n_synthetic(sigmas[0] / n_used, L, d)
         n_s = min(n_s, max(1, n_used)) if refine else n_s
-    _check_candidates(T, n_s, L, d, cfg)
+    _check_candidates(T, n_s, L, p.domain.d, cfg)
     n_out, cap = None, None
     if cfg.release == "histogram":
         n_out = cfg.n_release
         if n_out is None:  # the public or DP size: capping it is post-processing
-            n_out, cap = limits.cap_rows(size.n, source=f"n from {size.source}", d=d)
+            n_out, cap = limits.cap_rows(size.n, source=f"n from {size.source}", d=p.domain.d)
     lap, thr = _thresholds(p, eps, shares, n_used)
     return _Plan(size, eps, shares, sigmas, scales, final_scales, alpha_used, n_s, n_out, cap, diameter,
-                 pe_l2_sensitivity(p.neighbours), thr, lap)
+                 pe_l2_sensitivity(p.neighbours), thr, lap, norm, metric)
 
 
 def _check_candidates(T: int, n_s: int, L: int, d: int, cfg: PEConfig) -> None:
@@ -598,10 +620,12 @@ def _start(p: Prepared[PEConfig], plan: _Plan, U_owner: np.ndarray | None) -> np
     cfg, domain = p.config, p.domain
     anchor = _anchor(domain, cfg.region)
     if cfg.init == "uniform":
+        if domain.is_mixed:
+            return mixed_uniform(plan.n_synthetic, domain.d, cfg.region, p.rng, plan.metric)
         return uniform_in_region(plan.n_synthetic, domain.d, cfg.region, p.rng)
     if cfg.init == "public":
-        pub = project_into_region(domain.to_unit(domain.read(cfg.public, name="public", owner=OWNER), owner=OWNER),
-                                  cfg.region)
+        pub = _into_region(domain.to_unit(domain.read(cfg.public, name="public", owner=OWNER), owner=OWNER),
+                           cfg.region, domain)
         if pub.shape[0] > plan.n_synthetic:
             pub = pub[p.rng.choice(pub.shape[0], size=plan.n_synthetic, replace=False)]
         return pub.copy()
@@ -609,15 +633,31 @@ def _start(p: Prepared[PEConfig], plan: _Plan, U_owner: np.ndarray | None) -> np
         return anchor[None, :].copy()
     if cfg.init == "private":
         return U_owner.copy()
-    return project_into_region(anchor + (1.0 - 2.0 * cfg.beta) * (U_owner - anchor), cfg.region)
+    S0 = U_owner.copy()
+    num = domain.numeric_index if domain.is_mixed else slice(None)  # categories stay the private rows' own
+    S0[:, num] = project_into_region(anchor[num] + (1.0 - 2.0 * cfg.beta) * (U_owner[:, num] - anchor[num]),
+                                     cfg.region)
+    return S0
 
 
 def _anchor(domain: Domain, region: str) -> np.ndarray:
-    """The domain's origin in unit-cube coordinates, or the centre when the origin is outside the region."""
+    """The domain's origin in unit-cube coordinates, or the centre when the origin is outside the region
+    (encoded row of a mixed table: every categorical column at its first declared category)."""
     anchor = domain.to_unit(np.zeros((1, domain.d)), owner=OWNER)[0]
+    num = domain.numeric_index if domain.is_mixed else np.arange(domain.d)
     inside = bool(np.all(np.asarray(domain.lower) <= 0) and np.all(np.asarray(domain.upper) >= 0)
-                  and in_region(anchor, region))
-    return anchor if inside else np.full(domain.d, 0.5)
+                  and in_region(anchor[num], region))
+    if not inside:
+        anchor[num] = 0.5
+    return anchor
+
+
+def _into_region(U: np.ndarray, region: str, domain: Domain) -> np.ndarray:
+    """Unit rows projected into the working region (numeric columns only on a mixed table); in place."""
+    if domain.is_mixed:
+        U[:, domain.numeric_index] = project_into_region(U[:, domain.numeric_index], region)
+        return U
+    return project_into_region(U, region)
 
 
 @dataclass
@@ -660,7 +700,7 @@ def _evolve(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, U_owner, to_dom) 
     run = _Run(S=S, keep_all=T * v_size * (p.domain.d + 3) <= TRACE_MAX_VALUES,
                initial_private=to_dom(S) if nonprivate else None)  # reads the private data: owner-side only
     run.synthetic.append(None if nonprivate else to_dom(S))
-    w1 = _W1Tracker(cfg, U_owner, run, S)
+    w1 = _W1Tracker(cfg, plan.metric, U_owner, run, S)
     for t in range(1, T + 1):
         V, counts, noisy, weights = _iteration(p, plan, run.S, t)
         if weights is not None:  # else every vote was removed: no information, keep S_{t-1} (post-processing)
@@ -688,8 +728,8 @@ def _round_measure(run: _Run, m: int) -> np.ndarray:
 class _W1Tracker:
     """Owner-side W1 between the private data and every S_t (the release at T) and every μ'_t."""
 
-    def __init__(self, cfg: PEConfig, U_owner, run: _Run, S0: np.ndarray) -> None:
-        self.U, self.metric, self.run = U_owner, cfg.metric, run
+    def __init__(self, cfg: PEConfig, metric: str | MixedMetric, U_owner, run: _Run, S0: np.ndarray) -> None:
+        self.U, self.metric, self.run = U_owner, metric, run
         self.diag_rng = np.random.default_rng(0)  # owner-side diagnostics never touch the release's generator
         self.on = cfg.track_w1 and U_owner is not None
         if cfg.track_w1 and U_owner is None:
@@ -716,15 +756,18 @@ def _iteration(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, t: int):
     """Iteration t: V_t = Var(S_{t-1}) (Eq. 1), the votes (Algorithm 4, the one pass over the private
     rows), the privatised votes and their post-processing into weights (None when no mass is kept)."""
     cfg = p.config
-    V = variation_api(S, plan.scales_at(t), cfg.region, p.rng)
-    counts = p.rows.sum(nn_votes, V, cfg.region, cfg.metric)  # what the release reads of the private data
+    if p.domain.is_mixed:
+        V = mixed_variation_api(S, plan.scales_at(t), cfg.region, p.rng, plan.metric)
+    else:
+        V = variation_api(S, plan.scales_at(t), cfg.region, p.rng)
+    counts = p.rows.sum(nn_votes, V, cfg.region, plan.metric)  # what the release reads of the private data
     if cfg.histogram == "laplace_threshold":
         noisy = laplace_threshold_counts(counts, plan.laplace_scales[t - 1], plan.count_thresholds[t - 1], p.rng)
         return V, counts, noisy, threshold_weights(noisy, 1)
     noisy = gaussian_noisy_counts(counts, plan.sigmas[t - 1], p.rng)
     if cfg.histogram == "threshold":
         return V, counts, noisy, threshold_weights(noisy, plan.count_thresholds[t - 1])
-    return V, counts, noisy, bl_weights(noisy / plan.size.n, V, cfg.metric)
+    return V, counts, noisy, bl_weights(noisy / plan.size.n, V, plan.metric)
 
 
 def _release(p: Prepared[PEConfig], plan: _Plan, run: _Run, ledger: Ledger) -> Release[PETrace, PEOwner]:
@@ -734,7 +777,7 @@ def _release(p: Prepared[PEConfig], plan: _Plan, run: _Run, ledger: Ledger) -> R
                     weights=run.weights, votes_kept=run.kept, iterations=plan.iterations,
                     n_synthetic=plan.n_synthetic, levels=plan.levels)
     owner = PEOwner(n=p.n, n_clamped=p.n_clamped, clean_histograms=run.clean, w1=run.w1,
-                    w1_histograms=run.w1_histograms, w1_metric=cfg.metric, w1_units="unit cube",
+                    w1_histograms=run.w1_histograms, w1_metric=_metric_name(plan), w1_units="unit cube",
                     w1_method=run.w1_method, w1_note=run.w1_note, initial_synthetic=run.initial_private)
     # a capped default output size is recorded by _params and _notes (it is n_release, not n_synthetic)
     return p.finish(_to_domain(p.domain)(run.released), ledger=ledger, trace=trace, owner=owner,
@@ -789,21 +832,44 @@ def _params(p: Prepared[PEConfig], plan: _Plan) -> dict:
         "init": cfg.init,
         "beta": cfg.beta if cfg.init == "interpolate" else None,
         "region": cfg.region,
-        "metric": cfg.metric,
+        "metric": plan.norm,
         "diameter": plan.diameter,
         "size": None if plan.size is None else plan.size.to_dict(),
         "theorem_4_1_rate": None if n_used is None else theorem_4_1_rate(n_used, plan.epsilon, p.delta,
                                                                           p.domain.d, plan.diameter),
     }
+    if p.domain.is_mixed:  # how the categories were handled (a mixed table only: numeric records are unchanged)
+        params["categorical"] = {
+            "metric": f"max(||u_x - u_y||_{plan.norm[1:]}, max_j w_j [c_xj != c_yj])",
+            "weights": list(p.domain.weights),
+            "variation": "each categorical column redrawn uniformly among its declared categories with "
+                         "probability min(1, sigma_l / w_j) at scale sigma_l",
+            "start": {"uniform": "categories uniform among the declared ones", "origin": "first declared category",
+                      "public": "the public rows' categories"}.get(cfg.init, "the private rows' categories"),
+        }
     if plan.release_cap is not None:  # the default output size was capped (dpsynth_core.limits)
         params["limits"] = plan.release_cap
     return params
 
 
-def _to_domain(domain: Domain):
-    lo, hi = domain.lower_array, domain.upper_array
+def _metric_name(plan: _Plan) -> str:
+    if isinstance(plan.metric, MixedMetric):
+        return f"mixed (numeric {plan.norm}, categories weighted)"
+    return plan.norm
 
-    def f(P: np.ndarray) -> np.ndarray:
-        return np.clip(domain.from_unit(P), lo, hi)
+
+def _to_domain(domain: Domain, *, encoded: bool = False):
+    """Unit rows to domain units: an array (numeric table); on a mixed table a DataFrame with the
+    declared categories, or with ``encoded`` the encoded array (numeric values and category indices:
+    the trace's per-iteration clouds, ``domain.read`` of the frames)."""
+    lo, hi = domain.lower_array, domain.upper_array
+    if not domain.is_mixed:
+        return lambda P: np.clip(domain.from_unit(P), lo, hi)
+    num = domain.numeric_index
+
+    def f(P: np.ndarray):
+        E = np.array(P, dtype=np.float64)
+        E[:, num] = np.clip(lo + np.clip(E[:, num], 0.0, 1.0) * domain.widths, lo, hi)
+        return E if encoded else domain.from_unit(np.array(P, dtype=np.float64))
 
     return f

@@ -177,6 +177,8 @@ MIXED_CASES = {
     "flat_histogram_mixed": ("flat_histogram", dict(epsilon=1.0)),
     "haar_walk_mixed": ("haar_walk", dict(epsilon=1.0)),
     "sparse_marginals_mixed": ("sparse_marginals", dict(epsilon=1.0, public_size=300, mc_draws=50)),
+    "private_evolution_mixed": ("private_evolution", dict(epsilon=1.0, delta=1e-5, iterations=3, n_synthetic=60,
+                                                          track_w1=False)),
 }
 MIXED_PINNED = {
     "pmm_mixed": "42b8fbcf17bd7834c10b51d8ef60d882e17856c56129a3ba0cc2e63a65c216c5",
@@ -184,6 +186,7 @@ MIXED_PINNED = {
     "flat_histogram_mixed": "dc827ae0298334a3052ab9b0c348384100ceb20da23f900b79ef17d2e07ae418",
     "haar_walk_mixed": "407ade3218e7e7be09a1cd5704356dc0bc1485b6d83d97d37aca281af5679a52",
     "sparse_marginals_mixed": "a7a26054a44210ec88d554983dc18c2ddbbf86b13c05d623e4225151659c18ec",
+    "private_evolution_mixed": "acc55e7e89caf2a5450b554ca17a1e502cb9a6676d49b6e1e40e4d28e5d7c006",
 }
 
 
