@@ -13,7 +13,13 @@ import pytest
 
 from dpsynth_core import Domain, run
 from dpsynth_core.audit import audit
-from dpsynth_core.evolution import MixedMetric, bl_weights_graph, mixed_uniform, mixed_variation_api, nn_assign
+from dpsynth_core.evolution import (
+    MixedMetric,
+    bl_weights_graph,
+    mixed_uniform,
+    mixed_variation_api,
+    nn_assign,
+)
 from dpsynth_core.mechanisms.private_evolution import PEOwner, PETrace
 
 OWNER = "private_evolution"
