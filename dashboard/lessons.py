@@ -161,9 +161,11 @@ LESSONS: dict[str, Lesson] = {
         "lets the real points vote with noise for the nearest candidates; the cloud moves towards the data.",
         ("Press **Play** on the iterations picture.",
          "Choose the start **origin** (a single point in the corner) and watch the cloud travel to the data."),
-        ("The cloud moves to the data within a few iterations and W1 drops. Each iteration spends part of the "
-         "budget, so later iterations are noisier: after the best iteration W1 can creep up again, which is why "
-         "the number of iterations is chosen in advance from n and ε.",),
+        ("The cloud moves to the data within a few iterations and W1 drops (the W1 picture, owner view): the "
+         "first iterations bring a small cloud near the data on a small share of the budget, the last one, with "
+         "most of the budget and small steps, makes the release, many times closer to the data than the start. "
+         "The number of iterations and the split are fixed in advance from n and ε (choosing by W1 would need "
+         "the data).",),
         ("Why does Private Evolution need δ > 0 while PMM does not?",
          "What limits how close the cloud can get to the data?"),
         ("GFR25",),
@@ -308,7 +310,8 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "alpha": Control("Smallest step of the variations (auto if empty)", advanced=True),
         "beta": Control("Shrink factor of the teaching start", advanced=True),
         "region": Control("Work inside", {"box": "the box", "ball": "the ball inside the box"}, advanced=True),
-        "metric": Control("Nearest means", {"l2": "straight-line distance", "l1": "city-block distance",
+        "metric": Control("Nearest means", {"auto": "straight-line (with categories: the mixed distance)",
+                                            "l2": "straight-line distance", "l1": "city-block distance",
                                             "linf": "largest-coordinate distance"}, advanced=True),
     },
     "low_dim": {
