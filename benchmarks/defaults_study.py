@@ -121,7 +121,8 @@ def _geom_ints(lo: float, hi: float, num: int) -> list[int]:
 
 
 def today_value(mech: str, n: int, eps: float, d: int) -> int:
-    """Today's default of the swept parameter (the mechanisms' own rules, for the sweep range)."""
+    """The previous default of the swept parameter (before issue 27 wired the rules in; for the sweep range
+    and the "today" runs): k^d ≈ εn for the histograms, the walk's ``grid_rule="log"``, PMM's depth rule."""
     from dpsynth_core.grid import default_cells_per_axis
     from dpsynth_core.mechanisms.haar_walk import default_grid
     from dpsynth_core.mechanisms.pmm import default_depth
@@ -131,7 +132,7 @@ def today_value(mech: str, n: int, eps: float, d: int) -> int:
     if mech == "psmm":
         return default_cells_per_axis(n, eps, d, cap_cells=2**15)
     if mech == "haar_walk":
-        return default_grid(n, eps, d)
+        return default_grid(n, eps, d, rule="log")
     return default_depth(n, eps, d)
 
 
@@ -246,6 +247,14 @@ def phase_sweep(cache: Cache, quick: bool) -> None:
               f"(total {time.process_time() - t_start:.0f}s)", flush=True)
 
 
+def _previous_default(mech: str, pname: str, n: int, eps: float, d: int, seed: int):
+    """A runner releasing ``mech`` at its previous default value (:func:`today_value`), n public."""
+    def runner(X, dom):
+        rel = run(mech, X, dom, epsilon=eps, rng=seed, n_public=n, **{pname: today_value(mech, n, eps, d)})
+        return rel.synthetic, _resolved(rel)
+    return runner
+
+
 def phase_evaluate(cache: Cache, quick: bool) -> None:
     sets = _mine(settings(quick))
     for i, s in enumerate(sets):
@@ -257,8 +266,10 @@ def phase_evaluate(cache: Cache, quick: bool) -> None:
             for seed in s["seeds"]:
                 run_one(cache, kind="rule", table=s["table"], n=n, eps=eps, seed=seed, mech=mech,
                         params={pname: int(v), "n_public": n})
+                # "today" = the previous default, passed explicitly since the rules became the defaults
+                # (the cache key keeps the parameter left out, as when these runs were recorded)
                 run_one(cache, kind="today", table=s["table"], n=n, eps=eps, seed=seed, mech=mech,
-                        params={"n_public": n})
+                        params={"n_public": n}, runner=_previous_default(mech, pname, n, eps, d, seed))
         if n <= 5000:
             for seed in s["seeds"]:
                 run_one(cache, kind="today", table=s["table"], n=n, eps=eps, seed=seed, mech="private_evolution",
@@ -325,9 +336,16 @@ def phase_low_dim(cache: Cache, quick: bool) -> None:
         t0 = time.process_time()
         for seed in s["seeds"]:
             common = dict(table=s["table"], n=n, eps=eps, seed=seed)
-            run_one(cache, kind="low_dim", mech="low_dim", params={}, **common)
+            # the previous defaults, explicit since issue 27 (cache keys as recorded): low_dim's projection
+            # (plan="paper") and PSMM at the previous cells k^d ≈ εn
+            run_one(cache, kind="low_dim", mech="low_dim", params={}, **common,
+                    runner=lambda X, dom, seed=seed, eps=eps: (run("low_dim", X, dom, epsilon=eps, plan="paper",
+                                                                   rng=seed).synthetic, {}))
             for mech in ("psmm", "pmm"):
-                run_one(cache, kind="low_dim", mech=mech, params={"neighbours": "replace"}, **common)
+                kw = {"cells": today_value("psmm", n, eps, d)} if mech == "psmm" else {}
+                run_one(cache, kind="low_dim", mech=mech, params={"neighbours": "replace"}, **common,
+                        runner=lambda X, dom, mech=mech, kw=kw, seed=seed, eps=eps: (
+                            run(mech, X, dom, epsilon=eps, neighbours="replace", rng=seed, **kw).synthetic, {}))
             for k, sub, split in itertools.product(range(1, min(d, 4)), ("pmm", "psmm"), SPLITS):
                 params = {"target_dim": k, "subroutine": sub, "split": [round(x, 6) for x in split]}
 
@@ -412,7 +430,7 @@ def phase_digits(quick: bool) -> None:
                     if name == "pmm_full":
                         S = run("pmm", Xc, dom, epsilon=eps, neighbours="replace", rng=seed).synthetic
                     elif name == "low_dim_today":
-                        S = run("low_dim", Xc, dom, epsilon=eps, rng=seed).synthetic
+                        S = run("low_dim", Xc, dom, epsilon=eps, plan="paper", rng=seed).synthetic
                     else:
                         k, sub, split, box = cfg
                         S, _ = low_dim_split(Xc, dom, epsilon=eps, split=split, target_dim=k, subroutine=sub, rng=seed,
