@@ -1,6 +1,11 @@
 """Low-dimensional synthetic data through private PCA [HSVZ23, Algorithms 1–5, Theorem 4.2].
 
-Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemmas A.1-A.2):
+Default plan (issue 27; :func:`dpsynth_core.defaults.low_dim_plan`, docs/defaults.md): when d <= 6 the
+mechanism does not project and releases PSMM in full dimension (the defaults study found no projection
+ahead of it on average there); for d > 6 it releases PMM in full dimension when εn < 250 and otherwise
+projects as below. ``plan="paper"`` always projects.
+
+Algorithm 1 with the budget split in thirds (``budget_split``; basic / adaptive composition, Lemmas A.1-A.2):
 
 1. **Private centred covariance** (Algorithm 2, Theorem 2.1), budget ε/3:
    :math:`\\widehat M = M + A` with :math:`M = \\frac{1}{n-1}\\sum_i (X_i-\\bar X)(X_i-\\bar X)^\\top` (1.2)
@@ -681,7 +686,8 @@ class _Subspace:
     config=LowDimConfig,
     theory=Theory(proven=False, rate=subspace_rate),
     summary="Private centred covariance and mean, projection on the top-d' noisy eigenvectors, PMM/PSMM in "
-            "the subspace, shift back and clip; ε split in thirds.",
+            "the subspace, shift back and clip; by default (the defaults study's plan) PSMM in full dimension "
+            "when d <= 6.",
 )
 def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     """Low-dimensional synthetic data [HSVZ23, Algorithm 1 with Algorithms 2–5].
@@ -702,19 +708,30 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     domain : Domain
         Public bounds.
     epsilon : float in [1e-6, 1e6] (privacy.EPSILON_MIN, EPSILON_MAX)
-        Total budget: ε/3 for the covariance (Algorithm 2), ε/3 for the mean (Algorithm 3), ε/3 for
-        the subroutine (Algorithm 4 or 5). Theorem 4.1 (with the composition of Lemma A.2).
-    target_dim : int in [1, d]
+        Total budget: ``budget_split`` (default thirds) for the covariance (Algorithm 2), the mean
+        (Algorithm 3) and the subroutine (Algorithm 4 or 5). Theorem 4.1 (with the composition of Lemma A.2).
+    plan : {"study", "paper"}, default "study"
+        "study": :func:`dpsynth_core.defaults.low_dim_plan` (the defaults study, docs/defaults.md): for
+        d <= 6 no projection, PSMM in full dimension with the whole ε under replace at
+        ``psmm_cells(n, ε/2, d)`` (the release's trace is then a :class:`LowDimHandoverTrace`); for d > 6
+        PMM in full dimension when εn < 250, else the projection with d' = 2, PSMM, the paper's box and
+        thirds. A projection parameter given explicitly (``target_dim``, ``subroutine``, ``box``,
+        ``budget_split`` or ``adaptive=True``) makes it project. "paper": always project, with
+        d' = 2, PMM, the paper's box and thirds for what is not given ([HSVZ23, Algorithm 1]).
+    target_dim : int in [1, d] or None
         d'. Theorem 4.2 needs 2 <= d'; d' = 1 runs (Appendix D discusses it) and the reported
-        bound, from the same proof steps, still holds.
-    subroutine : {"pmm", "psmm"}
+        bound, from the same proof steps, still holds. None: by ``plan``.
+    subroutine : {"auto", "pmm", "psmm"}
         PMM ([HSVZ23, Algorithm 4], i.e. [HVZ23, Algorithm 4]; any d') or PSMM (Algorithm 5; d' <= 6 because the
-        exact BL projection handles grids of dimension at most 6).
+        exact BL projection handles grids of dimension at most 6); "auto": PSMM under "study", PMM under "paper".
     adaptive : bool
         Pick d' by (E.1) from the noisy spectrum (range [min(2, d), d], at most 6 with PSMM);
         ``target_dim`` is then ignored. No privacy cost (a ledger entry of ε = 0 records the step).
-    box : {"paper", "projected_cube"}
-        The subroutine's public box; see the module docstring.
+    box : {"auto", "paper", "projected_cube"}
+        The subroutine's public box; see the module docstring. "auto": "paper".
+    budget_split : {"auto", "thirds", "subroutine"} or three floats
+        Shares of ε for the covariance, the mean and the subroutine, each in (0, 1), summing to 1;
+        "subroutine" = (0.2, 0.1, 0.7); "auto": thirds. Any split is ε-DP by basic composition.
     covariance_noise : {"tight", "paper"}
         Algorithm 2's noise calibrated to the exact l1 sensitivity :math:`d^2(n+1)/(n(n-1))` of the
         covariance ("tight", proved in the module docstring) or to the paper's :math:`6d^2/n`.
