@@ -573,8 +573,9 @@ def plot(summary: dict) -> str | None:
 
     IMG.mkdir(parents=True, exist_ok=True)
     tables = sorted({t["table"] for t in summary["table"]}, key=lambda s: (int(s.split(":")[1]), s))
-    methods = ["aim", "mst", "mwem", "pmm (today)", "psmm (today)", "pmm (rule)", "psmm (rule)",
-               "flat_histogram (rule)", "private_evolution (today)", "low_dim (rule)"]
+    # dpsynth at its defaults since issue 27 (the study's rules), run as a user runs them; PE as it was measured
+    methods = ["aim", "mst", "mwem", "pmm (default)", "psmm (default)", "flat_histogram (default)",
+               "haar_walk (default)", "low_dim (default)", "private_evolution (today)"]
     fig, axes = plt.subplots(1, len(tables), figsize=(2.9 * len(tables), 4.6), sharey=False)
     handles = {}
     for ax, name in zip(axes, tables, strict=True):

@@ -410,7 +410,7 @@ def phase_digits(quick: bool) -> None:
         done = {json.loads(line)["key"] for line in DIGITS_PATH.read_text().splitlines() if line.strip()}
     ds = digits()
     X_all, y_all, dom = np.asarray(ds.X), np.asarray(ds.labels), ds.domain
-    configs = [("pmm_full", None), ("low_dim_today", None)]
+    configs = [("pmm_full", None), ("low_dim_today", None), ("low_dim_default", None)]
     configs += [("low_dim_split", (k, sub, SPLITS[0], box)) for k in (2, 4) for sub in ("pmm", "psmm")
                 for box in ("paper", "projected_cube")]
     configs += [("low_dim_split", (k, "psmm", split, "projected_cube")) for k in (2, 4) for split in SPLITS[1:]]
@@ -431,6 +431,8 @@ def phase_digits(quick: bool) -> None:
                         S = run("pmm", Xc, dom, epsilon=eps, neighbours="replace", rng=seed).synthetic
                     elif name == "low_dim_today":
                         S = run("low_dim", Xc, dom, epsilon=eps, plan="paper", rng=seed).synthetic
+                    elif name == "low_dim_default":  # the plan of the defaults study (issue 27), as users run it
+                        S = run("low_dim", Xc, dom, epsilon=eps, rng=seed).synthetic
                     else:
                         k, sub, split, box = cfg
                         S, _ = low_dim_split(Xc, dom, epsilon=eps, split=split, target_dim=k, subroutine=sub, rng=seed,
@@ -445,6 +447,60 @@ def phase_digits(quick: bool) -> None:
                 with DIGITS_PATH.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(f"[digits] rep={rep} eps={eps} {name} {cfg}: acc {acc:.3f} W1 {w1:.4f}", flush=True)
+
+
+# --------------------------------------------------------------------------------- acceptance
+ACCEPTANCE = RESULTS / "defaults_acceptance.json"
+
+
+def phase_acceptance(cache: Cache, quick: bool) -> dict:
+    """Issue 27's acceptance figures for the defaults as wired into the mechanisms (run as users run them).
+
+    * low_dim (its default plan) against PSMM in full dimension, d <= 4, on the low_dim settings: PSMM at
+      its default as users run it (add/remove, noisy n) and PSMM at the previous cells under replace (the
+      study's low_dim table); same seeds.
+    * the Haar walk's default grid against εn in every d (a pure function of public quantities).
+    * the digits: low_dim's default against PMM in full dimension (SVM accuracy; phase ``digits``).
+    * the flat histogram's default against its best grid: the "rules" section of the summary (the rule is
+      the default; the study passes n public).
+    Writes benchmarks/results/defaults_acceptance.json.
+    """
+    from dpsynth_core.mechanisms.haar_walk import default_grid
+
+    out: dict = {"low_dim_vs_psmm": [], "haar_walk_grid": {}, "digits": {}, "flat_histogram": None}
+    for s in low_dim_settings(quick):
+        X, dom, _ = data(s["table"], s["n"])
+        n, d, eps = X.shape[0], dom.d, s["eps"]
+        if d > 4:
+            continue
+        w = {"low_dim": [], "psmm_default": [], "psmm_previous_replace": []}
+        for seed in s["seeds"]:
+            common = dict(table=s["table"], n=n, eps=eps, seed=seed)
+            w["low_dim"].append(run_one(cache, kind="acceptance", mech="low_dim", params={}, **common)["w1"])
+            w["psmm_default"].append(run_one(cache, kind="acceptance", mech="psmm", params={}, **common)["w1"])
+            prev = cache.get(Cache.key(kind="low_dim", mech="psmm", params={"neighbours": "replace"}, **common))
+            if prev is not None:
+                w["psmm_previous_replace"].append(prev["w1"])
+        row = {"table": s["table"], "d": d, "n": n, "eps": eps, **{k: float(np.mean(v)) if v else None
+                                                                   for k, v in w.items()}}
+        row["ratio_to_psmm_default"] = row["low_dim"] / row["psmm_default"]
+        if row["psmm_previous_replace"]:
+            row["ratio_to_psmm_previous_replace"] = row["low_dim"] / row["psmm_previous_replace"]
+        out["low_dim_vs_psmm"].append(row)
+    for d in range(1, 7):
+        out["haar_walk_grid"][d] = {str(x): default_grid(x, 1.0, d) for x in (30, 100, 300, 1000, 3000, 10_000,
+                                                                              100_000, 1_000_000)}
+    if DIGITS_PATH.exists():
+        rows = [json.loads(line) for line in DIGITS_PATH.read_text().splitlines() if line.strip()]
+        for eps in sorted({r["eps"] for r in rows}):
+            acc = {name: [r["accuracy"] for r in rows if r["eps"] == eps and r["name"] == name]
+                   for name in ("pmm_full", "low_dim_today", "low_dim_default")}
+            out["digits"][str(eps)] = {k: (float(np.mean(v)), len(v)) for k, v in acc.items() if v}
+    summary = RESULTS / f"{SUMMARY}.json"
+    if summary.exists():
+        out["flat_histogram"] = json.loads(summary.read_text())["rules"].get("flat_histogram")
+    ACCEPTANCE.write_text(json.dumps(out, indent=1, default=float))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ fit
@@ -728,6 +784,8 @@ def main(argv: list[str]) -> None:
             phase_evaluate(cache, quick)
         if ph in ("summarise", "all"):
             phase_summarise(cache, fit)
+        if ph in ("acceptance", "all"):
+            phase_acceptance(cache, quick)
 
 
 if __name__ == "__main__":
