@@ -126,7 +126,7 @@ def flat_histogram_bins(n: int, epsilon: float, d: int) -> int:
     :data:`FLAT_BINS_SCALE` are fitted by the defaults study (``benchmarks/defaults_study.py``;
     ``benchmarks/results/defaults_study.json``, key ``"fit" -> "flat_histogram"``, family
     ``"n*sinh(eps)^(1/(d+1))"``; the measured rule against the best grid in hindsight: key
-    ``"rules" -> "flat_histogram"``). Today's default, :math:`k^d \\approx \\varepsilon n`, is the grid of
+    ``"rules" -> "flat_histogram"``). The previous default, :math:`k^d \\approx \\varepsilon n`, is the grid of
     [HVZ23, Corollary 8] for PSMM; the Laplace histogram of [DR14] fixes no grid. For a histogram that
     only clips and renormalises, k^d ≈ εn is far too fine at moderate ε.
 
@@ -154,7 +154,7 @@ def psmm_cells(n: int, epsilon: float, d: int) -> int:
     The same shape as :func:`flat_histogram_bins` (PSMM's noisy counts carry the same discrete Laplace
     noise); the constants :data:`PSMM_CELLS_SCALE` are fitted by the defaults study (key
     ``"fit" -> "psmm"``; measured: ``"rules" -> "psmm"``). [HVZ23, Corollary 8] takes
-    :math:`k^d \\approx \\varepsilon n` (today's default), which balances its bound's two terms up to
+    :math:`k^d \\approx \\varepsilon n` (the previous default), which balances its bound's two terms up to
     logarithms; the measured optimum is coarser at small ε and finer at large ε, where the integer
     noise vanishes.
 
@@ -174,7 +174,7 @@ def haar_walk_grid(n: int, epsilon: float, d: int) -> int:
     large ε as a histogram's integer noise does: the size is εn, not :func:`effective_size`. The
     constants :data:`HAAR_GRID_SCALE` are fitted by the defaults study (key ``"fit" -> "haar_walk"``,
     family ``"eps*n^(1/(d+1))"``; measured: ``"rules" -> "haar_walk"``). [BSV22] takes about εn cells
-    (``grid_rule="paper"``), the order that its bound needs; today's default, about
+    (``grid_rule="paper"``), the order that its bound needs; the previous default (``grid_rule="log"``), about
     :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{2}` cells on the line and
     :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{3/2}` in d >= 2, is 4-8 times too coarse on the line
     at the study's sizes and stays at 2 cells per axis in d = 4 for tables of a few hundred rows.
@@ -193,7 +193,7 @@ def haar_walk_grid(n: int, epsilon: float, d: int) -> int:
 
 def pmm_depth(n: int, epsilon: float, d: int) -> int:
     """PMM's depth (least-squares consistency): :math:`r = \\mathrm{round}(\\log_2 \\varepsilon n) - s_d`
-    for d >= 2, at most 16; the depth minimising [HVZ23, Theorem 11] for d = 1. Today's default.
+    for d >= 2, at most 16; the depth minimising [HVZ23, Theorem 11] for d = 1. Unchanged by the defaults study.
 
     The shifts :data:`PMM_DEPTH_SHIFT` come from the depth study (``benchmarks/depth_study.py``,
     ``benchmarks/results/pmm_depth_study.json``, d = 1..3, three data shapes) and are confirmed for
