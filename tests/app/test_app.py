@@ -302,8 +302,9 @@ def test_compare_runs_every_mechanism_and_explains_refusals():
     goto(at, "compare")
     at.button(key="compare_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    _, (df, synth) = at.session_state["compare_result"]
+    _, (df, synth, best) = at.session_state["compare_result"]
     assert set(df["mechanism"]) == set(MECHANISMS)
+    assert best is not None and best["rule_bins"] == df[df["mechanism"] == "flat_histogram"].iloc[0]["resolved"]["bins"]
     # per_point_laplace supports only replace: under add/remove it is refused with a message, not run
     row = df[df["mechanism"] == "per_point_laplace"].iloc[0]
     assert row["status"] == "not run" and "replace" in row["reason"]
