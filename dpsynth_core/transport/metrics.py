@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _kdtree as K
 from ._common import KDTREE_P, METRICS, extent_diam, rowdist
 
 __all__ = ["GroundMetric", "LpMetric", "ground_metric"]
@@ -53,9 +54,6 @@ class _LpPair:
     """c-transform queries over X x Y for an l_p metric: one kd-tree per side, built once."""
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, code: int):
-        from . import _kdtree as K
-
-        self._K = K
         self.X = np.ascontiguousarray(X, dtype=float)
         self.Y = np.ascontiguousarray(Y, dtype=float)
         self.code = code
@@ -66,7 +64,7 @@ class _LpPair:
         lo, hi, Ql, idxl, L = tree
         price = np.ascontiguousarray(-np.asarray(v, dtype=float))
         k = max(1, min(int(k), price.size))
-        vals, inds, _ = self._K.c_knn(P, k, 0.0, self.code, lo, hi, self._K.node_pmin(price, idxl, L), Ql, idxl,
+        vals, inds, _ = K.c_knn(P, k, 0.0, self.code, lo, hi, K.node_pmin(price, idxl, L), Ql, idxl,
                                       price)
         return vals, inds
 
@@ -77,7 +75,7 @@ class _LpPair:
     def cols(self, u: np.ndarray, k: int = 1):
         """For every j: the k smallest c(x_i, y_j) - u_i over all i, ascending, and their i."""
         if self._tx is None:
-            self._tx = self._K.heap_tree(self.X)
+            self._tx = K.heap_tree(self.X)
         return self._query(self.Y, self._tx, u, k)
 
 
@@ -107,8 +105,6 @@ class LpMetric(GroundMetric):
         return np.asarray(nn, dtype=np.int64).reshape(Z.shape[0], k + 1)
 
     def prepare(self, X, Y):
-        from . import _kdtree as K
-
         return _LpPair(X, Y, {"linf": K.LINF, "l1": K.L1, "l2": K.L2}[self.name])
 
     def bound(self, X, Y):

@@ -12,10 +12,12 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ..domain import Domain
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
 from . import dense, exact1d, flows, sliced, sparse
 from ._common import METRICS, W1Result, check_weights
 from .dense import POT_MAX_PAIRS
+from .transshipment import w1_rounds
 
 __all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "W1_METHODS", "BUDGETS", "BUDGET_SPARSE",
            "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS"]
@@ -187,8 +189,6 @@ def _prepare(X, Y, domain, metric, weights_x, weights_y, owner):
     """Validated points (mapped to the unit cube with a domain), metric and probability vectors."""
     metric = check_choice(metric, "metric", owner, METRICS)
     if domain is not None:
-        from ..domain import Domain
-
         if not isinstance(domain, Domain):
             raise param_error(owner, "domain", "a Domain or None", domain, kind=TypeError)
         X = domain.to_unit(check_points(X, "X", owner, d=domain.d, columns=domain._cols(X)), owner=owner)
@@ -212,8 +212,6 @@ def wasserstein1_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "li
     budget shows the first bracket narrow enough and keeps iterating (or stops) for the exact value.
     Parameters as in :func:`wasserstein1`.
     """
-    from .transshipment import w1_rounds
-
     owner = "wasserstein1_rounds"
     X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, owner)
     t0 = time.perf_counter()
