@@ -35,6 +35,10 @@ class GroundMetric:
     """The interface of a ground metric (see the module docstring). Subclasses implement all of it."""
 
     name: str = "abstract"
+    #: Violated pairs of every row (and column) the solver adds per round unless told otherwise: a metric
+    #: with many equal distances (the mixed metric) has many pairs violated by the same amount, and a
+    #: larger batch saves rounds.
+    column_batch: int = 4
 
     def rounding(self, d: int) -> float:  # pragma: no cover - interface
         """Bound on the relative error of one computed distance in dimension d."""
@@ -179,6 +183,7 @@ class MixedMetric(GroundMetric):
     """
 
     name = "mixed"
+    column_batch = 16
     #: Most combinations of categories for which :meth:`neighbours` adds the arcs between combinations.
     MAX_GROUPS = 64
 
