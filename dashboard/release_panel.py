@@ -29,7 +29,6 @@ from .compute import (
     cached_report,
     dom_key,
     mechanisms,
-    mixed_w1_available,
     refuses_categories,
     safe,
     teaching_release,
@@ -192,8 +191,7 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
             table = rep["guarantees"].loc[:, list(_GUARANTEE_COLUMNS)].rename(columns=_GUARANTEE_COLUMNS)
             st.dataframe(table, hide_index=True, width="stretch")
             if rep["w1"] is None:
-                st.caption("No ceilings: the W1 of this release to the data is not available"
-                           + (" (W1 with categorical columns needs the mixed metric)." if dom.is_mixed else "."))
+                st.caption("No ceilings: the W1 of this release to the data is not available.")
             else:
                 st.caption(f"Every statistic that is L-Lipschitz differs by at most L × W1 (W1 ≤ {rep['w1']:.3g}): "
                            "a column's mean by at most W1 times the column's range, a category's share by at most "
@@ -240,16 +238,15 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     c1, c2, c3, c4 = st.columns(4)
-    no_mixed_w1 = w1v is None and rel.domain.is_mixed and not mixed_w1_available()
     c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
-                   "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
+                   "largest-coordinate distance"
+                   + (" (two different categories of a column at distance 1, or the column's weight: the mixed "
+                      "metric)" if rel.domain.is_mixed else "")
+                   + ": every 1-Lipschitz statistic differs by at most this much. "
                    ":material/lock: Computed from the real data (owner view)."
                    + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
-                      "at this size would take longer than a page should).")
-                   + (" Not shown on this table: W1 with categorical columns needs the mixed metric (two "
-                      "different categories at distance 1), which this build's W1 does not compute yet."
-                      if no_mixed_w1 else ""))
+                      "at this size would take longer than a page should)."))
     label, value, note = bound_view(rel)
     c2.metric(label, value, help=note)
     c3.metric("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}")
@@ -257,10 +254,6 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
     if w1v is not None and not w1v.exact:
         st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
                    f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
-    if no_mixed_w1:
-        st.caption("W1 is not shown on a table with categorical columns yet: it needs the mixed metric (two different "
-                   "categories at distance 1), which this build's W1 does not compute. The counts per category below "
-                   "compare the release with the data.")
     if bounds_from_data():
         st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
                    "release of it is differentially private. Type public bounds and declare the categories to make "
