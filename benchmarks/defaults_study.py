@@ -121,7 +121,8 @@ def _geom_ints(lo: float, hi: float, num: int) -> list[int]:
 
 
 def today_value(mech: str, n: int, eps: float, d: int) -> int:
-    """Today's default of the swept parameter (the mechanisms' own rules, for the sweep range)."""
+    """The previous default of the swept parameter (before issue 27 wired the rules in; for the sweep range
+    and the "today" runs): k^d ≈ εn for the histograms, the walk's ``grid_rule="log"``, PMM's depth rule."""
     from dpsynth_core.grid import default_cells_per_axis
     from dpsynth_core.mechanisms.haar_walk import default_grid
     from dpsynth_core.mechanisms.pmm import default_depth
@@ -131,7 +132,7 @@ def today_value(mech: str, n: int, eps: float, d: int) -> int:
     if mech == "psmm":
         return default_cells_per_axis(n, eps, d, cap_cells=2**15)
     if mech == "haar_walk":
-        return default_grid(n, eps, d)
+        return default_grid(n, eps, d, rule="log")
     return default_depth(n, eps, d)
 
 
@@ -246,6 +247,14 @@ def phase_sweep(cache: Cache, quick: bool) -> None:
               f"(total {time.process_time() - t_start:.0f}s)", flush=True)
 
 
+def _previous_default(mech: str, pname: str, n: int, eps: float, d: int, seed: int):
+    """A runner releasing ``mech`` at its previous default value (:func:`today_value`), n public."""
+    def runner(X, dom):
+        rel = run(mech, X, dom, epsilon=eps, rng=seed, n_public=n, **{pname: today_value(mech, n, eps, d)})
+        return rel.synthetic, _resolved(rel)
+    return runner
+
+
 def phase_evaluate(cache: Cache, quick: bool) -> None:
     sets = _mine(settings(quick))
     for i, s in enumerate(sets):
@@ -257,8 +266,10 @@ def phase_evaluate(cache: Cache, quick: bool) -> None:
             for seed in s["seeds"]:
                 run_one(cache, kind="rule", table=s["table"], n=n, eps=eps, seed=seed, mech=mech,
                         params={pname: int(v), "n_public": n})
+                # "today" = the previous default, passed explicitly since the rules became the defaults
+                # (the cache key keeps the parameter left out, as when these runs were recorded)
                 run_one(cache, kind="today", table=s["table"], n=n, eps=eps, seed=seed, mech=mech,
-                        params={"n_public": n})
+                        params={"n_public": n}, runner=_previous_default(mech, pname, n, eps, d, seed))
         if n <= 5000:
             for seed in s["seeds"]:
                 run_one(cache, kind="today", table=s["table"], n=n, eps=eps, seed=seed, mech="private_evolution",
@@ -325,9 +336,16 @@ def phase_low_dim(cache: Cache, quick: bool) -> None:
         t0 = time.process_time()
         for seed in s["seeds"]:
             common = dict(table=s["table"], n=n, eps=eps, seed=seed)
-            run_one(cache, kind="low_dim", mech="low_dim", params={}, **common)
+            # the previous defaults, explicit since issue 27 (cache keys as recorded): low_dim's projection
+            # (plan="paper") and PSMM at the previous cells k^d ≈ εn
+            run_one(cache, kind="low_dim", mech="low_dim", params={}, **common,
+                    runner=lambda X, dom, seed=seed, eps=eps: (run("low_dim", X, dom, epsilon=eps, plan="paper",
+                                                                   rng=seed).synthetic, {}))
             for mech in ("psmm", "pmm"):
-                run_one(cache, kind="low_dim", mech=mech, params={"neighbours": "replace"}, **common)
+                kw = {"cells": today_value("psmm", n, eps, d)} if mech == "psmm" else {}
+                run_one(cache, kind="low_dim", mech=mech, params={"neighbours": "replace"}, **common,
+                        runner=lambda X, dom, mech=mech, kw=kw, seed=seed, eps=eps: (
+                            run(mech, X, dom, epsilon=eps, neighbours="replace", rng=seed, **kw).synthetic, {}))
             for k, sub, split in itertools.product(range(1, min(d, 4)), ("pmm", "psmm"), SPLITS):
                 params = {"target_dim": k, "subroutine": sub, "split": [round(x, 6) for x in split]}
 
@@ -392,7 +410,7 @@ def phase_digits(quick: bool) -> None:
         done = {json.loads(line)["key"] for line in DIGITS_PATH.read_text().splitlines() if line.strip()}
     ds = digits()
     X_all, y_all, dom = np.asarray(ds.X), np.asarray(ds.labels), ds.domain
-    configs = [("pmm_full", None), ("low_dim_today", None)]
+    configs = [("pmm_full", None), ("low_dim_today", None), ("low_dim_default", None)]
     configs += [("low_dim_split", (k, sub, SPLITS[0], box)) for k in (2, 4) for sub in ("pmm", "psmm")
                 for box in ("paper", "projected_cube")]
     configs += [("low_dim_split", (k, "psmm", split, "projected_cube")) for k in (2, 4) for split in SPLITS[1:]]
@@ -412,6 +430,8 @@ def phase_digits(quick: bool) -> None:
                     if name == "pmm_full":
                         S = run("pmm", Xc, dom, epsilon=eps, neighbours="replace", rng=seed).synthetic
                     elif name == "low_dim_today":
+                        S = run("low_dim", Xc, dom, epsilon=eps, plan="paper", rng=seed).synthetic
+                    elif name == "low_dim_default":  # the plan of the defaults study (issue 27), as users run it
                         S = run("low_dim", Xc, dom, epsilon=eps, rng=seed).synthetic
                     else:
                         k, sub, split, box = cfg
@@ -427,6 +447,60 @@ def phase_digits(quick: bool) -> None:
                 with DIGITS_PATH.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(f"[digits] rep={rep} eps={eps} {name} {cfg}: acc {acc:.3f} W1 {w1:.4f}", flush=True)
+
+
+# --------------------------------------------------------------------------------- acceptance
+ACCEPTANCE = RESULTS / "defaults_acceptance.json"
+
+
+def phase_acceptance(cache: Cache, quick: bool) -> dict:
+    """Issue 27's acceptance figures for the defaults as wired into the mechanisms (run as users run them).
+
+    * low_dim (its default plan) against PSMM in full dimension, d <= 4, on the low_dim settings: PSMM at
+      its default as users run it (add/remove, noisy n) and PSMM at the previous cells under replace (the
+      study's low_dim table); same seeds.
+    * the Haar walk's default grid against εn in every d (a pure function of public quantities).
+    * the digits: low_dim's default against PMM in full dimension (SVM accuracy; phase ``digits``).
+    * the flat histogram's default against its best grid: the "rules" section of the summary (the rule is
+      the default; the study passes n public).
+    Writes benchmarks/results/defaults_acceptance.json.
+    """
+    from dpsynth_core.mechanisms.haar_walk import default_grid
+
+    out: dict = {"low_dim_vs_psmm": [], "haar_walk_grid": {}, "digits": {}, "flat_histogram": None}
+    for s in low_dim_settings(quick):
+        X, dom, _ = data(s["table"], s["n"])
+        n, d, eps = X.shape[0], dom.d, s["eps"]
+        if d > 4:
+            continue
+        w = {"low_dim": [], "psmm_default": [], "psmm_previous_replace": []}
+        for seed in s["seeds"]:
+            common = dict(table=s["table"], n=n, eps=eps, seed=seed)
+            w["low_dim"].append(run_one(cache, kind="acceptance", mech="low_dim", params={}, **common)["w1"])
+            w["psmm_default"].append(run_one(cache, kind="acceptance", mech="psmm", params={}, **common)["w1"])
+            prev = cache.get(Cache.key(kind="low_dim", mech="psmm", params={"neighbours": "replace"}, **common))
+            if prev is not None:
+                w["psmm_previous_replace"].append(prev["w1"])
+        row = {"table": s["table"], "d": d, "n": n, "eps": eps, **{k: float(np.mean(v)) if v else None
+                                                                   for k, v in w.items()}}
+        row["ratio_to_psmm_default"] = row["low_dim"] / row["psmm_default"]
+        if row["psmm_previous_replace"]:
+            row["ratio_to_psmm_previous_replace"] = row["low_dim"] / row["psmm_previous_replace"]
+        out["low_dim_vs_psmm"].append(row)
+    for d in range(1, 7):
+        out["haar_walk_grid"][d] = {str(x): default_grid(x, 1.0, d) for x in (30, 100, 300, 1000, 3000, 10_000,
+                                                                              100_000, 1_000_000)}
+    if DIGITS_PATH.exists():
+        rows = [json.loads(line) for line in DIGITS_PATH.read_text().splitlines() if line.strip()]
+        for eps in sorted({r["eps"] for r in rows}):
+            acc = {name: [r["accuracy"] for r in rows if r["eps"] == eps and r["name"] == name]
+                   for name in ("pmm_full", "low_dim_today", "low_dim_default")}
+            out["digits"][str(eps)] = {k: (float(np.mean(v)), len(v)) for k, v in acc.items() if v}
+    summary = RESULTS / f"{SUMMARY}.json"
+    if summary.exists():
+        out["flat_histogram"] = json.loads(summary.read_text())["rules"].get("flat_histogram")
+    ACCEPTANCE.write_text(json.dumps(out, indent=1, default=float))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ fit
@@ -710,6 +784,8 @@ def main(argv: list[str]) -> None:
             phase_evaluate(cache, quick)
         if ph in ("summarise", "all"):
             phase_summarise(cache, fit)
+        if ph in ("acceptance", "all"):
+            phase_acceptance(cache, quick)
 
 
 if __name__ == "__main__":

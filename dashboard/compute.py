@@ -7,13 +7,12 @@ with the sidebar's settings and the teaching seed) and :func:`w1_of` (its W1 to 
 Tables with categorical columns: the data are the domain's encoding (category indices), a release's
 synthetic data a DataFrame; a mechanism that does not take categorical columns says so in the
 library's words (:func:`teaching_release` shows its refusal as information, not as an error), and W1
-is shown only when the library computes it with the mixed metric (:func:`mixed_w1_available`).
+is the library's W1 under the mixed metric (docs/mixed-data.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import logging
 import math
@@ -34,8 +33,8 @@ from . import w1_live
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "mixed_w1_available", "refuses_categories", "cached_report", "headline_w1",
-           "headline_job", "certified_w1_measure"]
+           "mechanisms", "mechanism_spec", "refuses_categories", "cached_report", "headline_w1", "headline_job",
+           "certified_w1_measure"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -99,23 +98,6 @@ def cached_report(X: np.ndarray, Y, dom: str, target: str | None, w1: float | No
         "contradictions": len(rep.contradictions), "w1": rep.w1, "label": rep.label}
 
 
-@functools.cache
-def mixed_w1_available() -> bool:
-    """Whether the library's W1 measures rows with categorical columns with the mixed metric
-    (docs/mixed-data.md: two different categories of a column at distance w_j = 1 by default).
-
-    Probed once, on two rows that differ only in a category two places apart in its list: the mixed
-    metric puts them at distance 1; a W1 that read category indices as numbers would say 2. Until the
-    library's W1 takes the mixed metric, the dashboard shows no W1 on such tables rather than a wrong one.
-    """
-    dom = Domain([0.0], [1.0], names=("x",), categories={"c": ["a", "b", "c"]})
-    try:
-        w = wasserstein1(np.array([[0.5, 0.0]]), np.array([[0.5, 2.0]]), domain=dom)
-    except (TypeError, ValueError, NotImplementedError):
-        return False
-    return abs(float(w) - 1.0) < 1e-9
-
-
 def refuses_categories(name: str) -> bool:
     """True when the current data have categorical columns and mechanism ``name`` does not take them."""
     spec = MECHANISMS.get(name)
@@ -142,16 +124,14 @@ def teaching_release(name: str, params: dict | None = None, *, seed: int | None 
 
 
 def w1_of(Y, *, fast: bool = False):
-    """W1 of ``Y`` to the current data (owner view), cached; None (with a warning) for an empty release, and
-    None on a table with categorical columns while the library's W1 lacks the mixed metric."""
+    """W1 of ``Y`` to the current data (owner view), cached; None (with a warning) for an empty release. On a
+    table with categorical columns: the mixed metric's W1 (``Y`` a DataFrame of labels or encoded rows)."""
     d = data()
     if len(Y) == 0:
         st.warning("This release has no synthetic points (at this ε·n the noisy size came out ≤ 0), so W1 is "
                    "undefined. Increase ε or use more data.")
         return None
     if d.domain.is_mixed:
-        if not mixed_w1_available():
-            return None
         Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
     with st.spinner("Computing W1 …"):
         return safe(cached_w1, d.X, np.asarray(Y, dtype=float), dom_key(d.domain), fast, what="computing W1")

@@ -31,7 +31,6 @@ from .compute import (
     headline_job,
     headline_w1,
     mechanisms,
-    mixed_w1_available,
     refuses_categories,
     safe,
     teaching_release,
@@ -196,8 +195,7 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
             table = rep["guarantees"].loc[:, list(_GUARANTEE_COLUMNS)].rename(columns=_GUARANTEE_COLUMNS)
             st.dataframe(table, hide_index=True, width="stretch")
             if rep["w1"] is None:
-                st.caption("No ceilings: the W1 of this release to the data is not available"
-                           + (" (W1 with categorical columns needs the mixed metric)." if dom.is_mixed else "."))
+                st.caption("No ceilings: the W1 of this release to the data is not available.")
             else:
                 st.caption(f"Every statistic that is L-Lipschitz differs by at most L × W1 (W1 ≤ {rep['w1']:.3g}): "
                            "a column's mean by at most W1 times the column's range, a category's share by at most "
@@ -251,12 +249,11 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
     others = [(label, value, note),
               ("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}", None),
               ("Privacy", "not private" if bounds_from_data() else privacy_short(rel), rel.privacy)]
-    no_mixed_w1 = w1v is None and rel.domain.is_mixed and not mixed_w1_available()
     job = headline_job(w1_key)
     if job is not None and not job.finished and not (w1v is not None and w1v.exact):
-        st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, no_mixed_w1, polling=True)
+        st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
     else:
-        _headline(w1v, w1_key, others, no_mixed_w1)
+        _headline(w1v, w1_key, others, rel.domain.is_mixed)
     if bounds_from_data():
         st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
                    "release of it is differentially private. Type public bounds and declare the categories to make "
@@ -275,7 +272,7 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
             private_downloads(rel.mechanism, params, key=title)
 
 
-def _headline(w1v, w1_key, others, no_mixed_w1: bool, *, polling: bool = False) -> None:
+def _headline(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> None:
     """The row of headline metrics and the sentence on W1. As a polling fragment (``polling``): the
     latest result of the W1 job; once the job has finished, one rerun of the page, which draws the
     final headline without polling (and gives the exact value to the views below it)."""
@@ -294,22 +291,18 @@ def _headline(w1v, w1_key, others, no_mixed_w1: bool, *, polling: bool = False) 
     c1.metric("Distance to the real data (W1)", "—" if w1v is None else
               (f"{w1v.value:.4g}" if w1v.exact else w1_interval_text(w1v.lower, w1v.upper)),
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
-                   "largest-coordinate distance: every 1-Lipschitz statistic differs by at most this much. "
+                   "largest-coordinate distance"
+                   + (" (two different categories of a column at distance 1, or the column's weight: the mixed "
+                      "metric)" if mixed else "")
+                   + ": every 1-Lipschitz statistic differs by at most this much. "
                    ":material/lock: Computed from the real data (owner view)."
                    + ("" if w1v is None else " Exact: certified optimal." if w1v.exact else
                       " An interval certified to contain W1" + (": the exact value fills in when it is known."
-                                                                if pending else "."))
-                   + (" Not shown on this table: W1 with categorical columns needs the mixed metric (two "
-                      "different categories at distance 1), which this build's W1 does not compute yet."
-                      if no_mixed_w1 else ""))
+                                                                if pending else ".")))
     for c, (lab, val, hlp) in zip(cols, others, strict=True):
         c.metric(lab, val, help=hlp)
     if w1v is not None:
         st.caption(w1_sentence(w1v, job, pending))
-    if no_mixed_w1:
-        st.caption("W1 is not shown on a table with categorical columns yet: it needs the mixed metric (two different "
-                   "categories at distance 1), which this build's W1 does not compute. The counts per category below "
-                   "compare the release with the data.")
 
 
 def w1_sentence(w, job=None, pending: bool = False) -> str:

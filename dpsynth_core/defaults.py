@@ -1,4 +1,4 @@
-"""Default rules for the mechanisms' free parameters, chosen by a study (not yet wired in).
+"""Default rules for the mechanisms' free parameters, chosen by a study (the mechanisms' defaults).
 
 Every function here is pure: it maps PUBLIC quantities only -- the public or noisy dataset size n,
 the budget ε the step spends and the dimension d -- to a parameter value. None of them looks at the
@@ -6,9 +6,15 @@ data. Each docstring states the rule, the study behind it (``benchmarks/defaults
 in ``benchmarks/results/defaults_study.json`` under the key named there) and where the paper's own
 choice differs and why. ``docs/defaults.md`` shows the evidence.
 
-The mechanisms do not call these functions yet: the study passes each rule's value explicitly
-(``run("flat_histogram", X, dom, epsilon=..., bins=flat_histogram_bins(n, eps, d))``) so that it
-measures the would-be default against the best value in hindsight and against today's default.
+The mechanisms call these functions for every parameter left to its default (issue 27): the flat
+histogram's ``bins``, PSMM's ``cells``, the Haar walk's ``grid`` (``grid_rule="study"``), PMM's ``depth``
+and low_dim's plan (``plan="study"``), each at the public or noisy n the mechanism already obtains. The
+study itself passes each rule's value explicitly (``run("flat_histogram", X, dom, epsilon=...,
+bins=flat_histogram_bins(n, eps, d))``) so that it measures the rule against the best value in
+hindsight and against the previous default.
+
+Mixed tables (declared categories): the rules take d = the number of numeric columns and n = the mean
+size of a combination of categories, n / C (:func:`per_combination_cells`), as the previous defaults did.
 
 Notation: n the public or noisy size, ε the budget of the step (for a histogram: the budget of the
 cell counts divided by the counts' sensitivity, i.e. ε under add/remove and ε/2 under replace).
@@ -47,6 +53,7 @@ __all__ = [
     "LOW_DIM_PROJECT_MIN_EPS_N",
     "MAX_GRID_CELLS",
     "MAX_PSMM_CELLS",
+    "per_combination_cells",
 ]
 
 #: Most cells a rule of this module proposes for a flat grid (flat histogram, Haar walk): 2^22, the
@@ -119,7 +126,7 @@ def flat_histogram_bins(n: int, epsilon: float, d: int) -> int:
     :data:`FLAT_BINS_SCALE` are fitted by the defaults study (``benchmarks/defaults_study.py``;
     ``benchmarks/results/defaults_study.json``, key ``"fit" -> "flat_histogram"``, family
     ``"n*sinh(eps)^(1/(d+1))"``; the measured rule against the best grid in hindsight: key
-    ``"rules" -> "flat_histogram"``). Today's default, :math:`k^d \\approx \\varepsilon n`, is the grid of
+    ``"rules" -> "flat_histogram"``). The previous default, :math:`k^d \\approx \\varepsilon n`, is the grid of
     [HVZ23, Corollary 8] for PSMM; the Laplace histogram of [DR14] fixes no grid. For a histogram that
     only clips and renormalises, k^d ≈ εn is far too fine at moderate ε.
 
@@ -147,7 +154,7 @@ def psmm_cells(n: int, epsilon: float, d: int) -> int:
     The same shape as :func:`flat_histogram_bins` (PSMM's noisy counts carry the same discrete Laplace
     noise); the constants :data:`PSMM_CELLS_SCALE` are fitted by the defaults study (key
     ``"fit" -> "psmm"``; measured: ``"rules" -> "psmm"``). [HVZ23, Corollary 8] takes
-    :math:`k^d \\approx \\varepsilon n` (today's default), which balances its bound's two terms up to
+    :math:`k^d \\approx \\varepsilon n` (the previous default), which balances its bound's two terms up to
     logarithms; the measured optimum is coarser at small ε and finer at large ε, where the integer
     noise vanishes.
 
@@ -167,12 +174,14 @@ def haar_walk_grid(n: int, epsilon: float, d: int) -> int:
     large ε as a histogram's integer noise does: the size is εn, not :func:`effective_size`. The
     constants :data:`HAAR_GRID_SCALE` are fitted by the defaults study (key ``"fit" -> "haar_walk"``,
     family ``"eps*n^(1/(d+1))"``; measured: ``"rules" -> "haar_walk"``). [BSV22] takes about εn cells
-    (``grid_rule="paper"``), the order that its bound needs; today's default, about
+    (``grid_rule="paper"``), the order that its bound needs; the previous default (``grid_rule="log"``), about
     :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{2}` cells on the line and
     :math:`\\varepsilon n/\\log_2(\\varepsilon n)^{3/2}` in d >= 2, is 4-8 times too coarse on the line
     at the study's sizes and stays at 2 cells per axis in d = 4 for tables of a few hundred rows.
 
-    Parameters and returns as :func:`flat_histogram_bins` (ε: the walk's budget).
+    Parameters and returns as :func:`flat_histogram_bins` (ε: the walk's budget divided by the counts'
+    sensitivity, as for the histograms: ε under add/remove, ε/2 under replace, where the coefficients'
+    Laplace scale doubles; the study ran under add/remove).
     """
     n, eps, d = _check(n, epsilon, d, "haar_walk_grid")
     x = max(eps * n, 1.0)
@@ -184,7 +193,7 @@ def haar_walk_grid(n: int, epsilon: float, d: int) -> int:
 
 def pmm_depth(n: int, epsilon: float, d: int) -> int:
     """PMM's depth (least-squares consistency): :math:`r = \\mathrm{round}(\\log_2 \\varepsilon n) - s_d`
-    for d >= 2, at most 16; the depth minimising [HVZ23, Theorem 11] for d = 1. Today's default.
+    for d >= 2, at most 16; the depth minimising [HVZ23, Theorem 11] for d = 1. Unchanged by the defaults study.
 
     The shifts :data:`PMM_DEPTH_SHIFT` come from the depth study (``benchmarks/depth_study.py``,
     ``benchmarks/results/pmm_depth_study.json``, d = 1..3, three data shapes) and are confirmed for
@@ -222,8 +231,8 @@ class LowDimPlan:
     box : str or None
         low_dim's ``box`` when projecting.
     split : tuple of three floats or None
-        Shares of ε for (covariance, mean, subroutine) when projecting, summing to 1. low_dim has no
-        parameter for it yet (it spends ε/3 on each); see docs/defaults.md, "low_dim".
+        Shares of ε for (covariance, mean, subroutine) when projecting, summing to 1 (low_dim's
+        ``budget_split``); see docs/defaults.md, "low_dim".
     """
 
     project: bool
@@ -263,3 +272,14 @@ def low_dim_plan(n: int, epsilon: float, d: int) -> LowDimPlan:
         return LowDimPlan(project=False, mechanism="pmm")
     return LowDimPlan(project=True, mechanism="low_dim", target_dim=min(LOW_DIM_TARGET_DIM, d - 1),
                       subroutine="psmm", box="paper", split=LOW_DIM_SPLIT)
+
+
+def per_combination_cells(rule: Any, n: float, epsilon: float, d: int, combinations: int, cap: int) -> int:
+    """A grid rule on a mixed domain: ``rule(n / C, ε, d)`` at the mean size of a combination of the
+    declared categories (C = ``combinations``; n public or noisy), lowered until C k^d <= ``cap``.
+    With C = 1 this is ``rule(n, ε, d)`` lowered to ``cap`` cells. Public quantities only."""
+    combos = check_int(combinations, "combinations", "per_combination_cells", low=1)
+    k = int(rule(max(int(round(float(n) / combos)), 1), epsilon, d))
+    while k > 1 and combos * k**d > cap:
+        k -= 1
+    return k

@@ -38,7 +38,7 @@ from .validation import (
     param_error,
 )
 
-__all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
+__all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
 SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound")
 #: δ of approximate-DP mechanisms when the caller gives none.
@@ -229,7 +229,9 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
     -------
     (pandas.DataFrame, dict)
         One row per mechanism (``mechanism, title, status, reason, w1, w1_lower, w1_upper, seconds,
-        epsilon, delta, privacy, bound, bound_kind, n_synthetic``) and ``{name: synthetic array}``.
+        epsilon, delta, privacy, bound, bound_kind, n_synthetic, resolved``; ``resolved``: the grid or depth
+        the defaults chose, ``{"bins"|"cells"|"grid"|"depth": value}`` from the release's public record) and
+        ``{name: synthetic array}``.
         A mechanism that refuses the settings (a relation it does not support, a dimension too high)
         gets ``status = "not run"`` and its message in ``reason`` instead of a result.
     """
@@ -247,7 +249,8 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
             rel = bound(X, domain, rng=int(gen.integers(2**63)))
             row.update({**measure(rel, X, domain), "seconds": rel.seconds, "epsilon": rel.epsilon, "delta": rel.delta,
                         "privacy": rel.privacy, "bound": rel.bound, "bound_kind": rel.bound_kind,
-                        "n_synthetic": int(rel.synthetic.shape[0])})
+                        "n_synthetic": int(rel.synthetic.shape[0]),
+                        "resolved": {k: rel.params[k] for k in ("bins", "cells", "grid", "depth") if k in rel.params}})
             synth[name] = rel.synthetic
         except (ValueError, TypeError) as exc:
             row["status"] = "not run"
@@ -256,6 +259,40 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
         if progress is not None:
             progress((i + 1) / len(names), f"{spec.title} done")
     return pd.DataFrame(rows), synth
+
+
+def histogram_grid_in_hindsight(X, domain, *, epsilon, neighbours="add_remove", rng=None, rule_bins=None,
+                                w1_budget="interactive") -> dict:
+    """The flat histogram's best grid in hindsight: an OWNER VIEW reference, NOT differentially private.
+
+    Runs ``flat_histogram`` with the same ε and relation at grids around its default (``rule_bins``,
+    the grid of :func:`dpsynth_core.defaults.flat_histogram_bins` that a default release chose; each
+    candidate with the same seed) and keeps the one with the lowest W1 to the private data. Choosing a
+    grid by its W1 reads the private data: the result is a yardstick for the default, never a release.
+
+    Returns
+    -------
+    dict
+        ``bins`` (the best candidate), ``w1`` (its W1), ``rule_bins``, ``candidates`` (pandas.DataFrame:
+        bins, w1, w1_lower, w1_upper).
+    """
+    owner = "histogram_grid_in_hindsight"
+    gen = check_rng(rng, owner)
+    seed = int(gen.integers(2**63))
+    measure = w1_measure("auto", w1_budget)
+    if rule_bins is None:
+        rule_bins = bind("flat_histogram", epsilon=epsilon, neighbours=neighbours)(X, domain, rng=seed).params["bins"]
+    rule_bins = check_int(rule_bins, "rule_bins", owner, low=1, high=4096)
+    d = domain.k
+    cap = int(math.floor((2**22) ** (1.0 / max(d, 1))))
+    cands = sorted({max(1, min(cap, 4096, int(round(rule_bins * f)))) for f in (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0)})
+    rows = []
+    for k in cands:
+        rel = bind("flat_histogram", epsilon=epsilon, neighbours=neighbours, params={"bins": k})(X, domain, rng=seed)
+        rows.append({"bins": k, **measure(rel, X, domain)})
+    table = pd.DataFrame(rows)
+    best = table.loc[table["w1"].idxmin()]
+    return {"bins": int(best["bins"]), "w1": float(best["w1"]), "rule_bins": rule_bins, "candidates": table}
 
 
 def digits_per_class(epsilon: float, target_dim: int, *, per_class: int = 6, subroutine: str = "pmm",

@@ -139,13 +139,6 @@ class Rows:
             self._U, self._n_clamped = self.domain.to_unit(self.raw, return_clamped=True, owner=self.owner)
         return self._U
 
-    @classmethod
-    def from_unit(cls, U: np.ndarray, domain: Any, *, owner: str, n_clamped: int = 0) -> Rows:
-        """Rows already in the unit cube (in memory)."""
-        r = cls(None, domain, owner=owner, _U=np.asarray(U, dtype=np.float64))
-        r._n_clamped = int(n_clamped)
-        return r
-
     # ------------------------------------------------------------------ sizes (owner-side)
     @property
     def n(self) -> int:

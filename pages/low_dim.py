@@ -7,7 +7,7 @@ from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
-from dpsynth_core.mechanisms.low_dim import LowDimOwner, LowDimTrace
+from dpsynth_core.mechanisms.low_dim import LowDimHandoverTrace, LowDimOwner, LowDimTrace
 
 _ui.require_app(__file__)
 
@@ -28,7 +28,10 @@ def _use(kind: str) -> None:
     _ui.set_data(_demo(kind), sources.Source("real", "digits") if kind == "digits" else None)
 
 
-spec, params = _ui.mechanism_header("low_dim", "low_dim", defaults={"target_dim": min(2, _ui.data().d)})
+# the page teaches the paper's projection: plan "paper" (the library's default plan, from the defaults study, skips
+# the projection when d <= 6 and releases PSMM in full dimension: docs/defaults.md)
+spec, params = _ui.mechanism_header("low_dim", "low_dim", defaults={"plan": "paper",
+                                                                     "target_dim": min(2, _ui.data().d)})
 d = _ui.data()
 if d.d < 3:
     st.info(f"The current data have d = {d.d} coordinates: projecting them on a plane shows little. Load data with "
@@ -37,15 +40,27 @@ if d.d < 3:
     c1.button("Use a 3-D demo: points near a plane (n = 5000)", key="ld_use_plane", on_click=_use, args=("plane",),
               type="primary")
     c2.button("Use the handwritten digits (d = 64)", key="ld_use_digits", on_click=_use, args=("digits",))
+st.caption("The library's default plan (chosen by the defaults study, docs/defaults.md) does not project tables "
+           "with d ≤ 6: there it releases PSMM in full dimension, which was ahead of every projection the study "
+           "tried on average. This page uses the paper's plan, which always projects, to show how the projection "
+           "works; pick the plan 'study' to see the default.")
 res = _ui.release_section("low_dim", params, title="low_dim")
+if res is not None and isinstance(res[0].trace, LowDimHandoverTrace):
+    st.info(f"The plan handed over: {res[0].params['reason']}. The release is "
+            f"{res[0].params['handover'].upper()} in full dimension with the whole ε, so there is no private plane "
+            "to show. Give a target dimension or pick the paper's plan to project.")
+    res = None
 if res is not None:
     rel, w = res
     tr, owner = LowDimTrace.of(rel), LowDimOwner.of(rel)
     dp_ = tr.target_dim
     angles = np.degrees(owner.principal_angles)
-    st.caption(f"From d = {d.d} to a private plane of dimension d′ = {dp_}; a third of ε each for the covariance, the "
-               f"mean and the synthetic data inside the plane. Angle between the private and the true plane: "
-               f"{max(angles) if len(angles) else 0:.1f}° (owner view).")
+    shares = [rel.params[k] / rel.epsilon for k in ("epsilon_covariance", "epsilon_mean", "epsilon_subroutine")]
+    split = ("a third of ε each" if np.allclose(shares, 1 / 3) else
+             "{:.0%}, {:.0%} and {:.0%} of ε".format(*shares))
+    st.caption(f"From d = {d.d} to a private plane of dimension d′ = {dp_}; {split} for the covariance, the "
+               f"mean and the synthetic data inside the plane ({tr.subroutine_name.upper()}). Angle between the "
+               f"private and the true plane: {max(angles) if len(angles) else 0:.1f}° (owner view).")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\widehat M = M + A,\ A_{ij}=A_{ji}\sim\mathrm{Lap}(\sigma),\ \sigma=\frac{\Delta_1}{\varepsilon/3},\ "
                  r"\Delta_1=\frac{d^2(n+1)}{n(n-1)};\qquad \widehat V_{d'} = \mathrm{top}_{d'}(\widehat M)")

@@ -19,8 +19,8 @@ The public domain's options and their rules are :func:`._common.add_domain_optio
 ``--categories`` declares the categorical ones (read as text and matched exactly against the
 declared categories; an undeclared value is an error naming its row, column and value), and a JSON
 domain file (:meth:`Domain.from_dict <dpsynth_core.Domain.from_dict>`) declares every column instead.
-``dpsynth synth`` writes categorical columns back as their declared labels. ``dpsynth w1`` refuses
-categorical columns for now (W1 under the mixed metric is not in this version).
+``dpsynth synth`` writes categorical columns back as their declared labels. ``dpsynth w1`` and
+``dpsynth report`` compare tables with categorical columns under the mixed metric (docs/mixed-data.md).
 
 Parameters of ``--param`` come from the registry schema (:class:`~dpsynth_core.schema.ParamSpec`);
 the mechanism is bound once with :func:`~dpsynth_core.mechanisms.bind`. Bounds are public inputs:

@@ -145,31 +145,24 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Whether ``dpsynth w1`` compares categorical columns: it needs W1 under the mixed metric
-#: (``transport.wasserstein1(X, Y, domain=mixed_domain)``), which this version does not have yet.
-W1_TAKES_CATEGORIES = False
-
-
 def _cmd_w1(args: argparse.Namespace) -> int:
     owner = f"{PROG} w1"
     options = domain_options(args, owner)
-    if options.categorical and not W1_TAKES_CATEGORIES:
-        raise ValueError(f"The 'domain' parameter of {owner} must have numeric columns only: the Wasserstein-1 "
-                         f"distance under the mixed metric (categorical columns) is not available in this version. "
-                         f"Got the categorical columns {list(options.categorical)}; compare the numeric columns "
-                         f"with --bounds and --columns (without --categories or a mixed --domain).")
     say(args, f"reading {args.b} and {args.a}")
     # the synthetic file decides the columns (a data file often has more): read it first
     B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options)
     A, _ = read_input(args, args.a, role="data", owner=owner, options=options, columns=list(domain.names))
     with Heartbeat(args, "w1") as hb:
         res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True)
+    metric = res.details.get("metric", args.metric)
+    shown = ("mixed metric: l_inf on the numeric columns, the column's weight between two different categories"
+             if metric == "mixed" else f"{metric} metric")
     say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'a certified interval'}; "
-               f"unit-cube units, {args.metric} metric; computed from the private data: do not publish it)")
+               f"unit-cube units, {shown}; computed from the private data: do not publish it)")
     if args.json:
         figures = res.to_dict()
         figures["w1"] = figures.pop("value")
-        print(json.dumps(to_jsonable({**figures, "metric": args.metric, "units": "unit cube",
+        print(json.dumps(to_jsonable({**figures, "metric": metric, "units": "unit cube",
                                       "columns": [str(c) for c in B.columns]})))
     else:
         print(repr(float(res.value)))
@@ -222,8 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
                           epilog=DOMAIN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_w1.add_argument("a", metavar="DATA.csv", help="the real data (may have more columns)")
     p_w1.add_argument("b", metavar="SYNTHETIC.csv", help="the synthetic data (its columns are compared)")
-    p_w1.add_argument("--metric", default="linf", help="linf (default), l1 or l2")
-    p_w1.add_argument("--method", default="auto", help="auto (default), exact_1d, pot, grid, sparse or sliced")
+    p_w1.add_argument("--metric", default="linf",
+                      help="linf (default), l1 or l2; with categorical columns (--categories, a mixed --domain) the "
+                           "mixed metric: l_inf on the numeric columns, 1 (or the column's weight) between two "
+                           "different categories, whichever is larger (linf only)")
+    p_w1.add_argument("--method", default="auto",
+                      help="auto (default), exact_1d, pot, grid, sparse or sliced; with categorical columns auto, pot "
+                           "or sparse (exact)")
     p_w1.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                       help="drop rows with a missing value in the columns compared")
     p_w1.add_argument("--json", action="store_true", help="print value, bounds and method as JSON")

@@ -387,11 +387,7 @@ def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[
 def _warn_clamped_count(args: argparse.Namespace, release, path: str) -> None:
     """The clamping warning of the dask engine, from the count the mechanism made in its pass
     (``release.owner.n_clamped``): no second pass over the data (owner's eyes only)."""
-    if release.owner is not None:
-        clamped, n = release.owner.n_clamped, release.owner.n
-    else:  # an untyped trace
-        owner = release.trace.get("owner", {}) if isinstance(release.trace, dict) else {}
-        clamped, n = owner.get("n_clamped"), owner.get("n")
+    clamped, n = release.owner.n_clamped, release.owner.n
     if clamped is None or int(clamped) == 0:
         return
     clamped = int(clamped)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 
-from .base import MECHANISMS, BoundMechanism, MechanismSpec, ParamSpec, Release, bind, load_all, register, run
+from .base import MECHANISMS, BoundMechanism, MechanismSpec, ParamSpec, Release, bind, load_all, run
 
-__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "register", "run", "load_all"]
+__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "run", "load_all"]
 
 def __getattr__(name: str):
     load_all()

@@ -7,50 +7,25 @@ Mechanisms declare themselves with :func:`~dpsynth_core.mechanisms.contract.mech
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import pkgutil
 import sys
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..domain import Domain
-from ..privacy import check_epsilon, check_neighbours
-from ..rows import Rows
 from ..schema import ParamSpec
-from ..validation import check_rng, param_error
+from ..validation import param_error
 from .contract import MECHANISMS, MechanismSpec
 from .release import Release, describe_randomness, to_jsonable
 
-__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "register", "bind", "BoundMechanism", "run",
-           "describe_randomness", "prepare", "LegacyPrepared", "to_jsonable", "mechanism_spec"]
+__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "BoundMechanism", "run",
+           "describe_randomness", "to_jsonable", "mechanism_spec"]
 
 
 # ------------------------------------------------------------------------------------ registry
-def register(spec_kwargs: dict) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
-    """Decorator: ``@register(dict(name=..., title=..., params=(...), ...))``."""
-
-    def deco(func: Callable[..., Release]) -> Callable[..., Release]:
-        @functools.wraps(func)
-        def mechanism(X: Any, domain: Any, *args: Any, rng: Any = None, **kwargs: Any) -> Release:
-            t0 = time.perf_counter()
-            rel = func(X, domain, *args, rng=rng, **kwargs)
-            rel.seconds = time.perf_counter() - t0
-            rel.randomness = describe_randomness(rng)
-            return rel
-
-        spec = MechanismSpec(func=mechanism, **spec_kwargs)
-        MECHANISMS[spec.name] = spec
-        return mechanism
-
-    return deco
-
-
 _LOADED = False
 
 
@@ -190,67 +165,3 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     settings = {k: kwargs.pop(k) for k in _SETTINGS if k in kwargs}
     rng = settings.pop("rng", None)
     return bind(name, params=kwargs, **settings)(X, domain, rng=rng)
-
-
-# ------------------------------------------------------------------- common mechanism set-up
-class LegacyPrepared:
-    """What :func:`prepare` hands a mechanism: the checked privacy settings and the private rows.
-
-    ``rows`` (:class:`~dpsynth_core.rows.Rows`) is how the mechanism reads the data: ``rows.sum(stat)``
-    for a per-record statistic, the same call in memory and on a Dask collection. ``U`` is the
-    in-memory unit-cube copy (None with Dask); ``n`` and ``n_clamped`` are owner-side (n is a release
-    parameter only under replace, where it is public)."""
-
-    __slots__ = ("rows", "epsilon", "neighbours", "rng")
-
-    def __init__(self, *, epsilon: float, neighbours: str, rng: np.random.Generator, rows: Rows | None = None,
-                 U: np.ndarray | None = None, n: int | None = None, n_clamped: int = 0, domain: Domain | None = None,
-                 owner: str = "mechanism") -> None:
-        if rows is None:  # a sub-step handing over rows already in the unit cube (low_dim)
-            rows = Rows.from_unit(U, domain, owner=owner, n_clamped=n_clamped)
-        self.rows = rows
-        self.epsilon = epsilon
-        self.neighbours = neighbours
-        self.rng = rng
-
-    @property
-    def U(self) -> np.ndarray | None:
-        return self.rows.U
-
-    @property
-    def n(self) -> int:
-        return self.rows.n
-
-    @property
-    def n_clamped(self) -> int:
-        return self.rows.n_clamped
-
-
-def prepare(
-    X: Any,
-    domain: Any,
-    *,
-    owner: str,
-    epsilon: Any,
-    neighbours: Any,
-    rng: Any,
-    supported: tuple[str, ...] = ("add_remove", "replace"),
-    min_rows: int = 1,
-    max_dim: int | None = None,
-) -> LegacyPrepared:
-    """Validate the arguments every mechanism shares and wrap X (NumPy, pandas or Dask) as
-    :class:`~dpsynth_core.rows.Rows`, which maps it into the unit cube. Dask collections are computed
-    with Dask's current scheduler (``dask.config``, or the active ``distributed.Client``)."""
-    if not isinstance(domain, Domain):
-        raise param_error(owner, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
-    eps = check_epsilon(epsilon, owner)
-    rel = check_neighbours(neighbours, owner, supported)
-    gen = check_rng(rng, owner)
-    if domain.is_mixed:
-        takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
-        raise param_error(owner, "domain", f"a domain of numeric columns only: {owner} does not take categorical "
-                          f"columns (these mechanisms do: {takers})", f"the categorical columns {list(domain.categories)}")
-    if max_dim is not None and domain.d > max_dim:
-        raise param_error(owner, "domain", f"of dimension at most {max_dim}", f"d={domain.d}")
-    rows = Rows(X, domain, owner=owner, min_rows=min_rows)
-    return LegacyPrepared(rows=rows, epsilon=eps, neighbours=rel, rng=gen)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import limits
+from .. import defaults, limits
 from ..domain import Domain
-from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
-from ..mixed_grid import MixedGrid, check_combinations, combinations, per_combination_size
+from ..grid import grid_counts, largest_remainder, points_in_cells
+from ..mixed_grid import MixedGrid, check_combinations, combinations
 from ..noise import discrete_laplace, laplace
 from ..privacy import Ledger, count_sensitivity, resolve_size
 from ..theory import Theory
@@ -33,8 +33,11 @@ MAX_HISTOGRAM_CELLS = 2**22
 class FlatHistogramConfig(Config):
     """The flat histogram's parameters."""
 
-    bins: int | None = param("int", None, "Cells per axis; default k with k^d ≈ εn (from the public or noisy n).",
-                             low=1, high=4096)
+    bins: int | None = param(
+        "int", None, "Cells per numeric axis. Default: rule dpsynth_core.defaults.flat_histogram_bins, "
+        "k = round(c_d (n sinh ε')^{1/(d+1)}) with the public or noisy n and ε' = the counts' ε / sensitivity "
+        "(n/C per combination of categories on a mixed table), fitted by the defaults study "
+        "(benchmarks/defaults_study.py, docs/defaults.md).", low=1, high=4096)
     n_synthetic: int | None = n_synthetic_param(
         "Synthetic points; default the public or noisy size n, capped at dpsynth_core.limits max_synthetic_rows "
         "(post-processing, noted in the release).")
@@ -110,7 +113,10 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
         data is then a DataFrame whose categories are those of each point's cell.
     bins : int in [1, 4096] or None
         Cells per numeric axis (``k^d`` cells, ``C k^d`` on a mixed domain, at most 2^22 and at most
-        ``dpsynth_core.limits`` ``max_cells``). ``None``: ``k^d ≈ ε n`` (``ε n / C`` per combination).
+        ``dpsynth_core.limits`` ``max_cells``). ``None``: :func:`dpsynth_core.defaults.flat_histogram_bins`,
+        :math:`k = \\mathrm{round}(c_d (n \\sinh(\\varepsilon'/\\Delta))^{1/(d+1)})` at the public or noisy n (on a
+        mixed domain at n/C, the mean size of a combination, with C k^d <= 2^22; the defaults study,
+        docs/defaults.md).
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
         ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and
@@ -138,11 +144,13 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     eps_counts = p.epsilon - ledger.epsilon
     k = cfg.bins
     if k is None:
-        # public quantities only: the public or noisy n, ε', the numeric dimension and, on a mixed domain, the
-        # number C of combinations of the declared categories (k^d ≈ ε'n/C per combination, ≈ ε'n cells in all)
+        # public quantities only: the public or noisy n, ε' per unit of the counts' sensitivity, the numeric
+        # dimension and, on a mixed domain, the number C of combinations of the declared categories (the rule at
+        # n/C per combination); the study's rule (issue 27)
         C = combinations(sizes)
-        k = (default_cells_per_axis(size.n, eps_counts, d) if C == 1 else
-             default_cells_per_axis(per_combination_size(size.n, sizes), eps_counts, d, cap_cells=max(1, 2**16 // C)))
+        k = 1 if d == 0 else defaults.per_combination_cells(
+            defaults.flat_histogram_bins, size.n, eps_counts / count_sensitivity(p.neighbours), d, C,
+            MAX_HISTOGRAM_CELLS)
         _check_grid(k, d, p.owner, "the default ", C)
     capped = None
     if cfg.n_synthetic is None:

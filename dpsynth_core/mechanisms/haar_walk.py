@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
+from .. import defaults, limits
 from ..domain import Domain
 from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..haar import iid_laplace_noise, levels_for, privatize_counts
@@ -59,7 +59,8 @@ MAX_DIM_REASON = "the paths through the grid are built for d <= 32; beyond d = 2
 PROJECTIONS = ("isotonic", "clip")
 ROUNDINGS = ("cumulative", "largest_remainder")
 NOISES = ("discrete", "continuous")
-GRID_RULES = ("auto", "paper")
+#: Default-grid rules: the defaults study's (issue 27), the earlier εn/log rule and the paper's εn.
+GRID_RULES = ("study", "log", "paper")
 
 
 # ------------------------------------------------------------------------ isotonic regression
@@ -287,25 +288,39 @@ def cumulative_rounding(cdf: Any, size: int) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------- grid rule
-def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str = "auto") -> int:
+def default_grid(n: int, epsilon: float, d: int, path: str = "snake", rule: str = "study") -> int:
     """The default grid from the public or noisy n: cells per axis k (d >= 2) or cells m (d = 1).
 
-    .. math:: C = \\frac{\\varepsilon n}{\\log_2(\\varepsilon n)^{a}}:\\quad d = 1:\\ m = 2^{\\mathrm{round}(\\log_2 C)};
+    ``rule="study"`` (default): :func:`dpsynth_core.defaults.haar_walk_grid`,
+    :math:`k = c_d (\\varepsilon n)^{1/(d+1)}` (a power of two on the line, at least 2 per axis in d >= 2),
+    fitted by the defaults study (benchmarks/defaults_study.py, docs/defaults.md): within 1.08x of the best
+    grid in hindsight on average over 81 settings (d = 1..6), and growing with εn in every d. ``epsilon`` is
+    then the walk's budget per unit of the counts' sensitivity (the mechanism passes ε'/Δ). For the Hilbert
+    path (d >= 2) the rule's k is rounded to the nearest power of two.
+
+    The two earlier rules, with :math:`C = \\varepsilon n/\\log_2(\\varepsilon n)^{a}`:
+
+    .. math:: d = 1:\\ m = 2^{\\mathrm{round}(\\log_2 C)};
               \\qquad d \\ge 2:\\ k = \\mathrm{round}(C^{1/d})\\ (\\text{Hilbert: } 2^{\\mathrm{round}(\\log_2(C)/d)})
 
     ``rule="paper"``: a = 0, i.e. about εn cells (the m ≈ εn of [HVZ23, Corollary 8]; docs/deviations.md
-    §8). ``rule="auto"`` (default): a = 2 for d = 1 and a = 3/2 for d >= 2. The noise term of the
-    bound carries Lemma 3's :math:`(K+1)^{3/2}` factor, so fewer cells than εn pay off: with L =
-    :math:`k^{d-1}`, balancing the cell side 1/k against :math:`L (K+1)^{3/2}/(\\varepsilon n)` gives
-    :math:`k^d \\approx \\varepsilon n / \\log^{3/2}`; in d = 1 the measured discretisation error (points
-    resampled uniformly inside cells, about :math:`1/\\sqrt{mn}`) is far below 1/m and the measured optimum
-    is near :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)`. The grid study (benchmarks/bench_haar_walk.py,
-    ε = 1, exact W1, beta(2, 5) data, d = 1 and 2) compares "auto", "paper" and the best grid:
-    benchmarks/results/haar_walk.json, "grid_study"; docs/random-walk.md, "Default grid".
-    At least 1 cell per axis and at most :data:`MAX_CELLS` cells in total.
+    §8). ``rule="log"`` (the default before the defaults study): a = 2 for d = 1 and a = 3/2 for d >= 2,
+    balancing the cell side 1/k against Lemma 3's :math:`(K+1)^{3/2}` noise factor; the grid study
+    (benchmarks/bench_haar_walk.py, ε = 1, beta(2, 5) data, d = 1 and 2: benchmarks/results/haar_walk.json,
+    "grid_study") measured it against "paper". The defaults study found it 1.8x the best grid on average and
+    stuck at 2-3 cells per axis in d = 4 (docs/defaults.md). At least 1 cell per axis and at most
+    :data:`MAX_CELLS` cells in total.
     """
+    if rule == "study":
+        k = defaults.haar_walk_grid(max(int(round(n)), 1), epsilon, d)
+        if d == 1 or path != "hilbert":
+            return k
+        b = max(0, int(round(math.log2(k))))
+        while b > 0 and (1 << b) ** d > MAX_CELLS:
+            b -= 1
+        return 1 << b
     x = max(float(epsilon) * float(n), 1.0)
-    if rule == "auto" and x > 2.0:
+    if rule == "log" and x > 2.0:
         x = max(x / math.log2(x) ** (2.0 if d == 1 else 1.5), 1.0)
     if d == 1:
         k = int(round(math.log2(x)))
@@ -327,13 +342,14 @@ class HaarWalkConfig(Config):
     """The walk's parameters. ``grid`` is checked against the dimension in :meth:`check_domain`."""
 
     grid: int | None = param(
-        "int", None, "d = 1: number of cells on [0, 1] (default 2^k ≈ εn). d ≥ 2: cells per axis k, k^d cells "
-        "(default k^d ≈ εn; a power of two for the Hilbert path). At most 2^22 cells.", low=1, high=MAX_CELLS,
-        log=True)
+        "int", None, "d = 1: number of cells on [0, 1]; d ≥ 2: cells per axis k, k^d cells (a power of two for the "
+        "Hilbert path). At most 2^22 cells. Default: from the public or noisy n by 'grid_rule'.", low=1,
+        high=MAX_CELLS, log=True)
     grid_rule: str = param(
-        "choice", "auto", "Default grid when 'grid' is empty: 'auto' = about εn/log2(εn)^2 cells (d = 1) or "
-        "εn/log2(εn)^{3/2} (d ≥ 2), balancing the cell size against Lemma 3's log^{3/2} noise (best measured W1); "
-        "'paper' = about εn cells.", choices=GRID_RULES)
+        "choice", "study", "Default grid when 'grid' is empty: 'study' = rule dpsynth_core.defaults.haar_walk_grid, "
+        "k = c_d (ε'n)^{1/(d+1)} per axis (ε' = the walk's ε / sensitivity), fitted by the defaults study "
+        "(benchmarks/defaults_study.py, docs/defaults.md); 'log' = the earlier rule, about εn/log2(εn)^2 cells "
+        "(d = 1) or εn/log2(εn)^{3/2} (d ≥ 2); 'paper' = about εn cells.", choices=GRID_RULES)
     path: str = param(
         "choice", "snake", "Order of the grid cells on the line (d ≥ 2): boustrophedon 'snake', Hilbert curve, or the "
         "depth-first tour of a minimum spanning tree (length ≤ 2·MST).", choices=PATHS)
@@ -474,10 +490,11 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
     grid : int in [1, 2^22] or None
         d = 1: cells m on [0, 1]; d >= 2: cells per axis k (``k^d <= 2^22``; a power of two for Hilbert).
         ``None``: :func:`default_grid` from the public or noisy n and ``grid_rule``.
-    grid_rule : {"auto", "paper"}, default "auto"
-        "auto": about :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)` cells (d = 1) or
-        :math:`\\varepsilon n/\\log_2^{3/2}(\\varepsilon n)` (d >= 2); "paper": about εn cells
-        (:func:`default_grid` explains the choice and the measurements).
+    grid_rule : {"study", "log", "paper"}, default "study"
+        "study": :func:`dpsynth_core.defaults.haar_walk_grid` at ε'/Δ (the defaults study, docs/defaults.md);
+        "log": about :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)` cells (d = 1) or
+        :math:`\\varepsilon n/\\log_2^{3/2}(\\varepsilon n)` (d >= 2), the earlier default; "paper": about εn
+        cells (:func:`default_grid` explains the choices and the measurements).
     path : {"snake", "hilbert", "mst"}, default "snake" (ignored for d = 1)
     projection : {"isotonic", "clip"}, default "isotonic"
     rounding : {"cumulative", "largest_remainder"}, default "cumulative"
@@ -631,10 +648,12 @@ def _grid(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, eps_c: float) 
         return cfg.grid
     sizes = p.domain.category_sizes
     C = combinations(sizes)
+    # the study's rule reads ε per unit of the counts' sensitivity (the earlier rules read ε' itself)
+    eps_rule = eps_c / count_sensitivity(p.neighbours) if cfg.grid_rule == "study" else eps_c
     if C == 1:
-        g = default_grid(size.n, eps_c, d, cfg.path, cfg.grid_rule)  # a default grid: _size_if_needed bought a size
+        g = default_grid(size.n, eps_rule, d, cfg.path, cfg.grid_rule)  # a default grid: _size_if_needed bought a size
     else:  # public quantities only: the rule at the mean size of a combination, n̂ / C, then C × cells <= 2^22
-        g = default_grid(per_combination_size(size.n, sizes), eps_c, d, cfg.path, cfg.grid_rule)
+        g = default_grid(per_combination_size(size.n, sizes), eps_rule, d, cfg.path, cfg.grid_rule)
         while g > 1 and C * (g if d == 1 else g**d) > MAX_CELLS:
             g = g // 2 if d == 1 or cfg.path == "hilbert" else g - 1
     cells = C * (g if d == 1 else g**d)

@@ -1,6 +1,11 @@
 """Low-dimensional synthetic data through private PCA [HSVZ23, Algorithms 1–5, Theorem 4.2].
 
-Algorithm 1 with the budget split in thirds (basic / adaptive composition, Lemmas A.1-A.2):
+Default plan (issue 27; :func:`dpsynth_core.defaults.low_dim_plan`, docs/defaults.md): when d <= 6 the
+mechanism does not project and releases PSMM in full dimension (the defaults study found no projection
+ahead of it on average there); for d > 6 it releases PMM in full dimension when εn < 250 and otherwise
+projects as below. ``plan="paper"`` always projects.
+
+Algorithm 1 with the budget split in thirds (``budget_split``; basic / adaptive composition, Lemmas A.1-A.2):
 
 1. **Private centred covariance** (Algorithm 2, Theorem 2.1), budget ε/3:
    :math:`\\widehat M = M + A` with :math:`M = \\frac{1}{n-1}\\sum_i (X_i-\\bar X)(X_i-\\bar X)^\\top` (1.2)
@@ -75,6 +80,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import defaults
 from ..domain import Domain
 from ..noise import laplace
 from ..privacy import Ledger
@@ -91,6 +97,11 @@ __all__ = [
     "LowDimConfig",
     "LowDimTrace",
     "LowDimOwner",
+    "LowDimHandoverTrace",
+    "LowDimHandoverOwner",
+    "PLANS",
+    "BUDGET_SPLITS",
+    "resolve_plan",
     "moments",
     "moment_sums",
     "mean_and_covariance",
@@ -113,6 +124,11 @@ __all__ = [
 
 SUBROUTINES = ("pmm", "psmm")
 BOXES = ("paper", "projected_cube")
+#: How the unset parameters are resolved: the defaults study's plan (:func:`dpsynth_core.defaults.low_dim_plan`,
+#: which may hand over to PSMM or PMM in full dimension) or the paper's Algorithm 1 (always project).
+PLANS = ("study", "paper")
+#: Named budget splits (covariance, mean, subroutine); the Python API also takes three shares summing to 1.
+BUDGET_SPLITS = {"thirds": (1 / 3, 1 / 3, 1 / 3), "subroutine": (0.2, 0.1, 0.7)}
 #: Calibration of Algorithm 2's noise: the exact l1 sensitivity (default) or the paper's 6d²/n.
 COVARIANCE_NOISES = ("tight", "paper")
 
@@ -441,35 +457,86 @@ def _check_target_dim(value: Any, owner: str) -> int:
     return check_int(value, "target_dim", owner)  # its range [1, d] depends on the data (check_domain)
 
 
+def _check_budget_split(value: Any, owner: str) -> tuple[float, float, float]:
+    """``budget_split``: a name of :data:`BUDGET_SPLITS`, "a,b,c" (the command line) or three shares in (0, 1)
+    summing to 1 (within 1e-9)."""
+    expected = ("'auto', " + ", ".join(repr(k) for k in BUDGET_SPLITS) + " or three shares in (0, 1) of ε "
+                "(covariance, mean, subroutine) summing to 1")
+    if isinstance(value, str):
+        if value == "auto":
+            return value
+        if value in BUDGET_SPLITS:
+            return BUDGET_SPLITS[value]
+        value = value.split(",")
+    try:
+        shares = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise param_error(owner, "budget_split", expected, value, kind=TypeError) from None
+    if len(shares) != 3 or not all(math.isfinite(v) and 0.0 < v < 1.0 for v in shares) or \
+            abs(math.fsum(shares) - 1.0) > 1e-9:
+        raise param_error(owner, "budget_split", expected, value)
+    return shares
+
+
 @dataclass(frozen=True)
 class LowDimConfig(Config):
     """low_dim's parameters. ``target_dim`` lies in [1, d] (and at most 6 with PSMM unless ``adaptive``):
     checked against the domain in :meth:`check_domain`."""
 
-    target_dim: int = param(
-        "int", 2, "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in [1, d]; "
-        "Theorem 4.2 covers d' >= 2. Ignored when 'adaptive' is on.", low=1, high=1000, check=_check_target_dim)
+    plan: str = param(
+        "choice", "study", "How the parameters left empty are chosen: 'study' = rule dpsynth_core.defaults.low_dim_plan "
+        "of the defaults study (benchmarks/defaults_study.py, docs/defaults.md): for d <= 6 no projection, PSMM in "
+        "full dimension with the whole ε (cells by defaults.psmm_cells at ε/2); for d > 6 PMM in full dimension when "
+        "εn < 250, else project on d' = 2 with PSMM, the paper's box and thirds; any projection parameter given "
+        "(target_dim, subroutine, box, budget_split, adaptive) makes it project. 'paper' = always project "
+        "([HSVZ23] Algorithm 1: d' = 2, PMM, the paper's box, thirds).", choices=PLANS)
+    target_dim: int | None = param(
+        "int", None, "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in [1, d]; "
+        "Theorem 4.2 covers d' >= 2. Default: by 'plan' (2, or d - 1 when d = 2). Ignored when 'adaptive' is on.",
+        low=1, high=1000, check=_check_target_dim)
     subroutine: str = param(
-        "choice", "pmm", "Synthetic data in the subspace: 'pmm' (Algorithm 4, linear time; the paper's choice for "
-        "d' = 2) or 'psmm' (Algorithm 5, an LP; d' <= 6 here).", choices=SUBROUTINES)
+        "choice", "auto", "Synthetic data in the subspace: 'pmm' (Algorithm 4, linear time; the paper's choice for "
+        "d' = 2) or 'psmm' (Algorithm 5, an LP; d' <= 6 here); 'auto' = by 'plan' (psmm for 'study', pmm for "
+        "'paper').", choices=("auto",) + SUBROUTINES)
     adaptive: bool = param(
         "bool", False, "Choose d' from the noisy spectrum by Appendix E's rule (E.1): post-processing of the "
         "private covariance, no extra privacy cost.")
     box: str = param(
-        "choice", "paper", "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
-        "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy).", choices=BOXES,
-        advanced=True)
+        "choice", "auto", "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
+        "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy); 'auto' = 'paper' "
+        "(both plans).", choices=("auto",) + BOXES, advanced=True)
+    budget_split: Any = param(
+        "choice", "auto", "Shares of ε for the covariance, the mean and the subroutine: 'thirds' (Algorithm 1), "
+        "'subroutine' = (0.2, 0.1, 0.7), or (Python API; 'a,b,c' on the command line) three shares in (0, 1) "
+        "summing to 1 (basic composition, Theorem 4.1); 'auto' = thirds (both plans; the defaults study "
+        "found smaller shares for the covariance and the mean disastrous on the digits).",
+        choices=("auto",) + tuple(BUDGET_SPLITS), advanced=True, check=_check_budget_split)
     covariance_noise: str = param(
         "choice", "tight", "Calibration of the covariance noise: 'tight' = the exact l1 sensitivity d²(n+1)/(n(n-1)) "
         "(proved in the module docstring); 'paper' = Theorem 2.1's 6d²/n (six times more noise). Both are ε/3-DP.",
         choices=COVARIANCE_NOISES, advanced=True)
 
+    @property
+    def projects_explicitly(self) -> bool:
+        """Whether a projection parameter was given (then the plan 'study' projects too)."""
+        return self.adaptive or self.target_dim is not None or any(
+            v != "auto" for v in (self.subroutine, self.box, self.budget_split))
+
+    @property
+    def resolved_subroutine(self) -> str:
+        """The subroutine when projecting: the given one, else the plan's (psmm for 'study', pmm for 'paper')."""
+        if self.subroutine != "auto":
+            return self.subroutine
+        return "psmm" if self.plan == "study" else "pmm"
+
     def max_target_dim(self, d: int) -> int:
         """The largest d' the subroutine handles in dimension d (PSMM's exact projection: at most 6)."""
-        return d if self.subroutine == "pmm" else min(d, PSMM_MAX_DIM)
+        return d if self.resolved_subroutine == "pmm" else min(d, PSMM_MAX_DIM)
 
     def check_domain(self, domain: Domain, owner: str) -> None:
         super().check_domain(domain, owner)
+        if self.target_dim is None:
+            return
         check_int(self.target_dim, "target_dim", owner, low=1, high=domain.d)
         k_max = self.max_target_dim(domain.d)
         if not self.adaptive and self.target_dim > k_max:
@@ -535,6 +602,47 @@ class LowDimOwner(OwnerView):
 
 
 @dataclass(frozen=True)
+class LowDimHandoverTrace(Trace):
+    """low_dim's trace when its plan hands over to a mechanism in full dimension (no projection):
+    ``plan`` the public record of the decision (:func:`resolve_plan`), ``mechanism`` "psmm" or "pmm" and
+    ``subroutine`` that mechanism's own trace (DP)."""
+
+    plan: dict
+    mechanism: str
+    subroutine: PMMTrace | PSMMTrace
+
+
+@dataclass(frozen=True)
+class LowDimHandoverOwner(OwnerView):
+    """Owner view (NOT DP) of a handed-over release: the full-dimension mechanism's own owner view."""
+
+    subroutine: PMMOwner | PSMMOwner
+
+
+def resolve_plan(config: LowDimConfig, n: int, epsilon: float, d: int) -> defaults.LowDimPlan:
+    """The plan of one release from public quantities only (n is public under replace, ε, d): with
+    ``plan="study"`` :func:`dpsynth_core.defaults.low_dim_plan`, unless a projection parameter is given (then
+    project, its unset parameters taken from the study's projection); with ``plan="paper"`` always project
+    with the paper's values (d' = 2, PMM, the paper's box, thirds). Given parameters always win."""
+    study = config.plan == "study"
+    base = defaults.low_dim_plan(n, epsilon, d) if study else None
+    if base is not None and not base.project and not config.projects_explicitly:
+        return base
+    target = config.target_dim if config.target_dim is not None else (
+        min(defaults.LOW_DIM_TARGET_DIM, max(d - 1, 1)) if study else min(2, d))
+    split = config.budget_split if config.budget_split != "auto" else (
+        defaults.LOW_DIM_SPLIT if study else BUDGET_SPLITS["thirds"])
+    return defaults.LowDimPlan(project=True, mechanism="low_dim", target_dim=target,
+                               subroutine=config.resolved_subroutine, box="paper" if config.box == "auto" else config.box,
+                               split=tuple(float(v) for v in split))
+
+
+def _share(epsilon: float, share: float) -> float:
+    """ε × share; a third as ε / 3 (bit for bit the split of Algorithm 1 before the split was a parameter)."""
+    return epsilon / 3.0 if share == 1 / 3 else epsilon * share
+
+
+@dataclass(frozen=True)
 class _PCA:
     """Algorithm 2 and Appendix E: the true mean and covariance (owner-side), the private covariance, its
     noise and scale, the noisy eigen-decomposition and the chosen d' (with Appendix E's record)."""
@@ -578,7 +686,8 @@ class _Subspace:
     config=LowDimConfig,
     theory=Theory(proven=False, rate=subspace_rate),
     summary="Private centred covariance and mean, projection on the top-d' noisy eigenvectors, PMM/PSMM in "
-            "the subspace, shift back and clip; ε split in thirds.",
+            "the subspace, shift back and clip; by default (the defaults study's plan) PSMM in full dimension "
+            "when d <= 6.",
 )
 def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     """Low-dimensional synthetic data [HSVZ23, Algorithm 1 with Algorithms 2–5].
@@ -599,19 +708,30 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     domain : Domain
         Public bounds.
     epsilon : float in [1e-6, 1e6] (privacy.EPSILON_MIN, EPSILON_MAX)
-        Total budget: ε/3 for the covariance (Algorithm 2), ε/3 for the mean (Algorithm 3), ε/3 for
-        the subroutine (Algorithm 4 or 5). Theorem 4.1 (with the composition of Lemma A.2).
-    target_dim : int in [1, d]
+        Total budget: ``budget_split`` (default thirds) for the covariance (Algorithm 2), the mean
+        (Algorithm 3) and the subroutine (Algorithm 4 or 5). Theorem 4.1 (with the composition of Lemma A.2).
+    plan : {"study", "paper"}, default "study"
+        "study": :func:`dpsynth_core.defaults.low_dim_plan` (the defaults study, docs/defaults.md): for
+        d <= 6 no projection, PSMM in full dimension with the whole ε under replace at
+        ``psmm_cells(n, ε/2, d)`` (the release's trace is then a :class:`LowDimHandoverTrace`); for d > 6
+        PMM in full dimension when εn < 250, else the projection with d' = 2, PSMM, the paper's box and
+        thirds. A projection parameter given explicitly (``target_dim``, ``subroutine``, ``box``,
+        ``budget_split`` or ``adaptive=True``) makes it project. "paper": always project, with
+        d' = 2, PMM, the paper's box and thirds for what is not given ([HSVZ23, Algorithm 1]).
+    target_dim : int in [1, d] or None
         d'. Theorem 4.2 needs 2 <= d'; d' = 1 runs (Appendix D discusses it) and the reported
-        bound, from the same proof steps, still holds.
-    subroutine : {"pmm", "psmm"}
+        bound, from the same proof steps, still holds. None: by ``plan``.
+    subroutine : {"auto", "pmm", "psmm"}
         PMM ([HSVZ23, Algorithm 4], i.e. [HVZ23, Algorithm 4]; any d') or PSMM (Algorithm 5; d' <= 6 because the
-        exact BL projection handles grids of dimension at most 6).
+        exact BL projection handles grids of dimension at most 6); "auto": PSMM under "study", PMM under "paper".
     adaptive : bool
         Pick d' by (E.1) from the noisy spectrum (range [min(2, d), d], at most 6 with PSMM);
         ``target_dim`` is then ignored. No privacy cost (a ledger entry of ε = 0 records the step).
-    box : {"paper", "projected_cube"}
-        The subroutine's public box; see the module docstring.
+    box : {"auto", "paper", "projected_cube"}
+        The subroutine's public box; see the module docstring. "auto": "paper".
+    budget_split : {"auto", "thirds", "subroutine"} or three floats
+        Shares of ε for the covariance, the mean and the subroutine, each in (0, 1), summing to 1;
+        "subroutine" = (0.2, 0.1, 0.7); "auto": thirds. Any split is ε-DP by basic composition.
     covariance_noise : {"tight", "paper"}
         Algorithm 2's noise calibrated to the exact l1 sensitivity :math:`d^2(n+1)/(n(n-1))` of the
         covariance ("tight", proved in the module docstring) or to the paper's :math:`6d^2/n`.
@@ -642,13 +762,16 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     if n < 2:  # (1.2) divides by n - 1
         raise param_error(p.owner, "X", "an array with at least 2 rows (the centred covariance (1.2) divides by "
                           "n - 1)", f"{n} row(s)")
+    plan = resolve_plan(p.config, n, p.epsilon, domain.d)
+    if not plan.project:
+        return _handover(p, plan)
     ledger = Ledger()
-    eps_cov = p.epsilon / 3.0
-    eps_mean = p.epsilon / 3.0
+    eps_cov = _share(p.epsilon, plan.split[0])
+    eps_mean = _share(p.epsilon, plan.split[1])
     eps_sub = p.epsilon - eps_cov - eps_mean
-    pca = _private_pca(p, eps_cov, ledger)
+    pca = _private_pca(p, plan, eps_cov, ledger)
     b, lam, center = _private_mean(p, pca.true_mean, eps_mean, ledger)
-    sub = _subspace_release(p, pca.V, center, eps_sub, ledger)
+    sub = _subspace_release(p, plan, pca.V, center, eps_sub, ledger)
     # shift back, metric projection (post-processing)
     syn_coords = np.asarray(sub.release.synthetic, dtype=float)
     U_syn = np.clip(syn_coords @ pca.V.T + center, 0.0, 1.0)
@@ -659,19 +782,54 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
                    ) ** 2  # (E.2)
     terms = theorem42_terms(tail=tail_public, d=domain.d, d_prime=pca.d_prime, sigma=pca.sigma, mean_scale=b,
                             subroutine_w1=sub_w1)
-    params, notes = _params_and_notes(p, pca, b, sub, eps_cov, eps_mean, eps_sub, synthetic.shape[0])
+    params, notes = _params_and_notes(p, plan, pca, b, sub, (eps_cov, eps_mean, eps_sub), synthetic.shape[0])
     trace = LowDimTrace(
         d=domain.d, target_dim=pca.d_prime, noisy_covariance=pca.M_hat, noisy_spectrum=pca.noisy_values,
         private_basis=pca.V, private_mean=center, R=sub.R, box_lower=sub.lower, box_upper=sub.upper,
         synthetic_coordinates=syn_coords, selection=pca.selection, bound_terms=terms,
-        bound_units="unit cube [0,1]^d, l_inf metric", subroutine_name=p.config.subroutine,
+        bound_units="unit cube [0,1]^d, l_inf metric", subroutine_name=plan.subroutine,
         subroutine=sub.release.trace)
     owner = _owner_view(p, pca, lam, b, sub, sub_w1)
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=float(terms["total"]),
                     bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))", notes=notes)
 
 
-def _private_pca(p: Prepared[LowDimConfig], eps_cov: float, ledger: Ledger) -> _PCA:
+def _handover(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan) -> Release:
+    """The plan's release without projection: PSMM (at the plan's cells) or PMM in full dimension with the
+    whole ε under replace (n public), its ledger entries prefixed with its name."""
+    name = plan.mechanism
+    # PSMM's own default under replace is the plan's grid, psmm_cells(n, ε/2, d), and its default path checks the
+    # grid against the resource limits before allocating it (an explicit cells= would skip that check here)
+    sub_mech, sub_config = (psmm, PSMMConfig()) if name == "psmm" else (pmm, PMMConfig())
+    sub = sub_mech.release(p.sub(mechanism=name, config=sub_config, epsilon=p.epsilon, neighbours="replace"))
+    if name == "psmm" and sub.params["cells"] != plan.cells:  # the two rules are one: a drift is a bug
+        raise RuntimeError(f"low_dim: PSMM chose {sub.params['cells']} cells, the plan {plan.cells}")
+    ledger = Ledger()
+    for entry in sub.ledger.entries:
+        ledger.add(f"{name}: {entry.step}", entry.epsilon, entry.delta)
+    d = p.domain.d
+    why = (f"d = {d} <= {defaults.LOW_DIM_FULL_MAX_D}: in the defaults study no projection beat PSMM in full "
+           "dimension on average" if d <= defaults.LOW_DIM_FULL_MAX_D else
+           f"d = {d} > {defaults.LOW_DIM_FULL_MAX_D} and εn = {p.epsilon * p.n:.4g} < "
+           f"{defaults.LOW_DIM_PROJECT_MIN_EPS_N:g}: too little budget for the private PCA")
+    record = {"plan": p.config.plan, "project": False, "mechanism": name, "cells": plan.cells, "reason": why}
+    params = {"plan": p.config.plan, "handover": name, "reason": why, "n": p.n,
+              "n_source": "replace (n is public)", "n_synthetic": int(np.asarray(sub.synthetic).shape[0]),
+              "subroutine_params": sub.params, "subroutine_bound": sub.bound}
+    notes = [f"Plan 'study' (dpsynth_core.defaults.low_dim_plan, docs/defaults.md): no projection; {name} in full "
+             f"dimension with the whole ε under replace ({why}). Pass plan='paper' or a projection parameter "
+             "(target_dim, subroutine, box, budget_split, adaptive) for [HSVZ23]'s projection."]
+    notes += [f"{name}: {note}" for note in sub.notes]
+    if "limits" in sub.params:
+        params["limits"] = sub.params["limits"]
+    return p.finish(sub.synthetic, ledger=ledger, trace=LowDimHandoverTrace(plan=record, mechanism=name,
+                                                                            subroutine=sub.trace),
+                    owner=LowDimHandoverOwner(n=p.n, n_clamped=p.n_clamped, subroutine=sub.owner), params=params,
+                    bound=sub.bound, bound_kind=f"{sub.bound_kind} ({name} in full dimension: the plan's handover)",
+                    notes=notes)
+
+
+def _private_pca(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan, eps_cov: float, ledger: Ledger) -> _PCA:
     """The one pass for Algorithms 2 and 3 (count, sum and sum of outer products, exact, NumPy or Dask),
     Algorithm 2's private centred covariance (ε/3) and its top eigenvectors, and Appendix E's choice of d'
     from the noisy spectrum (post-processing, a ledger entry of ε = 0)."""
@@ -682,7 +840,7 @@ def _private_pca(p: Prepared[LowDimConfig], eps_cov: float, ledger: Ledger) -> _
                f"{covariance_sensitivity(n, d, cfg.covariance_noise):.4g})", eps_cov)
     noisy_values, noisy_vectors = top_eigenvectors(M_hat)
     selection = None
-    d_prime = cfg.target_dim
+    d_prime = plan.target_dim
     if cfg.adaptive:
         k_max = cfg.max_target_dim(d)
         d_prime, objective = choose_target_dim(noisy_values, n, p.epsilon, d, k_max)
@@ -702,22 +860,21 @@ def _private_mean(p: Prepared[LowDimConfig], true_mean: np.ndarray, eps_mean: fl
     return b, lam, true_mean + lam
 
 
-def _subspace_release(p: Prepared[LowDimConfig], V: np.ndarray, center: np.ndarray, eps_sub: float,
-                      ledger: Ledger) -> _Subspace:
+def _subspace_release(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan, V: np.ndarray, center: np.ndarray,
+                      eps_sub: float, ledger: Ledger) -> _Subspace:
     """Algorithm 4/5 on the public box (ε/3): the coordinates :math:`a_i = \\widehat V^\\top (x_i - \\bar X_{priv})`
     (NOT private, Section 2.2) reach the subroutine row by row (lazily with Dask: projected on the workers,
     inside the subroutine's pass). The sub-step runs under replace (n public, so its output size is n) with
     ε/3, a share of the ε checked by low_dim (it may be below EPSILON_MIN when ε is near it); its messages
     name low_dim and its ledger entries join this one, prefixed with its name."""
-    cfg = p.config
-    lo, hi, R = subspace_box(V, center, cfg.box)
+    lo, hi, R = subspace_box(V, center, plan.box)
     sub_domain = Domain(lower=lo, upper=hi, names=tuple(f"a{k + 1}" for k in range(V.shape[1])))
     projected = p.rows.map(_project, center, V, domain=sub_domain)
-    sub_mech, sub_config = (pmm, PMMConfig()) if cfg.subroutine == "pmm" else (psmm, PSMMConfig())
-    sub = sub_mech.release(p.sub(mechanism=cfg.subroutine, config=sub_config, epsilon=eps_sub, rows=projected,
+    sub_mech, sub_config = (pmm, PMMConfig()) if plan.subroutine == "pmm" else (psmm, PSMMConfig())
+    sub = sub_mech.release(p.sub(mechanism=plan.subroutine, config=sub_config, epsilon=eps_sub, rows=projected,
                                  domain=sub_domain, neighbours="replace"))
     for entry in sub.ledger.entries:
-        ledger.add(f"{cfg.subroutine}: {entry.step}", entry.epsilon, entry.delta)
+        ledger.add(f"{plan.subroutine}: {entry.step}", entry.epsilon, entry.delta)
     return _Subspace(lower=lo, upper=hi, R=R, projected=projected, release=sub)
 
 
@@ -761,23 +918,27 @@ def _owner_view(p: Prepared[LowDimConfig], pca: _PCA, lam: np.ndarray, b: float,
         subroutine=sub.release.owner)
 
 
-def _params_and_notes(p: Prepared[LowDimConfig], pca: _PCA, b: float, sub: _Subspace, eps_cov: float,
-                      eps_mean: float, eps_sub: float, m: int) -> tuple[dict, list[str]]:
+def _params_and_notes(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan, pca: _PCA, b: float, sub: _Subspace,
+                      shares: tuple[float, float, float], m: int) -> tuple[dict, list[str]]:
     """The public record of the release and its notes (with the sub-step's cap, if it capped its output)."""
     cfg, n, d = p.config, p.n, p.domain.d
+    eps_cov, eps_mean, eps_sub = shares
     notes = [
         f"Theorem 4.2's bound as its proof gives it (constants of (C.6)-(C.12), expectations evaluated), unit "
         f"cube, l_inf metric; the tail Σ_{{i>d'}} σ_i(M) is estimated from the noisy spectrum by (E.2). "
         f"Subroutine term: {sub.release.bound_kind} on the box, mapped to R^{d}.",
-        "Replace neighbours only: n is public; covariance (ε/3), mean (ε/3) and subroutine (ε/3) compose to ε "
-        "(Theorem 4.1).",
+        f"Replace neighbours only: n is public; covariance ({eps_cov:.4g}), mean ({eps_mean:.4g}) and subroutine "
+        f"({eps_sub:.4g}) compose to ε (Theorem 4.1).",
+        f"Plan {cfg.plan!r}: projection on d' = {pca.d_prime} with {plan.subroutine}, box {plan.box!r}, budget "
+        f"split {tuple(round(v, 4) for v in plan.split)}.",
     ]
     if pca.d_prime == 1:
         notes.append("d' = 1: Theorem 4.2 assumes d' >= 2 (Appendix D treats d' = 1); the bound's proof steps "
                      "still hold.")
     params = {
-        "target_dim": pca.d_prime, "target_dim_requested": cfg.target_dim, "adaptive": cfg.adaptive,
-        "subroutine": cfg.subroutine, "box": cfg.box, "epsilon_covariance": eps_cov, "epsilon_mean": eps_mean,
+        "plan": cfg.plan, "budget_split": list(plan.split),
+        "target_dim": pca.d_prime, "target_dim_requested": plan.target_dim, "adaptive": cfg.adaptive,
+        "subroutine": plan.subroutine, "box": plan.box, "epsilon_covariance": eps_cov, "epsilon_mean": eps_mean,
         "epsilon_subroutine": eps_sub, "covariance_sigma": pca.sigma, "covariance_noise": cfg.covariance_noise,
         "covariance_sensitivity_l1": covariance_sensitivity(n, d, cfg.covariance_noise), "mean_scale": b,
         "R": sub.R, "box_lower": sub.lower.tolist(), "box_upper": sub.upper.tolist(), "n": n,

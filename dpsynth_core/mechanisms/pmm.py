@@ -478,9 +478,10 @@ class PMMConfig(Config):
         "int", None, "Depth r of the binary partition (2^r leaves). Default: the depth rule below, from the public "
         "or noisy n.", low=0, high=MAX_PMM_DEPTH)
     depth_rule: str = param(
-        "choice", "auto", "How the default depth is chosen from (n, ε, d): 'auto' = the depth study's rule "
-        "(Corollary 12's depth minus 1 level in 2-D with least squares, the bound-minimising depth in 1-D, at most "
-        "16); 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising Theorem 11's "
+        "choice", "auto", "How the default depth is chosen from (n, ε, d): 'auto' = rule dpsynth_core.defaults.pmm_depth "
+        "of the depth study, confirmed in d = 4-6 by the defaults study (benchmarks/defaults_study.py, "
+        "docs/defaults.md): Corollary 12's depth minus 1 level in 2-D with least squares, the bound-minimising depth "
+        "in 1-D, at most 16; 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising Theorem 11's "
         "bound.", choices=DEPTH_RULES)
     noise: Any = param(
         "choice", "optimal", "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import limits
+from .. import defaults, limits
 from ..domain import Domain
-from ..grid import default_cells_per_axis, grid_counts, largest_remainder, points_in_cells
-from ..mixed_grid import MixedGrid, check_combinations, combinations, per_combination_size
+from ..grid import grid_counts, largest_remainder, points_in_cells
+from ..mixed_grid import MixedGrid, check_combinations, combinations
 from ..noise import discrete_laplace
 from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
 from ..theory import Theory, laplacian_complexity_rate, psmm_theorem7
@@ -44,8 +44,9 @@ PROJECTIONS = ("bl", "clip")
 MAX_BL_CELLS = 2**16
 #: Largest grid with the clip projection.
 MAX_CELLS = 2**22
-#: The default grid (k^d ≈ εn) is capped at this many cells so that the projection stays interactive.
-DEFAULT_CELL_CAP = 2**15
+#: The default grid (:func:`dpsynth_core.defaults.psmm_cells`) is capped at this many cells so that the
+#: projection stays interactive.
+DEFAULT_CELL_CAP = defaults.MAX_PSMM_CELLS
 
 
 def project(nu: np.ndarray, k: int, d: int, method: str = "bl", *, categories: tuple[int, ...] = (),
@@ -94,8 +95,11 @@ class PSMMConfig(Config):
     """PSMM's parameters."""
 
     cells: int | None = param(
-        "int", None, "Cells per axis k of the regular grid (k^d cells). Default: k^d ≈ εn (Corollary 8), from the "
-        f"public or noisy n, capped at {DEFAULT_CELL_CAP} cells.", low=1, high=4096)
+        "int", None, "Cells per numeric axis k of the regular grid (k^d cells). Default: rule "
+        "dpsynth_core.defaults.psmm_cells, k = round(c_d (n̂ sinh ε')^{1/(d+1)}) with the public or noisy n̂ and "
+        "ε' = the counts' ε / sensitivity (n̂/C per combination of categories on a mixed table), at most "
+        f"{DEFAULT_CELL_CAP} cells, fitted by the defaults study (benchmarks/defaults_study.py, docs/defaults.md; "
+        "for Corollary 8's k^d ≈ εn pass cells explicitly).", low=1, high=4096)
     projection: str = param(
         "choice", "bl", "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved as "
         "a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.", choices=PROJECTIONS)
@@ -185,8 +189,11 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
         noisy cell counts are ε'-DP with sensitivity Δ = 1 (add/remove) or 2 (replace)).
     cells : int in [1, 4096] or None
         Cells per numeric axis k; at most 2^16 cells (C k^d on a mixed domain) with ``projection="bl"``,
-        2^22 with "clip". ``None``: :func:`dpsynth_core.grid.default_cells_per_axis` (k^d ≈ ε'n̂, at most
-        2^15 cells; on a mixed domain k^d ≈ ε'n̂/C per combination, at most 2^15 cells in all).
+        2^22 with "clip". ``None``: :func:`dpsynth_core.defaults.psmm_cells`,
+        :math:`k = \\mathrm{round}(c_d (\\hat n \\sinh(\\varepsilon'/\\Delta))^{1/(d+1)})`, at most 2^15 cells (on a
+        mixed domain at n̂/C per combination, at most 2^15 cells in all); the defaults study, docs/defaults.md.
+        [HVZ23, Corollary 8]'s grid is :math:`k^d \\approx \\varepsilon' \\hat n`
+        (:func:`dpsynth_core.grid.default_cells_per_axis`).
     projection : {"bl", "clip"}
     n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
         Output size; ``None``: n̂ (public n, n under replace, or the noisy size), capped at
@@ -265,19 +272,17 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
 
 
 def _default_cells(p: Prepared[PSMMConfig], size: SizeEstimate, eps_counts: float) -> int:
-    """Cells per numeric axis: k^d ≈ ε'n̂ (Corollary 8) at most DEFAULT_CELL_CAP cells; on a mixed domain
-    k^d ≈ ε'n̂ / C per combination (C = the number of combinations of the declared categories, so about ε'n̂
-    cells in all) and at most DEFAULT_CELL_CAP cells in all. Public inputs only (n̂ is public or DP);
-    checked against the limits before anything is allocated."""
+    """Cells per numeric axis: the defaults study's rule :func:`dpsynth_core.defaults.psmm_cells` at n̂ and
+    ε' / Δ (Δ the counts' sensitivity), at most DEFAULT_CELL_CAP cells; on a mixed domain the rule at n̂ / C
+    (C = the number of combinations of the declared categories) and at most DEFAULT_CELL_CAP cells in all.
+    Public inputs only (n̂ is public or DP); checked against the limits before anything is allocated."""
     d, sizes = p.domain.k, p.domain.category_sizes
     C = combinations(sizes)
-    if C == 1:
-        k = default_cells_per_axis(size.n, eps_counts, d, cap_cells=DEFAULT_CELL_CAP)
-        got = f"the default {k}^{d} = {k**d} grid cells"
-    else:
-        k = default_cells_per_axis(per_combination_size(size.n, sizes), eps_counts, d,
-                                   cap_cells=max(1, DEFAULT_CELL_CAP // C))
-        got = f"the default {C} combinations × {k}^{d} = {C * k**d} grid cells"
+    eps_unit = eps_counts / count_sensitivity(p.neighbours)
+    k = 1 if d == 0 else defaults.per_combination_cells(defaults.psmm_cells, size.n, eps_unit, d, C,
+                                                         DEFAULT_CELL_CAP)
+    got = (f"the default {k}^{d} = {k**d} grid cells" if C == 1 else
+           f"the default {C} combinations × {k}^{d} = {C * k**d} grid cells")
     limits.check_planned(C * k**d, "max_cells", owner=p.owner, param="cells", what="grid cells",
                          fix="pass fewer cells", got=got)
     return k

@@ -166,7 +166,7 @@ class Release(Generic[TraceT, OwnerT]):
     mechanism: str
     domain: Domain
     ledger: Ledger
-    trace: TraceT = field(default_factory=dict)  # type: ignore[assignment]  # a dict only until every mechanism is typed
+    trace: TraceT = field(default_factory=NoTrace)  # type: ignore[assignment]
     owner: OwnerT | None = None
     params: dict = field(default_factory=dict)
     bound: float | None = None
@@ -187,9 +187,7 @@ class Release(Generic[TraceT, OwnerT]):
             )
         if not self.domain.declared:
             self.is_dp = False
-        if isinstance(self.trace, dict):  # untyped mechanisms (being migrated)
-            self.trace.setdefault("owner", {})
-        elif not isinstance(self.trace, Trace) or not isinstance(self.owner, OwnerView):
+        if not isinstance(self.trace, Trace) or not isinstance(self.owner, OwnerView):
             raise TypeError(f"{self.mechanism}: a release holds a Trace and an OwnerView; got "
                             f"{type(self.trace).__name__} and {type(self.owner).__name__}")
 

@@ -4,7 +4,9 @@
 
   .. math:: W_1(\\mu, \\nu) = \\min_{\\gamma \\in \\Gamma(a, b)} \\sum_{i,j} \\gamma_{ij} \\, \\rho(x_i, y_j),
 
-  with :math:`\\rho` the l_inf (default), l1 or l2 metric, by one of the methods (one module each):
+  with :math:`\\rho` the l_inf (default), l1 or l2 metric -- or, on a domain with categorical columns, the
+  mixed metric of docs/mixed-data.md (:class:`MixedMetric`; methods ``pot``, ``sparse`` and ``auto``) --
+  by one of the methods (one module each):
 
   ==============  =========================================================================================
   ``exact_1d``    :mod:`.exact1d` -- d = 1: :math:`\\int |F - G|`, exact, O((n+m) log(n+m)).
@@ -38,10 +40,11 @@ from .bl import BL_DENSE_MAX_M, BLProjectionResult, bl_projection
 from .dense import POT_MAX_PAIRS
 from .exact1d import w1_1d
 from .marginals import marginal_subsets, sparse_utility_loss
-from .metrics import GroundMetric, LpMetric
+from .metrics import GroundMetric, LpMetric, MixedMetric, mixed_cost
 from .sliced import sliced_w1
 from .sparse import check_dual_certificate
 from .w1 import (
+    AUTO_MIXED_POT_PAIRS,
     AUTO_POT_PAIRS,
     AUTO_SPARSE_MAX_POINTS,
     BUDGET_SPARSE,
@@ -60,6 +63,8 @@ __all__ = [
     "choose_method",
     "GroundMetric",
     "LpMetric",
+    "MixedMetric",
+    "mixed_cost",
     "bl_projection",
     "check_dual_certificate",
     "sparse_utility_loss",
@@ -69,6 +74,7 @@ __all__ = [
     "POT_MAX_PAIRS",
     "AUTO_SPARSE_MAX_POINTS",
     "AUTO_POT_PAIRS",
+    "AUTO_MIXED_POT_PAIRS",
     "BUDGET_SPARSE",
     "BL_DENSE_MAX_M",
     "METRICS",

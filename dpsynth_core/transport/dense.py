@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from ._common import W1Result, emd_checked, pairwise
+from ._common import W1Result, emd_checked
+from .metrics import ground_metric
 
 __all__ = ["POT_MAX_PAIRS", "solve"]
 
@@ -19,8 +20,9 @@ __all__ = ["POT_MAX_PAIRS", "solve"]
 POT_MAX_PAIRS = 25_000_000
 
 
-def solve(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric: str, owner: str) -> W1Result:
-    """``wasserstein1(method="pot")``: exact for n*m <= :data:`POT_MAX_PAIRS`."""
+def solve(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric, owner: str) -> W1Result:
+    """``wasserstein1(method="pot")``: exact for n*m <= :data:`POT_MAX_PAIRS`. ``metric``: a name or a
+    :class:`.metrics.GroundMetric` (its ``pairwise`` matrix is the cost)."""
     t0 = time.perf_counter()
     n, m = X.shape[0], Y.shape[0]
     if n * m > POT_MAX_PAIRS:
@@ -30,7 +32,7 @@ def solve(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric: st
         )
     ia, jb = a > 0, b > 0
     Xs, Ys, aa, bb = X[ia], Y[jb], a[ia], b[jb]
-    M = pairwise(Xs, Ys, metric)
+    M = ground_metric(metric).pairwise(Xs, Ys)
     G, log = emd_checked(aa, bb, M, f"{owner}(method='pot')")
     value = float(np.sum(G * M))
     u, v = np.asarray(log["u"]), np.asarray(log["v"])

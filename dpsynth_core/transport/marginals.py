@@ -19,6 +19,7 @@ from ..domain import Domain
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
 from ._common import METRICS, W1Result, check_weights, emd_checked
 from .dense import POT_MAX_PAIRS
+from .metrics import mixed_cost
 from .w1 import wasserstein1
 
 __all__ = ["marginal_subsets", "unique_weighted", "mixed_cost", "sparse_utility_loss"]
@@ -44,31 +45,6 @@ def unique_weighted(P: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """The distinct rows of P with their summed weights (exact: W1 does not change)."""
     uniq, inv = np.unique(P, axis=0, return_inverse=True)
     return uniq, np.bincount(inv.ravel(), weights=w, minlength=uniq.shape[0])
-
-
-def mixed_cost(P: Any, Q: Any, weights: Any) -> np.ndarray:
-    """Pairwise distances under the mixed metric of docs/mixed-data.md, on encoded unit coordinates.
-
-    .. math:: \\rho(p, q) = \\max\\Big(\\max_{j:\\ w_j = 0} |p_j - q_j|,\\ \\max_{j:\\ w_j > 0} w_j\\,[p_j \\ne q_j]\\Big)
-
-    ``weights[j] == 0`` marks a numeric column (l_inf on the unit cube), ``weights[j] > 0`` a categorical
-    one (its coordinate a category index, two different categories at distance w_j). With every weight 0
-    this is the l_inf distance.
-
-    Returns
-    -------
-    ndarray (len(P), len(Q)).
-    """
-    A = np.asarray(P, dtype=float)
-    B = np.asarray(Q, dtype=float)
-    w = np.asarray(weights, dtype=float).ravel()
-    out = np.zeros((A.shape[0], B.shape[0]))
-    for j, wj in enumerate(w.tolist()):
-        if wj > 0:
-            np.maximum(out, wj * (A[:, j, None] != B[None, :, j]), out=out)
-        else:
-            np.maximum(out, np.abs(A[:, j, None] - B[None, :, j]), out=out)
-    return out
 
 
 def _mixed_w1(Pa: np.ndarray, qa: np.ndarray, Pb: np.ndarray, qb: np.ndarray, weights: np.ndarray,

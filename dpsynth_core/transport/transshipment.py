@@ -165,8 +165,8 @@ def _repair_cost(Z: np.ndarray, resid: np.ndarray, order: np.ndarray, metric: Gr
 
 
 def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric, *, k: int = 8,
-              rtol: float = DEFAULT_RTOL, max_rounds: int = 60, add_per_row: int = 4,
-              add_per_col: int = 4, pool_k: int = 4, warm_starts: bool = False,
+              rtol: float = DEFAULT_RTOL, max_rounds: int = 60, add_per_row: int | None = None,
+              add_per_col: int | None = None, pool_k: int = 4, warm_starts: bool = False,
               warm_share: float = 0.9, double_transform: bool = False) -> Iterator[Round]:
     """Successive certified brackets of W1 between sum_i a_i delta_{x_i} and sum_j b_j delta_{y_j}.
 
@@ -177,7 +177,8 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
 
     ``k``: neighbours per point of the initial graph. ``add_per_row`` / ``add_per_col``: at most this
     many violated pairs of every row (point of X) / column (point of Y) become arcs per round
-    (``add_per_col=0`` skips the column c-transform). ``warm_starts``: build the next graph with spare
+    (``add_per_col=0`` skips the column c-transform; default: the metric's ``column_batch``, 4 for l_p, 16
+    for the mixed metric). ``warm_starts``: build the next graph with spare
     arcs (the ``pool_k`` smallest slacks of every row and column of the last check, switched off by a
     prohibitive cost); when at least ``warm_share`` of the next violated pairs are spare arcs, switch
     them on by a cost change and let LEMON re-solve from its previous basis instead of rebuilding
@@ -185,141 +186,33 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
     ``double_transform``: also take the c-transform of psi back over Y (one more kd-tree pass per
     round): a tighter lower bound in the early rounds, for callers that show brackets.
     """
-    import pylmcf
-
     t_start = time.perf_counter()
     metric = ground_metric(metric)
-    ia, jb = np.flatnonzero(a > 0), np.flatnonzero(b > 0)
-    X, a = _merge_duplicates(X[ia], a[ia])
-    Y, b = _merge_duplicates(Y[jb], b[jb])
-    n, m = X.shape[0], Y.shape[0]
-    N = n + m
-    d = X.shape[1]
-    Z = np.concatenate([X, Y])
-    diam = float(metric.bound(X, Y))
-    if diam == 0.0:  # every point at the same place
+    add_per_row = metric.column_batch if add_per_row is None else add_per_row
+    add_per_col = metric.column_batch if add_per_col is None else add_per_col
+    s = _Solver(X, Y, a, b, metric, k)
+    if s.diam == 0.0:  # every point at the same place
         yield Round(1, 0.0, 0.0, True, time.perf_counter() - t_start, 0, details={"note": "all points coincide"})
         return
-    order = _morton_order(Z)
-    ox, oy = order[order < n], order[order >= n] - n
-    sa, sb, T, masses_exact = integer_masses(a, b, ox, oy)
-    supply = np.concatenate([sa, -sb])
-    resid = np.concatenate([a - sa / T, -(b - sb / T)])
-    repair = _repair_cost(Z, resid, order, metric)
-    R = 2.0**COST_BITS / diam  # integer cost units per unit of distance
-
-    # 1. initial graph: kNN of Z both ways + the north-west-corner plan along the Morton order
-    nn = metric.neighbours(Z, k)
-    kk = nn.shape[1]
-    src0 = np.repeat(np.arange(N, dtype=np.int64), kk)
-    dst0 = nn.ravel()
-    nwi, nwj = _nw_corner(sa, sb, ox, oy)
-    parts_s, parts_t = [src0, dst0, nwi], [dst0, src0, nwj + n]
-    S = np.concatenate(parts_s)
-    Tt = np.concatenate(parts_t)
-    keep = S != Tt
-    key = np.unique(S[keep] * N + Tt[keep])
-
-    def arc_cost(keys):
-        return metric.cost(Z[keys // N], Z[keys % N])
-
-    ckey = arc_cost(key)
-    pair = metric.prepare(X, Y)
-    margin_rel = metric.rounding(d)
+    s.warm_starts, s.pool_k, s.warm_share = warm_starts, pool_k, warm_share
     t_setup = time.perf_counter() - t_start
-    OFF = np.int64(2**60)  # cost of a spare arc: never worth using while it is switched off
-    pool = np.zeros(0, dtype=np.int64)  # spare arcs built into the graph, switched off
-    pending = np.zeros(0, dtype=np.int64)  # violated pairs waiting for the next rebuild
-    G = None
-    on = None
     for rnd in range(1, max_rounds + 1):
         t0 = time.perf_counter()
-        warm = G is not None
-        if not warm:
-            allkey, c_all = _merge(key, ckey, pool, arc_cost)
-            on = np.isin(allkey, key, assume_unique=True) if pool.size else np.ones(allkey.size, dtype=bool)
-            src, dst = allkey // N, allkey % N
-            C_all = np.rint(c_all * R).astype(np.int64)
-            G = pylmcf.Graph(N, src.astype(np.int32), dst.astype(np.int32))
-            G.set_node_supply(supply)
-            G.set_edge_capacities(np.full(allkey.size, T, dtype=np.int64))
-        G.set_edge_costs(np.where(on, C_all, OFF))
-        G.solve()
-        F = G.result()
-        pi = G.potentials()
+        warm = s.solve()
         t_solve = time.perf_counter() - t0
         t1 = time.perf_counter()
-        # upper bound: the float64 cost of the flow (+ moving the rounding residual, if any)
-        pos = F > 0
-        upper = math.fsum(F[pos].astype(float) * c_all[pos]) / T + repair
-        upper *= 1.0 + 4 * 2.0**-52 + margin_rel
-        # lower bound: c-transforms of the potentials over all pairs, in float64
-        u = -pi[:n].astype(float) / R
-        v = pi[n:].astype(float) / R
-        kr = max(add_per_row, pool_k if warm_starts else 0)
-        kc = max(add_per_col, pool_k if warm_starts else 0)
-        rv, rj = pair.rows(v, kr)
-        psi = rv[:, 0]
-        lb = math.fsum(a * psi) + math.fsum(b * v)
-        mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()))
-        if kc > 0:
-            cu, ci = pair.cols(u, kc)
-            phi = cu[:, 0]
-            lb = max(lb, math.fsum(a * u) + math.fsum(b * phi))
-            mag = max(mag, diam + float(np.abs(phi).max()))
-        else:
-            cu, ci = np.zeros((m, 0)), np.zeros((m, 0), dtype=np.int64)
-        if double_transform:
-            # the c-transform of psi back over Y: v2_j = min_i c_ij - psi_i >= v_j, so (psi, v2) is a
-            # better feasible dual (the first rounds' potentials come from a graph on which far moves
-            # are chains, and one transform recovers only part of the loss)
-            v2 = pair.cols(psi, 1)[0][:, 0]
-            lb = max(lb, math.fsum(a * psi) + math.fsum(b * v2))
-            mag = max(mag, diam + float(np.abs(v2).max()))
-        lower = lb - (margin_rel * diam + 8 * 2.0**-52 * mag)
-        lower = max(0.0, lower)
-        t_check = time.perf_counter() - t1
-        tol = rtol * upper + 1e-12 * diam
-        gap = upper - lower
-        certified = gap <= tol
-        rec = Round(rnd, lower, max(upper, lower), bool(certified), time.perf_counter() - t_start, int(on.sum()),
-                    solve_s=t_solve, check_s=t_check,
-                    details={"masses_exact": masses_exact, "total_supply": T, "repair": repair,
-                             "setup_s": t_setup, "n_support": n, "m_support": m, "warm": warm,
-                             "spare": int(allkey.size - on.sum())})
+        lower, upper, check = s.certify(add_per_row, add_per_col, double_transform)
+        tol = rtol * upper + 1e-12 * s.diam
+        certified = upper - lower <= tol
+        rec = Round(rnd, lower, max(upper, lower), bool(certified), time.perf_counter() - t_start,
+                    int(s.on.sum()), solve_s=t_solve, check_s=time.perf_counter() - t1,
+                    details={"masses_exact": s.masses_exact, "total_supply": s.T, "repair": s.repair,
+                             "setup_s": t_setup, "n_support": s.n, "m_support": s.m, "warm": warm,
+                             "spare": int(s.allkey.size - s.on.sum())})
         if certified:
             yield rec
             return
-        # violated pairs (u_i + v_j > c_ij by more than thr): the few most violated of each row, column
-        thr = 0.25 * tol
-        vr = rv < u[:, None] - thr
-        vc = cu < v[:, None] - thr
-        vr[:, add_per_row:] = False
-        vc[:, add_per_col:] = False
-        r_i, r_t = np.nonzero(vr)
-        c_j, c_t = np.nonzero(vc)
-        new = np.unique(np.concatenate([r_i * N + n + rj[r_i, r_t], ci[c_j, c_t] * N + n + c_j]))
-        at = np.minimum(np.searchsorted(allkey, new), allkey.size - 1)
-        built = allkey[at] == new
-        fresh = ~on[at[built]]
-        if warm_starts and fresh.sum() >= warm_share * (fresh.size + (~built).sum()):
-            # some violated pairs are spare arcs of this graph: switch them on by a cost change and
-            # re-solve warm from the current basis; the others wait for the next rebuild
-            on[at[built][fresh]] = True
-            pending = np.union1d(pending, new[~built])
-            rec.added = int(fresh.sum())
-            rec.details["pending"] = int(pending.size)
-        else:
-            rec.added = int((~built).sum() + fresh.sum())
-            key, ckey = _merge(allkey[on], c_all[on], np.concatenate([pending, new]), arc_cost)
-            pending = np.zeros(0, dtype=np.int64)
-            if warm_starts:
-                # rebuild; the other listed pairs of this check (the pool_k smallest slacks of every row
-                # and column, violated or nearly tight) become the next graph's spare arcs
-                pool = np.setdiff1d(np.unique(np.concatenate([
-                    np.repeat(np.arange(n), rj.shape[1]) * N + n + rj.ravel(),
-                    ci.ravel() * N + n + np.repeat(np.arange(m), ci.shape[1])])), key)
-            G = None
+        s.add_violated(rec, check, 0.25 * tol, add_per_row, add_per_col)
         if rec.added == 0:
             rec.details["stopped"] = ("no violated pair left above the threshold: the integer costs (2^-40 diam) "
                                       "cannot resolve the remaining gap")
@@ -328,6 +221,147 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
         if rnd == max_rounds:
             rec.details["stopped"] = f"max_rounds={max_rounds} reached"
         yield rec
+
+
+class _Solver:
+    """The state of :func:`w1_rounds` between rounds, one method per step: the set-up (masses, the
+    initial graph), :meth:`solve` (the min-cost flow on the current graph), :meth:`certify` (the
+    float64 bracket) and :meth:`add_violated` (column generation, warm or by a rebuild)."""
+
+    #: cost of a spare arc: never worth using while it is switched off
+    OFF = np.int64(2**60)
+
+    def __init__(self, X, Y, a, b, metric: GroundMetric, k: int):
+        self.metric = metric
+        ia, jb = np.flatnonzero(a > 0), np.flatnonzero(b > 0)
+        self.X, self.a = _merge_duplicates(X[ia], a[ia])
+        self.Y, self.b = _merge_duplicates(Y[jb], b[jb])
+        self.n, self.m = n, m = self.X.shape[0], self.Y.shape[0]
+        self.N = n + m
+        self.Z = np.concatenate([self.X, self.Y])
+        self.diam = float(metric.bound(self.X, self.Y))
+        if self.diam == 0.0:
+            return
+        order = _morton_order(self.Z)
+        ox, oy = order[order < n], order[order >= n] - n
+        sa, sb, self.T, self.masses_exact = integer_masses(self.a, self.b, ox, oy)
+        self.supply = np.concatenate([sa, -sb])
+        resid = np.concatenate([self.a - sa / self.T, -(self.b - sb / self.T)])
+        self.repair = _repair_cost(self.Z, resid, order, metric)
+        self.R = 2.0**COST_BITS / self.diam  # integer cost units per unit of distance
+        self.key = self._initial_arcs(k, sa, sb, ox, oy)
+        self.ckey = self.arc_cost(self.key)
+        self.pair = metric.prepare(self.X, self.Y)
+        self.margin_rel = metric.rounding(self.X.shape[1])
+        self.pool = np.zeros(0, dtype=np.int64)  # spare arcs built into the graph, switched off
+        self.pending = np.zeros(0, dtype=np.int64)  # violated pairs waiting for the next rebuild
+        self.G = None
+        self.warm_starts, self.pool_k, self.warm_share = False, 4, 0.9
+
+    def arc_cost(self, keys: np.ndarray) -> np.ndarray:
+        return self.metric.cost(self.Z[keys // self.N], self.Z[keys % self.N])
+
+    def _initial_arcs(self, k, sa, sb, ox, oy) -> np.ndarray:
+        """Step 1, the initial graph: kNN of Z both ways + the north-west-corner plan along the Morton order."""
+        N = self.N
+        nn = self.metric.neighbours(self.Z, k)
+        src0 = np.repeat(np.arange(N, dtype=np.int64), nn.shape[1])
+        dst0 = nn.ravel()
+        nwi, nwj = _nw_corner(sa, sb, ox, oy)
+        S = np.concatenate([src0, dst0, nwi])
+        Tt = np.concatenate([dst0, src0, nwj + self.n])
+        keep = S != Tt
+        return np.unique(S[keep] * N + Tt[keep])
+
+    def solve(self) -> bool:
+        """Step 2: the min-cost flow on the current graph (rebuilt unless a warm re-solve was set up).
+        Sets the flow ``F`` and the potentials ``pi``; returns whether it was a warm re-solve."""
+        import pylmcf
+
+        warm = self.G is not None
+        if not warm:
+            self.allkey, self.c_all = _merge(self.key, self.ckey, self.pool, self.arc_cost)
+            self.on = (np.isin(self.allkey, self.key, assume_unique=True) if self.pool.size
+                       else np.ones(self.allkey.size, dtype=bool))
+            src, dst = self.allkey // self.N, self.allkey % self.N
+            self.C_all = np.rint(self.c_all * self.R).astype(np.int64)
+            self.G = pylmcf.Graph(self.N, src.astype(np.int32), dst.astype(np.int32))
+            self.G.set_node_supply(self.supply)
+            self.G.set_edge_capacities(np.full(self.allkey.size, self.T, dtype=np.int64))
+        self.G.set_edge_costs(np.where(self.on, self.C_all, self.OFF))
+        self.G.solve()
+        self.F = self.G.result()
+        self.pi = self.G.potentials()
+        return warm
+
+    def certify(self, add_per_row: int, add_per_col: int, double_transform: bool):
+        """Step 3, the bracket in float64. Upper: the flow's cost (+ moving the rounding residual, if
+        any). Lower: c-transforms of the potentials over all pairs. Returns (lower, upper, what the
+        c-transforms listed: u, v, the k smallest slacks of every row and column and their indices)."""
+        n, a, b, diam = self.n, self.a, self.b, self.diam
+        pos = self.F > 0
+        upper = math.fsum(self.F[pos].astype(float) * self.c_all[pos]) / self.T + self.repair
+        upper *= 1.0 + 4 * 2.0**-52 + self.margin_rel
+        u = -self.pi[:n].astype(float) / self.R
+        v = self.pi[n:].astype(float) / self.R
+        kr = max(add_per_row, self.pool_k if self.warm_starts else 0)
+        kc = max(add_per_col, self.pool_k if self.warm_starts else 0)
+        rv, rj = self.pair.rows(v, kr)
+        psi = rv[:, 0]
+        lb = math.fsum(a * psi) + math.fsum(b * v)
+        mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()))
+        if kc > 0:
+            cu, ci = self.pair.cols(u, kc)
+            phi = cu[:, 0]
+            lb = max(lb, math.fsum(a * u) + math.fsum(b * phi))
+            mag = max(mag, diam + float(np.abs(phi).max()))
+        else:
+            cu, ci = np.zeros((self.m, 0)), np.zeros((self.m, 0), dtype=np.int64)
+        if double_transform:
+            # the c-transform of psi back over Y: v2_j = min_i c_ij - psi_i >= v_j, so (psi, v2) is a
+            # better feasible dual (the first rounds' potentials come from a graph on which far moves
+            # are chains, and one transform recovers only part of the loss)
+            v2 = self.pair.cols(psi, 1)[0][:, 0]
+            lb = max(lb, math.fsum(a * psi) + math.fsum(b * v2))
+            mag = max(mag, diam + float(np.abs(v2).max()))
+        lower = max(0.0, lb - (self.margin_rel * diam + 8 * 2.0**-52 * mag))
+        return lower, upper, (u, v, rv, rj, cu, ci)
+
+    def add_violated(self, rec: Round, check, thr: float, add_per_row: int, add_per_col: int) -> None:
+        """Step 4, column generation: the few most violated pairs of each row and column (u_i + v_j >
+        c_ij + thr) become arcs, switched on warm or by a rebuild of the graph. Sets ``rec.added``."""
+        u, v, rv, rj, cu, ci = check
+        n, N = self.n, self.N
+        vr = rv < u[:, None] - thr
+        vc = cu < v[:, None] - thr
+        vr[:, add_per_row:] = False
+        vc[:, add_per_col:] = False
+        r_i, r_t = np.nonzero(vr)
+        c_j, c_t = np.nonzero(vc)
+        new = np.unique(np.concatenate([r_i * N + n + rj[r_i, r_t], ci[c_j, c_t] * N + n + c_j]))
+        allkey, on = self.allkey, self.on
+        at = np.minimum(np.searchsorted(allkey, new), allkey.size - 1)
+        built = allkey[at] == new
+        fresh = ~on[at[built]]
+        if self.warm_starts and fresh.sum() >= self.warm_share * (fresh.size + (~built).sum()):
+            # some violated pairs are spare arcs of this graph: switch them on by a cost change and
+            # re-solve warm from the current basis; the others wait for the next rebuild
+            on[at[built][fresh]] = True
+            self.pending = np.union1d(self.pending, new[~built])
+            rec.added = int(fresh.sum())
+            rec.details["pending"] = int(self.pending.size)
+            return
+        rec.added = int((~built).sum() + fresh.sum())
+        self.key, self.ckey = _merge(allkey[on], self.c_all[on], np.concatenate([self.pending, new]),
+                                     self.arc_cost)
+        self.pending = np.zeros(0, dtype=np.int64)
+        if self.warm_starts:
+            # rebuild; the other listed pairs of this check (the pool_k smallest slacks of every row
+            # and column, violated or nearly tight) become the next graph's spare arcs
+            self.pool = np.setdiff1d(np.unique(np.concatenate([
+                np.repeat(np.arange(n), rj.shape[1]) * N + n + rj.ravel(),
+                ci.ravel() * N + n + np.repeat(np.arange(self.m), ci.shape[1])])), self.key)
+        self.G = None
 
 
 def transshipment_w1(X, Y, a, b, metric, *, max_seconds: float | None = None, target: float | None = None,

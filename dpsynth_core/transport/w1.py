@@ -3,6 +3,10 @@
 One policy chooses the method for every caller (the library, the command line, the dashboard's
 sub-second budget, the sweeps): :func:`choose_method`. It looks at public sizes only (n, m, d and the
 metric), never at the data.
+
+On a domain with categorical columns W1 is taken under the mixed metric of docs/mixed-data.md
+(:class:`.metrics.MixedMetric`): exactly by dense POT on the mixed cost matrix up to
+:data:`AUTO_MIXED_POT_PAIRS` pairs, by the certified sparse transshipment beyond.
 """
 
 from __future__ import annotations
@@ -12,13 +16,16 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ..domain import Domain
 from ..validation import check_bool, check_choice, check_int, check_points, param_error
 from . import dense, exact1d, flows, sliced, sparse
 from ._common import METRICS, W1Result, check_weights
 from .dense import POT_MAX_PAIRS
+from .metrics import MixedMetric
+from .transshipment import w1_rounds
 
 __all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "W1_METHODS", "BUDGETS", "BUDGET_SPARSE",
-           "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS"]
+           "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS", "AUTO_MIXED_POT_PAIRS", "MIXED_METHODS"]
 
 W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 #: What ``method="auto"`` may spend: None (exact wherever an exact method fits the machine),
@@ -28,6 +35,11 @@ BUDGETS = (None, "interactive", "preview")
 #: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
 #: faster (measured crossover, benchmarks/results/exact_w1.json).
 AUTO_POT_PAIRS = 4_000_000
+#: Largest n*m for which "auto" (no budget) runs dense POT under the mixed metric (categorical columns); above
+#: it the sparse method (measured crossover, benchmarks/results/transport.json, "mixed").
+AUTO_MIXED_POT_PAIRS = 4_000_000
+#: The methods that take categorical columns (the mixed metric).
+MIXED_METHODS = ("auto", "pot", "sparse")
 #: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about a minute at the top on a
 #: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json).
 AUTO_SPARSE_MAX_POINTS = 40_000
@@ -61,11 +73,17 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
     or 5%, or when the next round would end after 0.6 s or 0.08 s), then a coarser grid, so that one
     call stays well under a second (interactive) or about a tenth of that (preview) on two cores.
 
+    ``metric="mixed"`` (categorical columns): dense POT up to :data:`AUTO_MIXED_POT_PAIRS` pairs (with a
+    budget: its smaller size), then the sparse method (with a budget: stopped as above) up to
+    :data:`AUTO_SPARSE_MAX_POINTS` points, refused beyond (there is no grid for categories).
+
     Returns
     -------
     (method, grid)
         ``grid`` is the cells per axis when the method is "grid", else None.
     """
+    if metric == "mixed":
+        return _choose_mixed(n, m, budget), None
     if d == 1:
         return "exact_1d", None
     sparse_ok = d in _SPARSE_DIMS
@@ -95,6 +113,19 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
     return "grid", grid
 
 
+def _choose_mixed(n: int, m: int, budget: str | None) -> str:
+    pot_pairs = AUTO_MIXED_POT_PAIRS if budget is None else _BUDGET_POT_PAIRS[budget]
+    if n * m <= pot_pairs:
+        return "pot"
+    if n + m <= AUTO_SPARSE_MAX_POINTS:
+        return "sparse"
+    raise ValueError(
+        f"The 'X' parameter of {_OWNER} must have at most {AUTO_SPARSE_MAX_POINTS} rows together with 'Y' on a "
+        f"domain with categorical columns: W1 under the mixed metric is computed exactly (dense transport up to "
+        f"n*m = {pot_pairs:.3g}, the certified sparse method up to n+m = {AUTO_SPARSE_MAX_POINTS}). Got n={n}, "
+        f"m={m}; pass a random subsample of the rows, or method='sparse' with max_seconds for a certified bracket.")
+
+
 def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", method: str = "auto",
                  weights_x: Any = None, weights_y: Any = None, grid: int | None = None,
                  budget: str | None = None, return_result: bool = False, n_projections: int = 256,
@@ -109,8 +140,12 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     X : array or DataFrame, shape (n, d), n >= 1
     Y : array or DataFrame, shape (m, d), m >= 1, same d
     domain : Domain, optional
-        When given both sets are mapped with ``domain.to_unit`` (clamped into the box) and W1 is in
-        unit-cube units; otherwise coordinates are used as they are.
+        When given both sets are read with ``domain.read`` and mapped with ``domain.to_unit`` (clamped
+        into the box), and W1 is in unit-cube units; otherwise coordinates are used as they are. With
+        categorical columns (``domain.is_mixed``) X and Y may be DataFrames with the declared categories as
+        text or encoded arrays, and W1 is taken under the mixed metric of docs/mixed-data.md,
+        :math:`\\max(\\|u_x - u_y\\|_\\infty, \\max_j w_j [c_{x,j} \\ne c_{y,j}])` (the domain's weights
+        w_j): methods "auto", "pot" and "sparse" only, metric "linf".
     metric : {"linf", "l1", "l2"}, default "linf"
     method : {"auto", "exact_1d", "pot", "grid", "sparse", "sliced"}, default "auto"
         "exact_1d" needs d = 1; "pot" needs n*m <= 2.5e7; "grid" needs points in [0,1]^d (pass
@@ -150,6 +185,10 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, _OWNER)
     n, d = X.shape
     m = Y.shape[0]
+    metric_name = metric.name if isinstance(metric, MixedMetric) else metric
+    if metric_name == "mixed" and method not in MIXED_METHODS:
+        raise param_error(_OWNER, "method", f"one of {MIXED_METHODS} on a domain with categorical columns (the "
+                                            "mixed metric has no grid, slices or 1-D formula)", method)
     if grid is not None:
         grid = check_int(grid, "grid", _OWNER, low=2, high=4096)
     n_projections = check_int(n_projections, "n_projections", _OWNER, low=1, high=100_000)
@@ -159,7 +198,7 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     chosen = method
     sparse_opts = {"max_seconds": max_seconds, "target": target_width}
     if method == "auto":
-        chosen, grid = choose_method(n, m, d, metric, budget=budget, grid=grid)
+        chosen, grid = choose_method(n, m, d, metric_name, budget=budget, grid=grid)
         if chosen == "sparse" and budget is not None:
             spec = BUDGET_SPARSE[budget]
             sparse_opts = {"max_seconds": spec["max_seconds"] if max_seconds is None else max_seconds,
@@ -168,7 +207,7 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
                "sparse": sparse_opts}.get(chosen, {})
     res = _SOLVERS[chosen](X, Y, a, b, metric, _OWNER, **options)
     res = W1Result(res.value, res.lower, res.upper, res.method, res.exact, res.certified, res.iterations,
-                   time.perf_counter() - t0, {**res.details, "requested_method": method})
+                   time.perf_counter() - t0, {**res.details, "requested_method": method, "metric": metric_name})
     return res if return_result else float(res.value)
 
 
@@ -184,15 +223,20 @@ def _check_positive(x: Any, name: str, what: str, high: float | None = None) -> 
 
 
 def _prepare(X, Y, domain, metric, weights_x, weights_y, owner):
-    """Validated points (mapped to the unit cube with a domain), metric and probability vectors."""
+    """Validated points (mapped to the unit cube with a domain), the metric (its name, or the
+    :class:`.metrics.MixedMetric` of a domain with categorical columns) and probability vectors."""
     metric = check_choice(metric, "metric", owner, METRICS)
     if domain is not None:
-        from ..domain import Domain
-
         if not isinstance(domain, Domain):
             raise param_error(owner, "domain", "a Domain or None", domain, kind=TypeError)
-        X = domain.to_unit(check_points(X, "X", owner, d=domain.d, columns=domain._cols(X)), owner=owner)
-        Y = domain.to_unit(check_points(Y, "Y", owner, d=domain.d, columns=domain._cols(Y)), owner=owner)
+        X = domain.to_unit(domain.read(X, name="X", owner=owner), owner=owner)
+        Y = domain.to_unit(domain.read(Y, name="Y", owner=owner), owner=owner)
+        if domain.is_mixed:
+            if metric != "linf":
+                raise param_error(owner, "metric", "'linf' on a domain with categorical columns (the mixed metric: "
+                                                   "l_inf on the numeric unit coordinates, w_j between two different "
+                                                   "categories of column j)", metric)
+            metric = MixedMetric.from_domain(domain)
     else:
         X = check_points(X, "X", owner)
         Y = check_points(Y, "Y", owner, d=X.shape[1])
@@ -212,8 +256,6 @@ def wasserstein1_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "li
     budget shows the first bracket narrow enough and keeps iterating (or stops) for the exact value.
     Parameters as in :func:`wasserstein1`.
     """
-    from .transshipment import w1_rounds
-
     owner = "wasserstein1_rounds"
     X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, owner)
     t0 = time.perf_counter()

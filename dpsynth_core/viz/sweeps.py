@@ -125,10 +125,12 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
     return go.Figure(data=traces, layout=lay)
 
 
-def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str | None = None) -> go.Figure:
+def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str | None = None,
+                 reference: tuple[float, str] | None = None) -> go.Figure:
     """W1 (left, log scale; the ``bound`` column as a black tick where one is given, named
     ``bound_label``) and run time (right, log scale) per mechanism, as horizontal bars so the
-    mechanism names stay readable at any width."""
+    mechanism names stay readable at any width. ``reference`` = (W1, label): a dashed vertical line
+    on the W1 panel (e.g. the flat histogram at its best grid in hindsight, an owner view)."""
     ok = df[df["status"] == "ok"]
     if len(ok) == 0:
         return empty_figure("no mechanism ran")
@@ -145,6 +147,11 @@ def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str |
                                  marker=dict(symbol="line-ns-open", size=22, color="black",
                                              line=dict(width=3, color="black")),
                                  hovertemplate=f"<b>%{{y}}</b><br>{bound_label} %{{x:.4g}}<extra></extra>"))
+    if reference is not None and np.isfinite(reference[0]) and reference[0] > 0:
+        traces.append(go.Scatter(y=[mech[0], mech[-1]], x=[reference[0]] * 2, mode="lines", name=reference[1],
+                                 line=dict(color="black", dash="dash", width=2),
+                                 hovertemplate=f"{reference[1]}: W1 %{{x:.4g}}<extra></extra>"))
+        bvals = np.r_[bvals if bvals is not None else [], reference[0]]
     traces.append(go.Bar(y=mech, x=secs, name="run time", orientation="h", xaxis="x2", yaxis="y2",
                          marker=dict(color="#56B4E9", opacity=0.9),
                          hovertemplate="<b>%{y}</b><br>%{x:.3g} s<extra></extra>"))

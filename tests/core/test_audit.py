@@ -134,8 +134,8 @@ def pe_vote_shift(ctx):
     D = ctx.domain.to_unit(ctx.D)
 
     def stat(release):
-        V = ctx.domain.to_unit(release.trace["variations"][0])
-        noisy = np.asarray(release.trace["noisy_histograms"][0], dtype=float)
+        V = ctx.domain.to_unit(release.trace.variations[0])
+        noisy = np.asarray(release.trace.noisy_histograms[0], dtype=float)
         base = np.bincount(nn_assign(D, V), minlength=V.shape[0])
         total = 0.0
         for p, s in ((ctx.new, 1.0), (ctx.old, -1.0)):
@@ -240,7 +240,7 @@ ADD_POINT = [0.3, 0.7]
 MOVE_POINT = [0.05, 0.05]
 
 #: How each registered mechanism is audited. Trials are chosen so the file stays fast; every
-#: statistic reads the mechanism's public (DP) trace or its synthetic data, never trace["owner"].
+#: statistic reads the mechanism's public (DP) trace or its synthetic data, never the owner view.
 AUDITS: dict[str, list[Case]] = {
     "flat_histogram": [
         Case("add", grid_shift("noisy_counts"), 3000, dict(bins=4, n_synthetic=30), point=ADD_POINT),

@@ -155,6 +155,34 @@ def test_stdout_output_and_list(data, capsys):
     assert main(["--help"]) == 0 and "synth" in capsys.readouterr().out
 
 
+#: Every parameter whose default comes from a rule of the defaults study (issue 27): (mechanism, parameter, rule).
+STUDY_DEFAULTS = [("flat_histogram", "bins", "flat_histogram_bins"), ("psmm", "cells", "psmm_cells"),
+                  ("haar_walk", "grid_rule", "haar_walk_grid"), ("pmm", "depth_rule", "pmm_depth"),
+                  ("low_dim", "plan", "low_dim_plan")]
+
+
+def test_list_names_the_rule_and_the_study_of_every_default(capsys):
+    """``dpsynth list -v`` prints, for every default chosen by the defaults study, the rule's name in
+    dpsynth_core.defaults and where the study lives; the named rule exists."""
+    from dpsynth_core import defaults
+
+    assert main(["list", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    blocks, current = {}, None
+    for line in verbose.splitlines():
+        if line and not line.startswith(" "):
+            current = line.split()[0]
+        elif current:
+            blocks.setdefault(current, []).append(line)
+    for mech, name, rule in STUDY_DEFAULTS:
+        line = next(ln for ln in blocks[mech] if ln.strip().startswith(f"--param {name}="))
+        assert f"dpsynth_core.defaults.{rule}" in line, line
+        assert "benchmarks/defaults_study.py" in line and "docs/defaults.md" in line, line
+        assert callable(getattr(defaults, rule))
+    # the Haar walk's grid and PMM's depth point to their rule parameters
+    assert any("by 'grid_rule'" in ln for ln in blocks["haar_walk"] if "--param grid=" in ln)
+
+
 def test_a_reader_that_leaves_early_is_not_an_error(monkeypatch, capsys):
     """``dpsynth list -v | head``: the pipe closes under the command, which stops quietly with exit code
     141 (128 + SIGPIPE, as a shell reports it) and no error line."""

@@ -152,16 +152,47 @@ def test_unicode_names_labels_with_commas_and_quotes_and_a_thousand_categories(t
     assert read_table(out2, categories={"code": codes}).columns == ("âge", "code")
 
 
-def test_w1_refuses_categorical_columns_and_list_says_who_takes_them(tmp_path, capsys):
-    src = _write(tmp_path / "p.csv", _table(50))
+def _dense_mixed_w1(A: pd.DataFrame, B: pd.DataFrame) -> float:
+    """W1 under the mixed metric of DOMAIN (unit weights), by ot.emd2 on a cost built here from the labels."""
+    import ot
+
+    def unit(df):
+        return np.column_stack([(df["age"] - 0) / 120, (df["bmi"] - 10) / 50])
+
+    UA, UB = unit(A), unit(B)
+    cost = np.abs(UA[:, None, :] - UB[None, :, :]).max(axis=2)
+    for col in ("sex", "region"):
+        cost = np.maximum(cost, (A[col].to_numpy()[:, None] != B[col].to_numpy()[None, :]).astype(float))
+    return float(ot.emd2(np.full(len(A), 1 / len(A)), np.full(len(B), 1 / len(B)), cost, numItermax=10**8))
+
+
+def test_w1_compares_categorical_columns_under_the_mixed_metric(tmp_path, capsys):
+    df = _table(300, seed=4)
+    src = _write(tmp_path / "p.csv", df)
+    syn = tmp_path / "syn.csv"
+    assert _synth([str(src), "-m", "pmm", "-e", "1", "-b", BOUNDS, "--categories", CATS, "--seed", "2"], syn) == 0
     (tmp_path / "dom.json").write_text(json.dumps(DOMAIN))
+    ref = _dense_mixed_w1(df, pd.read_csv(syn))
+    assert ref > 0.01
     for extra in (["-b", BOUNDS, "--categories", CATS], ["--domain", str(tmp_path / "dom.json")]):
-        assert main(["w1", str(src), str(src), *extra, "-q"]) == 1
-        line = _one_error_line(capsys)
-        assert "mixed metric (categorical columns) is not available" in line and "['sex', 'region']" in line
+        capsys.readouterr()
+        assert main(["w1", str(src), str(src), *extra, "-q"]) == 0
+        assert float(capsys.readouterr().out) == 0.0
+        assert main(["w1", str(src), str(syn), *extra, "--json"]) == 0
+        captured = capsys.readouterr()
+        figures = json.loads(captured.out)
+        assert figures["metric"] == "mixed" and figures["exact"] is True
+        assert figures["w1"] == pytest.approx(ref, rel=1e-9, abs=1e-12)
+        assert "mixed metric" in captured.err
+    # the mixed metric is built on l_inf: another metric is refused in one line, naming it
+    assert main(["w1", str(src), str(syn), "-b", BOUNDS, "--categories", CATS, "--metric", "l1", "-q"]) == 1
+    assert "'metric' parameter" in _one_error_line(capsys)
     # the numeric columns alone still compare (text columns left out, as before)
     assert main(["w1", str(src), str(src), "-b", BOUNDS, "-q"]) == 0
     assert float(capsys.readouterr().out) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_list_says_who_takes_categorical_columns(capsys):
     assert main(["list", "-v"]) == 0
     blocks: dict[str, list[str]] = {}
     for line in capsys.readouterr().out.splitlines()[1:]:
@@ -360,6 +391,13 @@ def test_report_reads_categorical_columns_with_the_same_options(tmp_path, capsys
         capsys.readouterr()
         outs.append(json.loads(out.read_text()))
     assert outs[0] == outs[1]
+    # --w1 auto (the default): the mixed metric's W1, exact, and its ceilings hold
+    out = tmp_path / "auto.json"
+    assert main(["report", str(real), str(syn), "-b", BOUNDS, "--categories", CATS, "-o", str(out), "-q"]) == 0
+    auto = json.loads(out.read_text())
+    assert auto["w1"]["value"] == pytest.approx(_dense_mixed_w1(df, pd.read_csv(syn)), rel=1e-9, abs=1e-12)
+    assert auto["w1"]["source"] == "computed by pot under the mixed metric (exact)"
+    assert auto["guarantees"] and all(g["holds"] is True for g in auto["guarantees"])
     kinds = {c["name"]: c["kind"] for c in outs[0]["columns"]}
     assert kinds == {"age": "numeric", "sex": "categorical", "bmi": "numeric", "region": "categorical"}
     assert main(["report", str(real), str(syn), "-b", BOUNDS, "--categories", "sex=F|M;region=north|south",

@@ -1,7 +1,7 @@
 """Data beyond memory (issue #20): Private Evolution on Dask input.
 
 PE reads the private rows only through the nearest-neighbour votes of each iteration, an int64 sum
-over records (``private_evolution._votes`` summed by ``Rows.sum``). Each row's vote depends only on the
+over records (``dpsynth_core.evolution.nn_votes`` summed by ``Rows.sum``). Each row's vote depends only on the
 row and on the candidates, so with the same rng the release from a Dask array or DataFrame, in any
 number of partitions, must equal the NumPy release bit for bit: these tests compare the whole public
 report (JSON text), not a tolerance.
@@ -14,8 +14,8 @@ import pytest
 from dask_support import PARTITIONS, dask_array, dask_frame, public_json
 
 from dpsynth_core import Domain
+from dpsynth_core.evolution import nn_assign, nn_votes
 from dpsynth_core.mechanisms import run
-from dpsynth_core.mechanisms.private_evolution import _votes, nn_assign
 from dpsynth_core.rows import merge
 
 pytestmark = pytest.mark.usefixtures("dask_synchronous")
@@ -44,11 +44,12 @@ def _frame(X, parts=7):
 
 
 CASES = [
-    dict(),  # default: Gaussian votes + threshold, replace
+    dict(),  # default: add/remove (a noisy size), Gaussian votes, BL projection, refine schedule, histogram release
+    dict(schedule="paper", histogram="threshold", release="samples", neighbours="replace"),  # the paper's algorithm
     # laplace_threshold: a budget and a support at which some votes pass the threshold (with the
     # defaults at n = 800 every iteration loses all its votes and the release is S_0)
     dict(histogram="laplace_threshold", epsilon=4.0, iterations=3, n_synthetic=10),
-    dict(neighbours="add_remove"),  # the noisy size for the defaults, then Gaussian votes
+    dict(neighbours="replace"),  # n public: no noisy size
     dict(neighbours="add_remove", histogram="laplace_threshold", n_public=800, epsilon=4.0, iterations=3,
          n_synthetic=10),
     dict(region="ball", metric="l1", iterations=4),
@@ -60,7 +61,7 @@ CASES = [
 def test_dask_release_is_bit_identical(kw):
     X = _data()
     rel = _run(X, track_w1=False, **kw)
-    assert all(rel.trace["votes_kept"])  # the votes, hence the private data, shape the release
+    assert all(rel.trace.votes_kept)  # the votes, hence the private data, shape the release
     ref = public_json(rel)
     assert _public(X, **kw) == ref  # the owner-side W1 is not part of the release
     for parts in PARTITIONS:
@@ -73,7 +74,7 @@ def test_duplicate_rows_and_clamped_rows_give_the_same_release():
     rng = np.random.default_rng(4)
     X = np.column_stack([rng.integers(-30, 130, 600), rng.integers(0, 8, 600)]).astype(float)
     rel = _run(X, iterations=5, init="origin")
-    assert all(rel.trace["votes_kept"])
+    assert all(rel.trace.votes_kept)
     ref = public_json(rel)
     for parts in (7, 64):
         assert _public(dask_array(X, parts), iterations=5, init="origin") == ref
@@ -89,9 +90,9 @@ def test_votes_are_additive_with_exact_ties():
     U = np.array([(a, b) for a in mid for b in g] + [(a, b) for a in g for b in mid] + [(a, b) for a in mid for b in mid])
     U = np.concatenate([U, U[::3]])
     for metric in ("l2", "l1", "linf"):
-        whole = _votes(U, V, "box", metric)
+        whole = nn_votes(U, V, "box", metric)
         for parts in (2, 7, U.shape[0]):
-            blocks = [_votes(b, V, "box", metric) for b in np.array_split(U, parts)]
+            blocks = [nn_votes(b, V, "box", metric) for b in np.array_split(U, parts)]
             total = blocks[0]
             for b in blocks[1:]:
                 total = merge(total, b)
@@ -107,7 +108,7 @@ def test_votes_are_additive_with_exact_ties():
 def test_votes_do_not_modify_the_block():
     U = np.random.default_rng(0).random((50, 2))
     before = U.copy()
-    _votes(U, U[:5] * 0.3, "ball", "l2")
+    nn_votes(U, U[:5] * 0.3, "ball", "l2")
     assert np.array_equal(U, before)
 
 
@@ -115,14 +116,14 @@ def test_owner_trace_with_dask():
     X = _data()
     mem = _run(X, iterations=3)
     dsk = _run(dask_array(X, 7), iterations=3)
-    om, od = mem.trace["owner"], dsk.trace["owner"]
-    assert om["n"] == od["n"] == X.shape[0]
-    assert om["n_clamped"] == od["n_clamped"] > 0
-    for a, b in zip(om["clean_histograms"], od["clean_histograms"], strict=True):
+    om, od = mem.owner, dsk.owner
+    assert om.n == od.n == X.shape[0]
+    assert om.n_clamped == od.n_clamped > 0
+    for a, b in zip(om.clean_histograms, od.clean_histograms, strict=True):
         assert np.array_equal(a, b) and a.sum() == X.shape[0]
     # the exact W1 needs all the rows at once: computed in memory only, and the trace says why
-    assert len(om["w1"]) == 4 and om["w1_note"] is None and "exact" in om["w1_method"]
-    assert od["w1"] is None and od["w1_method"] is None and "Dask" in od["w1_note"]
+    assert len(om.w1) == 4 and om.w1_note is None and "exact" in om.w1_method
+    assert od.w1 is None and od.w1_method is None and "Dask" in od.w1_note
 
 
 def test_one_pass_over_the_data_per_iteration():

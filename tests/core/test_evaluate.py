@@ -172,9 +172,28 @@ def test_w1_inputs():
             evaluate.report(X, X, dom, w1=bad)
     mixed = _mixed_domain()
     df = _mixed_table(30, 0)
-    rep = evaluate.report(df, df, mixed)  # "auto" does not guess the mixed metric's W1
+    rep = evaluate.report(df, df, mixed)  # "auto": the mixed metric's W1 of a table to itself
+    assert rep.w1 == 0.0 and rep.w1_source == "computed by pot under the mixed metric (exact)"
+
+
+@pytest.mark.parametrize("epsilon, seed", [(0.3, 3), (3.0, 4)])
+def test_auto_w1_on_a_mixed_table_is_the_mixed_metrics_and_its_ceilings_hold(epsilon, seed):
+    dom = _mixed_domain(weights={"region": 0.5})
+    df = _mixed_table(400, seed)
+    rel = run("pmm", df, dom, epsilon=epsilon, rng=seed)
+    rep = evaluate.report(df, rel.synthetic, dom)
+    ref = _mixed_w1(dom, df, rel.synthetic)  # dense POT on a cost built in this file
+    assert rep.w1 == pytest.approx(ref, rel=1e-9, abs=1e-12) and "under the mixed metric (exact)" in rep.w1_source
+    assert all(g.holds is True for g in rep.guarantees) and not rep.contradictions
+
+
+def test_auto_w1_on_a_mixed_table_too_large_to_solve_exactly_gives_no_ceilings(monkeypatch):
+    monkeypatch.setattr(evaluate, "AUTO_SPARSE_MAX_POINTS", 40)
+    monkeypatch.setattr(evaluate, "AUTO_MIXED_POT_PAIRS", 100)
+    df = _mixed_table(30, 0)
+    rep = evaluate.report(df, df, _mixed_domain())
     assert rep.w1 is None and all(g.ceiling is None and g.holds is None for g in rep.guarantees)
-    assert any("pass w1=" in n for n in rep.notes)
+    assert any("pass w1=" in n and "30 + 30" in n for n in rep.notes)
 
 
 # ------------------------------------------------------------------------------ downstream

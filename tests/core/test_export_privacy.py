@@ -19,7 +19,7 @@ What these tests prove
      is identical on D and D': those fields are fixed by public inputs, so a difference would be a
      data-dependent value published as if it were public;
    * nothing owner-side appears at any depth: no ``trace`` or ``owner`` key, none of the keys of
-     ``release.trace["owner"]`` (true counts, true marginals, the true covariance, the number of clamped
+     ``release.owner`` (true counts, true marginals, the true covariance, the number of clamped
      rows, the W1 to the data, ...) except three reviewed names that are also public parameter names
      (``n``: the size record's public or noisy n; ``noise``: the noise kind; ``subroutine``), and no
      key mentioning W1 other than two reviewed public ones;
@@ -129,8 +129,7 @@ def _check_report(report: dict, rel, *, with_synthetic: bool) -> None:
     assert set(report) == expected, ("a new or missing report key: review it and update this test",
                                      sorted(set(report) ^ expected))
     keys = _all_keys(report)
-    owner_names = ({f.name for f in dataclasses.fields(rel.owner)} if rel.owner is not None
-                   else set(rel.trace.get("owner", {})))
+    owner_names = {f.name for f in dataclasses.fields(rel.owner)}
     forbidden = ({"trace", "owner"} | owner_names) - OWNER_NAMES_ALSO_PUBLIC
     assert not keys & forbidden, sorted(keys & forbidden)
     w1_keys = {k for k in keys if "w1" in k.lower()}

@@ -10,7 +10,8 @@ behaviour updates the digest in the same commit, with the reason in the commit m
 The digests must not depend on the machine. Published sums are therefore computed with
 ``math.fsum`` (correctly rounded) rather than a BLAS dot product, whose summation order depends on
 the CPU kernel OpenBLAS picks (``OPENBLAS_CORETYPE``): with ``np.dot`` the BL value of the PSMM case
-differed in its last bit between Haswell and SkylakeX kernels. The one exception is ``low_dim``,
+differed in its last bit between Haswell and SkylakeX kernels. The one exception is ``low_dim`` when it
+projects (``low_dim_paper``; its default plan hands over to PSMM at d = 4),
 whose private PCA calls LAPACK's eigensolver, whose last bits depend on the kernel for almost every
 input matrix. Its pin is therefore one digest per kernel (:data:`LOW_DIM_BY_KERNEL`), each recorded by
 forcing the kernel, and the test checks the one of the kernel this machine runs (threadpoolctl says
@@ -52,20 +53,31 @@ CASES = {
     "private_evolution": ("private_evolution", 2, dict(epsilon=1.0, delta=1e-5, iterations=4, n_synthetic=100,
                                                        track_w1=False)),
     "low_dim": ("low_dim", 4, dict(epsilon=4.0)),
+    "low_dim_paper": ("low_dim", 4, dict(epsilon=4.0, plan="paper")),
     "flat_histogram": ("flat_histogram", 2, dict(epsilon=1.0)),
     "per_point_laplace": ("per_point_laplace", 2, dict(epsilon=1.0)),
 }
 
 PINNED = {
-    "flat_histogram": "1b15f732780d7050daa74edb387445943b005fc61817e108961e6a669d4b05b2",
-    "haar_walk_1d": "5f04a5fbb0add9262790d38bf9a7eb855d8130706c1621598366452713cbe05e",
-    "haar_walk_2d": "886c4007b5187eebc97f6aa37bdcf5830383654a392fba53d5b6d69392fc4576",
-    "low_dim": None,  # one digest per OpenBLAS kernel: LOW_DIM_BY_KERNEL
+    # issue 27: the flat histogram's default grid is dpsynth_core.defaults.flat_histogram_bins (9 x 9 here; k^d ≈ εn before)
+    "flat_histogram": "6e7695a6baa05e87038f390daa2ae416de8640758bbe82698c7f8c1cfed1880f",
+    # issue 27: the walk's default grid is grid_rule="study", dpsynth_core.defaults.haar_walk_grid (32 cells here)
+    "haar_walk_1d": "028046e95e54d89ee8ad0d530fe4b9006c4ddb371001db721a2b59f71c36944d",
+    # issue 27: grid_rule="study" at ε/2 under replace (6 per axis here)
+    "haar_walk_2d": "d6eb4933ac41c4fdb991c04b28b83595b346c0ef9e6ec85ac8770f1fd633fd5a",
+    # issue 27: low_dim's default plan (dpsynth_core.defaults.low_dim_plan) hands over to PSMM in full dimension
+    # at d = 4 (no eigensolver: one digest for every kernel); the projection is pinned as low_dim_paper
+    "low_dim": "6e101276e1b78afd0a20255b95b44e22f98e1fd97fe5855d987921424d44060d",
+    "low_dim_paper": None,  # one digest per OpenBLAS kernel: LOW_DIM_BY_KERNEL
     "per_point_laplace": "76feb76a9932f377fb01520563a3fb93a69bf67fb3ced1c551d2186e55ef5ca7",
     "pmm_add_remove": "2766815739f7b556c8bbc9cc50e3d3ec8ab649bc486aad6492276a34caff4925",
     "pmm_replace": "dc8b5b65515920dcf71fdb8c3cf6af7103c63505cbe3a9e305efd11a63b9c93a",
-    "private_evolution": "63a5fb7fb3f845655d8a8a69751d70302d2291f3f960c535596ebda9e8210d68",
-    "psmm": "c3b7b634830ab6675f0a5bfa56e7b0ea5787f9c838009f769df81d3ef8b44837",
+    # Moved deliberately (issue 27, PE defaults study): the defaults are now the add/remove relation, the
+    # bounded-Lipschitz projection of Algorithm 2, the "refine" budget schedule (70% of μ² on the last iteration,
+    # its four finest scales) and the release of n̂ points rounded from the last privatised histogram.
+    "private_evolution": "f2acbe5a284f972ce86e92a88f9117c1eeb0d5abf3246c4425687913dcd9ac16",
+    # issue 27: PSMM's default cells are dpsynth_core.defaults.psmm_cells (12 per axis here)
+    "psmm": "8d7dfb04593450081b4dbd235c360359944d06d26bd067d4f7fa5c0bd1ef4d2b",
     "sparse_marginals": "4bc3e5f9021579f5b9e3869894b23c9f5e3809f3e58404e36b9a72ffff8f2ab0",
 }
 
@@ -84,10 +96,12 @@ def _digest(rel) -> str:
 #: low_dim's digest under each OpenBLAS kernel (recorded with OPENBLAS_CORETYPE=<kernel>): LAPACK's
 #: eigensolver differs in the last bit between kernels.
 LOW_DIM_BY_KERNEL = {
-    "SkylakeX": "8cfd51737caf144d72e0b4ba4946c1dd715bc2afb15d427cd9724952d372bf2e",
-    "Haswell": "e0bf60eae1b85f7ee20d9e862269850b8a3b4765b0187fc9c854847a6001d11c",
-    "Sandybridge": "872cd5303359a7db3f8161548cd6484b80855464f74594fdc30cec59557bf9f4",
-    "Prescott": "aca4786cf9389b790a9277f741be35fc81d4df65816c742b1a150064fac0f04c",
+    # issue 27: plan="paper" reproduces the earlier default release bit for bit (the same synthetic array); the
+    # digests moved only because params now also record "plan" and "budget_split"
+    "SkylakeX": "959dc703cd341b4c84fb42e1bc43f01e834173b32e85126b137eeeba13a951ee",
+    "Haswell": "aad2a6921d7c8a1a87501eea3fe64b9cb6bf8c8f3c5dc7a1e7f0861aa0525340",
+    "Sandybridge": "557624e009d3608313b3a8e9f17e147d93564802f5ea15f1935d00b0b2afdbd3",
+    "Prescott": "bde2204683f883ad8752260593d6a60645fd891899138e7af970a9596bfa5ada",
 }
 
 
@@ -104,7 +118,7 @@ def _blas_kernel() -> str | None:
 def test_release_is_pinned(case):
     name, d, kwargs = CASES[case]
     expected = PINNED[case]
-    if case == "low_dim":
+    if case == "low_dim_paper":
         kernel = _blas_kernel()
         if kernel not in LOW_DIM_BY_KERNEL:
             pytest.skip(f"low_dim's digest depends on the OpenBLAS kernel; none is recorded for {kernel!r} "
@@ -126,7 +140,7 @@ print(g._digest(g.run(name, g._data(d), g.Domain.unit(d), rng=7, **kwargs)))
 @pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
-@pytest.mark.parametrize("case", ["psmm", "haar_walk_2d", "pmm_add_remove"])
+@pytest.mark.parametrize("case", ["psmm", "haar_walk_2d", "pmm_add_remove", "private_evolution"])
 def test_pin_does_not_depend_on_the_blas_kernel(case):
     """NumPy's wheels bundle OpenBLAS, which picks its kernels by CPU; forcing the AVX2 (Haswell) and
     the AVX-only (Sandybridge) kernels must give the pinned digest (np.dot did not: see the module
@@ -148,7 +162,7 @@ def test_low_dim_pin_under_each_kernel():
     here = str(Path(__file__).resolve().parent)
     got = {}
     for core in ("Haswell", "Sandybridge"):  # both run on any AVX2 CPU
-        out = subprocess.run([sys.executable, "-c", _DIGEST_IN_SUBPROCESS, "low_dim", here], capture_output=True,
+        out = subprocess.run([sys.executable, "-c", _DIGEST_IN_SUBPROCESS, "low_dim_paper", here], capture_output=True,
                              text=True, env={**os.environ, "OPENBLAS_CORETYPE": core}, timeout=120, check=True)
         got[core] = out.stdout.strip().splitlines()[-1]
     assert got == {core: LOW_DIM_BY_KERNEL[core] for core in got}
@@ -174,13 +188,17 @@ MIXED_CASES = {
     "flat_histogram_mixed": ("flat_histogram", dict(epsilon=1.0)),
     "haar_walk_mixed": ("haar_walk", dict(epsilon=1.0)),
     "sparse_marginals_mixed": ("sparse_marginals", dict(epsilon=1.0, public_size=300, mc_draws=50)),
+    "private_evolution_mixed": ("private_evolution", dict(epsilon=1.0, delta=1e-5, iterations=3, n_synthetic=60,
+                                                          track_w1=False)),
 }
 MIXED_PINNED = {
     "pmm_mixed": "42b8fbcf17bd7834c10b51d8ef60d882e17856c56129a3ba0cc2e63a65c216c5",
-    "psmm_mixed": "0f848ec5afd4ec99a376d823207599b1316389a4fdd73e24410f273b3cdce0b8",
-    "flat_histogram_mixed": "dc827ae0298334a3052ab9b0c348384100ceb20da23f900b79ef17d2e07ae418",
-    "haar_walk_mixed": "407ade3218e7e7be09a1cd5704356dc0bc1485b6d83d97d37aca281af5679a52",
+    # issue 27 (this and the next two): the study's rules at n/C per combination of categories, d = numeric columns
+    "psmm_mixed": "5db06ca72e4c1450e9849bec0a1a53cace4c65e603f519a3606a33576c86665a",
+    "flat_histogram_mixed": "de4dc01bc59ed21699f4a48cbf926fe236ff6f0b2b5805ba68477151a451d86a",
+    "haar_walk_mixed": "e6b8b357974a3db755499f289eee355aef3ce24ed1acc139105995c0f4913cec",
     "sparse_marginals_mixed": "a7a26054a44210ec88d554983dc18c2ddbbf86b13c05d623e4225151659c18ec",
+    "private_evolution_mixed": "acc55e7e89caf2a5450b554ca17a1e502cb9a6676d49b6e1e40e4d28e5d7c006",
 }
 
 

@@ -115,15 +115,43 @@ def test_default_grid_rule():
     assert default_grid(10_000, 1.0, 1, rule="paper") == 2**13  # 2^round(log2 10^4)
     assert default_grid(10_000, 1.0, 2, rule="paper") == 100
     assert default_grid(10_000, 1.0, 2, "hilbert", rule="paper") == 128  # 2^round(13.29/2)
-    # "auto": εn / log2(εn)^2 in d = 1, εn / log2(εn)^{3/2} in d >= 2
-    assert default_grid(10_000, 1.0, 1) == 2 ** round(math.log2(1e4 / math.log2(1e4) ** 2))  # 2^6
-    assert default_grid(2_000, 1.0, 2) == round(math.sqrt(2000 / math.log2(2000) ** 1.5))  # 7
-    assert default_grid(2_000, 1.0, 2, "hilbert") == 8
-    for rule in ("auto", "paper"):
+    # "log" (the default before the defaults study): εn / log2(εn)^2 in d = 1, εn / log2(εn)^{3/2} in d >= 2
+    assert default_grid(10_000, 1.0, 1, rule="log") == 2 ** round(math.log2(1e4 / math.log2(1e4) ** 2))  # 2^6
+    assert default_grid(2_000, 1.0, 2, rule="log") == round(math.sqrt(2000 / math.log2(2000) ** 1.5))  # 7
+    assert default_grid(2_000, 1.0, 2, "hilbert", rule="log") == 8
+    # "study" (default, dpsynth_core.defaults.haar_walk_grid): c_d (εn)^{1/(d+1)}, c = 1.65, 1.2, 1.3 (d = 1, 2, >= 3)
+    assert default_grid(10_000, 1.0, 1) == 2 ** round(math.log2(1.65 * 1e4 ** 0.5))  # 165 -> 2^7
+    assert default_grid(2_000, 1.0, 2) == round(1.2 * 2000 ** (1 / 3))  # 15
+    assert default_grid(2_000, 1.0, 2, "hilbert") == 16  # the nearest power of two to 15
+    assert default_grid(442, 1.0, 4) == round(1.3 * 442 ** 0.2)  # 4 per axis in d = 4 (the log rule: 2)
+    assert default_grid(442, 1.0, 4, rule="log") == 2
+    assert default_grid(1, 1.0, 3) == 2 and default_grid(10**12, 10.0, 1) == MAX_CELLS
+    for rule in ("log", "paper"):
         assert default_grid(10, 0.01, 1, rule=rule) == 1
         assert default_grid(1, 1.0, 3, rule=rule) == 1
         assert default_grid(10**12, 10.0, 1, rule=rule) == MAX_CELLS
         assert default_grid(10**12, 1.0, 2, rule=rule) ** 2 <= MAX_CELLS
+
+
+def test_study_grid_grows_with_epsilon_n_in_every_dimension():
+    """Issue 27's acceptance: the default resolution grows with εn in every d (the earlier rule stayed at 2-3
+    cells per axis in d = 4 from εn = 100 to 5,000). Non-decreasing everywhere, and strictly larger at
+    εn = 10^6 than at 100 in d = 1..6."""
+    sizes = [100, 300, 1_000, 3_000, 10_000, 100_000, 1_000_000]
+    for d in range(1, 7):
+        for path in ("snake", "hilbert") if d >= 2 else ("snake",):
+            grids = [default_grid(n, 1.0, d, path) for n in sizes]
+            assert grids == sorted(grids), (d, path, grids)
+            assert grids[-1] > grids[0], (d, path, grids)
+
+
+def test_grid_rule_reads_epsilon_per_unit_of_sensitivity():
+    """Under replace a count moves by 2, so the study rule reads ε'/2: the release's grid is the rule at (n, ε/2)."""
+    X = np.random.default_rng(3).random((2000, 2))
+    rel = haar_walk(X, Domain.unit(2), epsilon=2.0, neighbours="replace", rng=0)
+    assert rel.params["grid"] == default_grid(2000, 1.0, 2) == round(1.2 * 2000 ** (1 / 3))
+    rel = haar_walk(X, Domain.unit(2), epsilon=2.0, n_public=2000, rng=0)
+    assert rel.params["grid"] == default_grid(2000, 2.0, 2) == round(1.2 * 4000 ** (1 / 3))
 
 
 def test_huge_epsilon_reproduces_the_cell_counts():
@@ -281,7 +309,7 @@ def test_validation_rules():
         haar_walk(X, dom, epsilon=1.0, rounding="floor")
     with pytest.raises(ValueError, match="The 'noise' parameter of haar_walk must be one of 'discrete', 'continuous'"):
         haar_walk(X, dom, epsilon=1.0, noise="gaussian")
-    with pytest.raises(ValueError, match="The 'grid_rule' parameter of haar_walk must be one of 'auto', 'paper'"):
+    with pytest.raises(ValueError, match="The 'grid_rule' parameter of haar_walk must be one of 'study', 'log', 'paper'"):
         haar_walk(X, dom, epsilon=1.0, grid_rule="best")
     with pytest.raises(ValueError, match="The 'grid' parameter of haar_walk must be an int in \\[1, 4194304\\]"):
         haar_walk(X, dom, epsilon=1.0, grid=0)

@@ -567,9 +567,15 @@ def test_low_dim_accepts_the_smallest_epsilon(subroutine):
 def test_low_dim_limit_messages_name_low_dim():
     X = np.random.default_rng(0).random((400, 3))
     with limits.override(max_cells=2), pytest.raises(ValueError) as info:
-        run("low_dim", X, Domain.unit(3), epsilon=4.0, rng=0)
+        run("low_dim", X, Domain.unit(3), epsilon=4.0, plan="paper", rng=0)  # the projection: PMM in the plane
     msg = str(info.value)
     assert MESSAGE.match(msg) and msg.startswith("The 'depth' parameter of low_dim must give at most 2 leaves"), msg
+    # the default plan hands over to PSMM in full dimension: its grid is checked against the limits too
+    with limits.override(max_cells=2), pytest.raises(ValueError) as info:
+        run("low_dim", X, Domain.unit(3), epsilon=4.0, rng=0)
+    msg = str(info.value)
+    assert MESSAGE.match(msg) and msg.startswith("The 'cells' parameter of low_dim must"), msg
+    assert "max_cells" in msg
 
 
 @pytest.mark.timeout(60)

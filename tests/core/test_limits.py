@@ -143,7 +143,7 @@ def test_private_evolution_refused_before_the_variations(monkeypatch):
     PE = importlib.import_module("dpsynth_core.mechanisms.private_evolution")
 
     monkeypatch.setattr(PE, "variation_api", _boom)
-    monkeypatch.setattr(PE, "_uniform_in_region", _boom)
+    monkeypatch.setattr(PE, "uniform_in_region", _boom)
     with limits.override(max_candidates=10**4), pytest.raises(ValueError, match="The 'n_synthetic' parameter of "
                                                                                  "private_evolution must give at most"):
         run("private_evolution", np.random.default_rng(0).random((20, 2)), Domain.unit(2), epsilon=1.0, delta=1e-5,

@@ -174,7 +174,7 @@ def test_release_uses_the_calibrated_covariance_noise(rule):
     eps = 3.0
     offs = []
     for seed in range(60):
-        rel = low_dim(ds.X, ds.domain, epsilon=eps, covariance_noise=rule, rng=seed)
+        rel = low_dim(ds.X, ds.domain, epsilon=eps, covariance_noise=rule, plan="paper", rng=seed)
         A = rel.trace.noisy_covariance - rel.owner.true_covariance
         assert np.allclose(A, A.T)
         offs.append(np.abs(A[np.triu_indices(6, 1)]))
@@ -192,7 +192,7 @@ def test_mean_noise_scale():
     X = rng.random((50, 4))
     lams = []
     for seed in range(400):
-        rel = low_dim(X, Domain.unit(4), epsilon=1.5, rng=seed)
+        rel = low_dim(X, Domain.unit(4), epsilon=1.5, plan="paper", rng=seed)
         lams.append(rel.owner.mean_noise)
     b = rel.params["mean_scale"]
     assert b == pytest.approx(4 / (0.5 * 50))
@@ -206,7 +206,7 @@ def test_mean_noise_scale():
 @pytest.mark.parametrize("eps", [0.3, 2.0, 7.0])
 def test_ledger_sums_to_epsilon(kw, eps):
     ds = _plane(n=300, D=5)
-    rel = low_dim(ds.X, ds.domain, epsilon=eps, rng=0, **kw)
+    rel = low_dim(ds.X, ds.domain, epsilon=eps, plan="paper", rng=0, **kw)
     steps = rel.ledger.to_frame()
     assert rel.ledger.epsilon == pytest.approx(eps, rel=1e-12)
     assert rel.epsilon == eps and rel.delta == 0.0 and rel.neighbours == "replace"
@@ -229,7 +229,7 @@ def test_output_lies_in_the_domain_and_projected_points_in_the_box(box):
     X = dom.from_unit(rng.random((400, 4)))
     X[:5] *= 10.0  # a few points outside the box: clamped
     for eps in (0.05, 1.0, 1e4):
-        rel = low_dim(X, dom, epsilon=eps, rng=1, box=box)
+        rel = low_dim(X, dom, epsilon=eps, plan="paper", rng=1, box=box)
         assert rel.synthetic.shape == (400, 4)  # PMM under replace releases n points
         assert np.all(dom.contains(rel.synthetic))
         assert rel.owner.projected_summary["n_outside_box"] == 0
@@ -238,9 +238,9 @@ def test_output_lies_in_the_domain_and_projected_points_in_the_box(box):
 
 def test_determinism():
     ds = _plane(n=300)
-    a = low_dim(ds.X, ds.domain, epsilon=1.0, rng=11)
-    b = low_dim(ds.X, ds.domain, epsilon=1.0, rng=np.random.default_rng(11))
-    c = low_dim(ds.X, ds.domain, epsilon=1.0, rng=12)
+    a = low_dim(ds.X, ds.domain, epsilon=1.0, plan="paper", rng=11)
+    b = low_dim(ds.X, ds.domain, epsilon=1.0, plan="paper", rng=np.random.default_rng(11))
+    c = low_dim(ds.X, ds.domain, epsilon=1.0, plan="paper", rng=12)
     assert np.array_equal(a.synthetic, b.synthetic)
     assert np.array_equal(a.trace.private_basis, b.trace.private_basis)
     assert not np.array_equal(a.synthetic, c.synthetic)
@@ -253,10 +253,10 @@ def test_principal_angles_vanish_at_huge_epsilon():
     the angles are below 1e-3. At ε = 1 (σ ≈ 0.3 ≫ the gap) they are not small, which shows the
     check can fail."""
     ds = _plane(n=1000, D=6)
-    rel = low_dim(ds.X, ds.domain, epsilon=1e6, rng=0)
+    rel = low_dim(ds.X, ds.domain, epsilon=1e6, plan="paper", rng=0)
     ang = rel.owner.principal_angles
     assert ang.shape == (2,) and np.all(ang < 1e-3)
-    rough = low_dim(ds.X, ds.domain, epsilon=1.0, rng=0)
+    rough = low_dim(ds.X, ds.domain, epsilon=1.0, plan="paper", rng=0)
     assert rough.owner.principal_angles.max() > 0.1
 
 
@@ -264,7 +264,7 @@ def test_huge_epsilon_reproduces_the_data_and_respects_the_bound():
     """At ε = 10^6 every noise vanishes; the error is the subroutine's resolution and the noise off
     the plane (sd 0.01): exact W1 (POT, l_inf, unit cube) below 0.05 and below the reported bound."""
     ds = _plane(n=400, D=6, noise=0.005)
-    rel = low_dim(ds.X, ds.domain, epsilon=1e6, rng=2)
+    rel = low_dim(ds.X, ds.domain, epsilon=1e6, plan="paper", rng=2)
     a = np.full(400, 1 / 400)
     b = np.full(rel.synthetic.shape[0], 1 / rel.synthetic.shape[0])
     M = ot.dist(ds.X, rel.synthetic, metric="chebyshev")
@@ -276,7 +276,7 @@ def test_huge_epsilon_reproduces_the_data_and_respects_the_bound():
 
 def test_bound_terms():
     ds = _plane(n=500)
-    rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0)
+    rel = low_dim(ds.X, ds.domain, epsilon=2.0, plan="paper", rng=0)
     t = rel.trace.bound_terms
     assert set(t) == {"rank_approximation", "private_pca", "mean_in_projection", "subroutine", "mean_shift", "total"}
     assert all(v >= 0 for v in t.values())
@@ -293,8 +293,8 @@ def test_bound_terms():
 
 def test_projected_cube_box_is_narrower_and_exact():
     ds = _plane(n=300, D=8)
-    rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0, box="projected_cube")
-    paper = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0)
+    rel = low_dim(ds.X, ds.domain, epsilon=2.0, plan="paper", rng=0, box="projected_cube")
+    paper = low_dim(ds.X, ds.domain, epsilon=2.0, plan="paper", rng=0)
     w_cube = np.asarray(rel.params["box_upper"]) - np.asarray(rel.params["box_lower"])
     w_paper = np.asarray(paper.params["box_upper"]) - np.asarray(paper.params["box_lower"])
     assert np.all(w_cube < w_paper)
@@ -321,7 +321,7 @@ def test_choose_target_dim_formula():
 
 def test_adaptive_picks_the_plane_dimension_at_huge_epsilon():
     ds = affine_plane(2000, D=6, d_prime=3, noise=0.0, rng=4)
-    rel = low_dim(ds.X, ds.domain, epsilon=1e6, adaptive=True, target_dim=2, rng=0)
+    rel = low_dim(ds.X, ds.domain, epsilon=1e6, adaptive=True, target_dim=2, plan="paper", rng=0)
     assert rel.params["target_dim"] == 3 and rel.params["target_dim_requested"] == 2
     assert rel.trace.selection["chosen"] == 3
     assert rel.trace.private_basis.shape == (6, 3)
@@ -330,7 +330,7 @@ def test_adaptive_picks_the_plane_dimension_at_huge_epsilon():
 # ------------------------------------------------------------------ trace and public view
 def test_trace_and_public_view():
     ds = _plane(n=300)
-    rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0)
+    rel = low_dim(ds.X, ds.domain, epsilon=2.0, plan="paper", rng=0)
     tr, own = LD.LowDimTrace.of(rel), LD.LowDimOwner.of(rel)
     assert (tr.d, tr.target_dim, tr.subroutine_name) == (6, 2, "pmm")
     assert tr.noisy_spectrum.shape == (6,) and np.all(np.diff(tr.noisy_spectrum) <= 1e-15)
@@ -344,7 +344,7 @@ def test_trace_and_public_view():
     assert not {f.name for f in dataclasses.fields(tr)} & {f.name for f in dataclasses.fields(own)} - {"subroutine"}
     assert own.true_basis.shape == (6, 2) and own.projected_coordinates.shape == (300, 2)
     assert own.true_spectrum.shape == (6,)
-    psmm_rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0, subroutine="psmm")
+    psmm_rel = low_dim(ds.X, ds.domain, epsilon=2.0, plan="paper", rng=0, subroutine="psmm")
     assert isinstance(psmm_rel.trace.subroutine, PSMMTrace) and isinstance(psmm_rel.owner.subroutine, PSMMOwner)
     assert psmm_rel.trace.subroutine_name == "psmm"
     with pytest.raises(TypeError, match="not a LowDimOwner"):
@@ -360,10 +360,10 @@ def test_registry_entry():
     spec = MECHANISMS["low_dim"]
     assert spec.func is low_dim is LD.low_dim
     assert spec.neighbours == ("replace",) and spec.default_neighbours == "replace"
-    assert [p.name for p in spec.params] == ["target_dim", "subroutine", "adaptive", "box",
-                                                "covariance_noise"]
+    assert [p.name for p in spec.params] == ["plan", "target_dim", "subroutine", "adaptive", "box", "budget_split",
+                                             "covariance_noise"]
     rel = run("low_dim", np.random.default_rng(0).random((50, 2)) * 4 - 1, Domain([-1, -1], [3, 3]), epsilon=2.0,
-              rng=1)
+              plan="paper", rng=1)
     assert rel.synthetic.shape == (50, 2) and rel.params["target_dim"] == 2
 
 
@@ -382,11 +382,11 @@ def test_validation_rules():
         low_dim(X, dom, epsilon=1.0, target_dim=2.5)
     with pytest.raises(TypeError, match=r"The 'target_dim' parameter of low_dim must be an int"):
         low_dim(X, dom, epsilon=1.0, target_dim="2")
-    with pytest.raises(ValueError, match=r"The 'subroutine' parameter of low_dim must be one of 'pmm', 'psmm'"):
+    with pytest.raises(ValueError, match=r"The 'subroutine' parameter of low_dim must be one of 'auto', 'pmm', 'psmm'"):
         low_dim(X, dom, epsilon=1.0, subroutine="haar")
     with pytest.raises(TypeError, match=r"The 'adaptive' parameter of low_dim must be a bool"):
         low_dim(X, dom, epsilon=1.0, adaptive=1)
-    with pytest.raises(ValueError, match=r"The 'box' parameter of low_dim must be one of 'paper', 'projected_cube'"):
+    with pytest.raises(ValueError, match=r"The 'box' parameter of low_dim must be one of 'auto', 'paper', 'projected_cube'"):
         low_dim(X, dom, epsilon=1.0, box="ball")
     with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
         low_dim(X[:1], dom, epsilon=1.0)
@@ -403,3 +403,66 @@ def test_validation_rules():
     # adaptive with PSMM stays within PSMM's range
     rel = low_dim(X8, Domain.unit(8), epsilon=1.0, subroutine="psmm", adaptive=True, rng=0)
     assert 2 <= rel.params["target_dim"] <= 6
+
+
+# ------------------------------------------------------------------ the defaults study's plan (issue 27)
+def test_default_plan_hands_over_to_psmm_in_full_dimension():
+    """d <= 6: the plan 'study' releases PSMM in full dimension with the whole ε under replace, at
+    dpsynth_core.defaults.psmm_cells(n, ε/2, d): the same release as calling PSMM that way (same seed)."""
+    ds = _plane(n=400, D=4)
+    rel = low_dim(ds.X, ds.domain, epsilon=1.0, rng=5)
+    k = round(1.2 * (400 * math.sinh(0.5)) ** 0.2)  # the PSMM rule in d = 4, c = 1.2, at ε/2
+    direct = run("psmm", ds.X, ds.domain, epsilon=1.0, neighbours="replace", cells=k, rng=5)
+    assert rel.params["handover"] == "psmm" and rel.params["subroutine_params"]["cells"] == k
+    assert np.array_equal(rel.synthetic, direct.synthetic)
+    assert rel.ledger.epsilon == pytest.approx(1.0, rel=1e-12) and rel.neighbours == "replace"
+    assert all(e.step.startswith("psmm: ") for e in rel.ledger.entries)
+    tr = LD.LowDimHandoverTrace.of(rel)
+    assert tr.mechanism == "psmm" and isinstance(tr.subroutine, PSMMTrace)
+    assert isinstance(LD.LowDimHandoverOwner.of(rel).subroutine, PSMMOwner)
+    assert rel.bound == direct.bound and any("no projection" in note for note in rel.notes)
+    with pytest.raises(TypeError, match="not a LowDimTrace"):
+        LD.LowDimTrace.of(rel)
+
+
+@pytest.mark.parametrize("kw", [dict(plan="paper"), dict(target_dim=2), dict(subroutine="pmm"),
+                                dict(box="projected_cube"), dict(budget_split="thirds"), dict(adaptive=True)])
+def test_any_projection_parameter_makes_the_plan_project(kw):
+    ds = _plane(n=300, D=4)
+    rel = low_dim(ds.X, ds.domain, epsilon=2.0, rng=0, **kw)
+    tr = LD.LowDimTrace.of(rel)
+    expected_sub = kw.get("subroutine", "pmm" if kw.get("plan") == "paper" else "psmm")
+    assert tr.subroutine_name == rel.params["subroutine"] == expected_sub
+    assert rel.params["plan"] == kw.get("plan", "study") and "handover" not in rel.params
+
+
+def test_plan_in_high_dimension():
+    """d > 6: PMM in full dimension when εn < 250 (the digits at ε = 1), else project on d' = 2 with PSMM,
+    the paper's box and thirds."""
+    ds = _plane(n=100, D=8)
+    small = low_dim(ds.X, ds.domain, epsilon=1.0, rng=0)  # εn = 100
+    assert small.params["handover"] == "pmm" and isinstance(small.trace.subroutine, PMMTrace)
+    assert "εn = 100 < 250" in small.params["reason"]
+    big = low_dim(ds.X, ds.domain, epsilon=3.0, rng=0)  # εn = 300
+    assert (big.params["target_dim"], big.params["subroutine"], big.params["box"]) == (2, "psmm", "paper")
+    assert big.params["budget_split"] == pytest.approx([1 / 3] * 3)
+    assert [e.epsilon for e in big.ledger.entries[:2]] == [1.0, 1.0]
+
+
+def test_budget_split():
+    """The shares (covariance, mean, subroutine) reach the ledger; they must be in (0, 1) and sum to 1."""
+    ds = _plane(n=300, D=5)
+    rel = low_dim(ds.X, ds.domain, epsilon=2.0, budget_split=(0.2, 0.1, 0.7), rng=0)
+    steps = rel.ledger.to_frame()
+    assert steps.epsilon.iloc[0] == pytest.approx(0.4) and "covariance" in steps.step.iloc[0]
+    assert steps[steps.step.str.contains("private mean")].epsilon.iloc[0] == pytest.approx(0.2)
+    assert rel.params["epsilon_subroutine"] == pytest.approx(1.4) and rel.ledger.epsilon == pytest.approx(2.0)
+    assert rel.params["mean_scale"] == pytest.approx(5 / (0.2 * 300))
+    same = low_dim(ds.X, ds.domain, epsilon=2.0, budget_split="0.2,0.1,0.7", rng=0)
+    assert np.array_equal(same.synthetic, rel.synthetic)
+    assert low_dim(ds.X, ds.domain, epsilon=2.0, budget_split="subroutine", rng=0).params["budget_split"] == \
+        pytest.approx([0.2, 0.1, 0.7])
+    for bad in ((0.5, 0.5, 0.5), (0.0, 0.3, 0.7), (0.5, 0.5), "half"):
+        with pytest.raises((ValueError, TypeError), match=r"The 'budget_split' parameter of low_dim must be 'auto', "
+                                                          r"'thirds', 'subroutine' or three shares in \(0, 1\)"):
+            low_dim(ds.X, ds.domain, epsilon=2.0, budget_split=bad)

@@ -99,7 +99,8 @@ def test_privacy_parameters_and_ledger():
     rel = psmm(X, DOM2, epsilon=1.0, rng=0)
     assert rel.ledger.entries[0].epsilon == pytest.approx(0.05) and rel.params["n_source"] == "noisy"
     assert rel.params["noise_scale"] == pytest.approx(1 / 0.95) and math.isclose(rel.ledger.epsilon, 1.0)
-    assert rel.params["cells"] ** 2 == pytest.approx(0.95 * rel.params["n_hat"], rel=0.1)  # k^d ≈ ε'n
+    # the defaults study's rule (dpsynth_core.defaults.psmm_cells): k = round(1.55 (n̂ sinh ε')^{1/3}) in d = 2
+    assert rel.params["cells"] == round(1.55 * (rel.params["n_hat"] * math.sinh(0.95)) ** (1 / 3))
     assert len(rel.synthetic) == rel.params["n_hat"]
     rel = psmm(X, DOM2, epsilon=1.0, neighbours="replace", cells=10, rng=0)
     assert rel.params["noise_scale"] == pytest.approx(2.0) and len(rel.ledger) == 1

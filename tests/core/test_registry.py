@@ -67,10 +67,7 @@ def test_release_invariants(name):
     assert rel.ledger.epsilon == pytest.approx(rel.epsilon) and rel.ledger.delta == pytest.approx(rel.delta)
     assert rel.epsilon <= 2.0 + 1e-12
     assert rel.neighbours == spec.default_neighbours
-    if isinstance(rel.trace, dict):  # an untyped trace (mechanisms being migrated)
-        assert "owner" in rel.trace
-    else:
-        assert isinstance(rel.trace, Trace) and isinstance(rel.owner, OwnerView)
+    assert isinstance(rel.trace, Trace) and isinstance(rel.owner, OwnerView)
     public = json.loads(rel.public_json(include_synthetic=True))
     assert "trace" not in public and "owner" not in json.dumps(public["params"])
     assert rel.seconds > 0

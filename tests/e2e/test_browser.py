@@ -33,7 +33,7 @@ STEPS = {
     "random_walk": [("view", "Running sums of the noise"), ("view", "Distributions on the line")],
     "sparse_marginals": [("view", "The tables"), ("view", "Certificate sweep"), ("click", "Run the certificate sweep"),
                          ("view", "The certificate")],
-    "private_evolution": [("view", "W1 per iteration"), ("view", "One iteration"), ("view", "Iterations")],
+    "private_evolution": [("view", "One iteration"), ("view", "Iterations")],
     "low_dim": [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
                 ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
