@@ -156,8 +156,8 @@ def headline_w1(Y):
         while res is None and job.state == "cancelled":  # put aside by another session meanwhile
             w1_live.resume(job)
             res = job.wait()
-        if res is None:
-            raise RuntimeError(job.error or "no W1 result")
+        if res is None:  # the job failed before its first result: its own error, in the library's words
+            raise job.exception or RuntimeError(job.error or "no W1 result")
         return res, job.key
 
     with st.spinner("Computing W1 …"):
@@ -165,9 +165,13 @@ def headline_w1(Y):
     return (None, None) if out is None else out
 
 
-def headline_job(key: str | None):
-    """The background W1 job of a headline (:func:`headline_w1`), None when there is none (any more)."""
-    return None if key is None else w1_live.get(key)
+def headline_job(key: str | None, *, resume: bool = False):
+    """The background W1 job of a headline (:func:`headline_w1`), None when there is none (any more);
+    with ``resume``, a job that was put aside for newer ones is queued again (the page still wants it)."""
+    job = None if key is None else w1_live.get(key)
+    if resume and job is not None and job.state == "cancelled":
+        w1_live.resume(job)
+    return job
 
 
 def certified_w1_measure(target: float = w1_live.TARGET):

@@ -276,14 +276,10 @@ def _headline(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> Non
     """The row of headline metrics and the sentence on W1. As a polling fragment (``polling``): the
     latest result of the W1 job; once the job has finished, one rerun of the page, which draws the
     final headline without polling (and gives the exact value to the views below it)."""
-    job = headline_job(w1_key)
+    job = headline_job(w1_key, resume=polling)
     if polling:
         if job is None or job.finished:
             st.rerun()
-        if job.state == "cancelled":  # put aside for newer jobs: this page still wants it
-            from . import w1_live
-
-            w1_live.resume(job)
         if job.latest is not None:
             w1v = job.latest
     pending = job is not None and not job.finished and not (w1v is not None and w1v.exact)

@@ -98,8 +98,9 @@ def results_of(X: np.ndarray, Y: np.ndarray, domain, metric: str = "linf") -> It
 class Job:
     """One W1 computation and its latest certified result.
 
-    ``state``: "queued", "running", "done" (the generator ended), "failed" (it raised: ``error`` says
-    what; ``latest`` keeps the last certified result) or "cancelled" (put aside before it started).
+    ``state``: "queued", "running", "done" (the generator ended), "failed" (it raised: ``exception``,
+    ``error`` says what; ``latest`` keeps the last certified result) or "cancelled" (put aside before
+    it started).
     """
 
     key: str
@@ -108,6 +109,7 @@ class Job:
     latest: W1Result | None = None
     state: str = "queued"
     error: str | None = None
+    exception: BaseException | None = None
     started: float = field(default_factory=time.perf_counter)
     history: list = field(default_factory=list)
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
@@ -172,6 +174,7 @@ def run(job: Job, *, before_exact: Callable[[], None] | None = None) -> None:
         job._publish(state="done")
     except Exception as exc:  # noqa: BLE001 - the headline keeps its last certified result and says so
         _LOG.error("background W1 failed", exc_info=exc)
+        job.exception = exc
         job._publish(state="failed", error=f"{type(exc).__name__}: {exc}")
 
 

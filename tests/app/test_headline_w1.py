@@ -113,3 +113,17 @@ def test_interval_text_contains_the_certified_interval(lower, upper):
     # printed with enough digits to show the width: rounding adds at most half the width, or two units of the
     # sixth significant digit when the width is smaller than that
     assert hi - lo <= 1.5 * (upper - lower) + 2 * 10 ** (np.floor(np.log10(upper)) - 5) + 1e-15
+
+
+def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):
+    def broken(X, Y, domain, metric="linf"):
+        raise ValueError("The 'X' parameter of wasserstein1 must have at least one row. Got 0 rows.")
+        yield  # pragma: no cover - a generator that raises at its first step
+
+    w1_live.clear()
+    monkeypatch.setattr(w1_live, "results_of", broken)
+    at = new_app(small_data(350, seed=5))
+    goto(at, "pmm")
+    assert not exceptions(at)
+    assert any("must have at least one row" in e for e in errors(at)), errors(at)
+    assert next(m.value for m in at.metric if m.label == W1_LABEL) == "—"

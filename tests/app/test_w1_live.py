@@ -61,3 +61,15 @@ def _inputs_of(seed: int, count: int, k: int):
     rng = np.random.default_rng(seed)
     pairs = [(rng.random((50, 2)), rng.random((50, 2))) for _ in range(count)]
     return pairs[k]
+
+
+def test_a_failing_job_keeps_its_error_and_its_last_result():
+    def results():
+        yield wasserstein1(np.zeros((3, 2)), np.ones((3, 2)), return_result=True)
+        raise ValueError("The 'Y' parameter of wasserstein1 must be finite. Got nan.")
+
+    job = w1_live.Job("k", "rounds", results)
+    w1_live.run(job)
+    assert job.state == "failed" and job.finished and isinstance(job.exception, ValueError)
+    assert job.latest is not None and job.latest.value == 1.0  # the last certified result stays
+    assert job.wait() is job.latest and "must be finite" in job.error
