@@ -35,7 +35,8 @@ and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). F
 * ``skeletons_gone``: input -> the last loading skeleton was replaced by its element;
 * ``ready``: the later of the two (the script is done AND every element is there);
 * ``headline``: input -> the first metric of the main area shows its final text (None when the text
-  did not change or the page has no metric);
+  did not change or the page has no metric); ``headline_first``: input -> its first new text (the W1
+  headline shows a certified bracket first and fills in the exact value later);
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
   element type, decoded with Streamlit's protobufs);
@@ -53,7 +54,7 @@ Usage::
 
     python benchmarks/bench_browser.py [--pages pmm,psmm] [--notches 6] [--quiet-ms 500] [--quick]
 
-writes ``benchmarks/results/browser.json``. Chromium: ``--chromium`` / ``$DPSYNTH_CHROMIUM``
+writes ``benchmarks/results/browser.json`` (``--out NAME``: ``NAME.json``). Chromium: ``--chromium`` / ``$DPSYNTH_CHROMIUM``
 (default ``/usr/bin/chromium``).
 """
 
@@ -370,6 +371,9 @@ def summarise(rec: dict, origin: float, *, headline_before: str | None) -> dict:
         "ready_s": sec(max(x for x in (idle[-1] if idle else None, skeletons_gone, origin) if x is not None)),
         "dom_settle_s": sec(rec["domLast"]),
         "headline_s": sec(headline),
+        # the first new text of the headline (e.g. W1's certified bracket, before the exact value fills in)
+        "headline_first_s": sec(next((t for t, x in heads if x is not None and x != headline_before), None)),
+        "headline_texts": [[round(sec(t), 3), x] for t, x in heads],
         "skeletons_gone_s": sec(skeletons_gone),
         "skeletons_max": max((n for _, n in skel), default=0),
         "first_run_start_s": sec(starts[0] if starts else None),
@@ -527,6 +531,8 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
         "notch_settle_median_s": settle["median"], "notch_settle_min_s": settle["min"],
         "notch_settle_max_s": settle["max"],
         "notch_headline_median_s": _stats(ns, "headline_s")["median"],
+        "first_notch_headline_first_s": ns[0].get("headline_first_s") if ns else None,
+        "first_notch_headline_s": ns[0].get("headline_s") if ns else None,
         "notch_dom_settle_median_s": _stats(ns, "dom_settle_s")["median"],
         "notch_browser_script_median_s": _stats(ns, "browser_script_s")["median"],
         "notch_server_script_median_s": _stats(ns, "server_script_s")["median"],
@@ -601,6 +607,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quick", action="store_true", help="home and pmm only, 3 notches")
     ap.add_argument("--chromium", default=os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--no-write", action="store_true", help="print only, do not write browser.json")
+    ap.add_argument("--out", default="browser",
+                    help="results file name under benchmarks/results/ (default browser, i.e. browser.json)")
     ap.add_argument("--no-server-trace", action="store_true", help="plain `streamlit run`, no message log")
     ap.add_argument("--entry", default="serve.py", choices=("serve.py", "app.py"),
                     help="the script `streamlit run` starts (serve.py is what `make run` uses)")
@@ -657,7 +665,7 @@ def main(argv: list[str] | None = None) -> dict:
     }
     payload = rounded(payload)
     if not args.no_write:
-        write("browser", payload)
+        write(args.out, payload)
     return payload
 
 

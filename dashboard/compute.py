@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -26,12 +27,14 @@ import streamlit as st
 from dpsynth_core import evaluate
 from dpsynth_core.domain import Domain
 from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
-from dpsynth_core.transport import wasserstein1
+from dpsynth_core.transport import choose_method, wasserstein1
 
+from . import w1_live
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "refuses_categories", "cached_report"]
+           "mechanisms", "mechanism_spec", "refuses_categories", "cached_report", "headline_w1", "headline_job",
+           "certified_w1_measure"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -132,6 +135,64 @@ def w1_of(Y, *, fast: bool = False):
         Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
     with st.spinner("Computing W1 …"):
         return safe(cached_w1, d.X, np.asarray(Y, dtype=float), dom_key(d.domain), fast, what="computing W1")
+
+
+def headline_w1(Y):
+    """W1 of ``Y`` to the current data for a release's headline: ``(result, key)``.
+
+    On numeric data the result comes from a background job (:mod:`dashboard.w1_live`): the page waits
+    for a certified bracket at most 1% wide (or the exact value) within about a second, and ``key``
+    names the job, whose later, exact result the headline's fragment picks up (:func:`headline_job`).
+    On a table with categorical columns it is :func:`w1_of` (key None). ``(None, None)`` when there is
+    no W1 (an empty release, or the error is shown)."""
+    d = data()
+    if d.domain.is_mixed or len(Y) == 0:
+        return w1_of(Y), None
+    Y = np.asarray(Y, dtype=float)
+
+    def _wait():
+        job = w1_live.start(d.X, Y, d.domain, dom_key(d.domain))
+        res = job.wait()
+        while res is None and job.state == "cancelled":  # put aside by another session meanwhile
+            w1_live.resume(job)
+            res = job.wait()
+        if res is None:  # the job failed before its first result: its own error, in the library's words
+            raise job.exception or RuntimeError(job.error or "no W1 result")
+        return res, job.key
+
+    with st.spinner("Computing W1 …"):
+        out = safe(_wait, what="computing W1")
+    return (None, None) if out is None else out
+
+
+def headline_job(key: str | None, *, resume: bool = False):
+    """The background W1 job of a headline (:func:`headline_w1`), None when there is none (any more);
+    with ``resume``, a job that was put aside for newer ones is queued again (the page still wants it)."""
+    job = None if key is None else w1_live.get(key)
+    if resume and job is not None and job.state == "cancelled":
+        w1_live.resume(job)
+    return job
+
+
+def certified_w1_measure(target: float = w1_live.TARGET):
+    """A :func:`dpsynth_core.experiments.sweep` measure for the Rates page: W1 of each release to its data,
+    exact where the interactive budget is exact (dense POT), otherwise by the sparse transshipment method
+    stopped at a certified bracket at most ``target`` of its upper end wide (or exact, when the bracket
+    closed first). Columns ``w1`` (the bracket's upper end), ``w1_lower``, ``w1_upper``, ``w1_exact``."""
+
+    def measure(rel, X: np.ndarray, dom: Domain) -> dict:
+        Y = np.asarray(rel.synthetic, dtype=float)
+        if Y.shape[0] == 0:
+            return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan, "w1_exact": False}
+        fast, _ = choose_method(X.shape[0], Y.shape[0], X.shape[1], budget="interactive")
+        if fast in ("pot", "exact_1d"):
+            res = wasserstein1(X, Y, domain=dom, budget="interactive", return_result=True)
+        else:
+            res = wasserstein1(X, Y, domain=dom, method="sparse", target_width=target, return_result=True)
+        return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper),
+                "w1_exact": bool(res.exact)}
+
+    return measure
 
 
 def mechanisms() -> dict:

@@ -188,9 +188,9 @@ LESSONS: dict[str, Lesson] = {
         "How fast does W1 shrink?",
         "Theory says W1 shrinks like a power of εn, the effective sample size; the exponent depends on the "
         "dimension. Here you measure it.",
-        ("Press **Run sweep** over n, then switch to a sweep over ε.",),
-        ("On the log-log plot the mean W1 falls along a straight line; its fitted slope is close to the "
-         "theoretical exponent (−1/2 in 2-D, up to logarithmic factors).",),
+        ("Press **Run sweep** over n (three decades, 20 to 20 000 rows), then switch to a sweep over ε.",),
+        ("On the log-log plot the mean W1 falls along a straight line; its fitted slope, read with its 95% "
+         "confidence band, is close to the theoretical exponent (−1/2 in 2-D, up to logarithmic factors).",),
         ("Why does doubling ε help exactly as much as doubling n?",),
         ("HVZ23", "BSV22"),
     ),

@@ -28,22 +28,26 @@ from .compute import (
     cached_release,
     cached_report,
     dom_key,
+    headline_job,
+    headline_w1,
     mechanisms,
     refuses_categories,
     safe,
     teaching_release,
-    w1_of,
 )
 from .state import bounds_from_data, data, flash, record_release, set_data, settings
 from .widgets import OWNER, plot
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
            "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
-           "category_views", "preserves_view", "numeric_details"]
+           "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_sentence",
+           "POLL_SECONDS"]
 
 #: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
 UNIT_DIAMETER = 1.0
 RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
+#: How often the headline's fragment looks for a better W1 while the exact value is being computed.
+POLL_SECONDS = 0.5
 
 
 def release_section(name: str, params: dict, *, title: str):
@@ -56,8 +60,8 @@ def release_section(name: str, params: dict, *, title: str):
         if refuses_categories(name):
             offer_numeric_part(key=title)
         return None
-    w = w1_of(rel.synthetic)
-    release_panel(rel, w, params, title=title)
+    w, w1_key = headline_w1(rel.synthetic)
+    release_panel(rel, w, params, title=title, w1_key=w1_key)
     d = data()
     mixed = d.domain.is_mixed
     plot(_scatter(d, rel.synthetic),
@@ -232,28 +236,24 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
                      "category.", key=f"{key}_pres_plot")
 
 
-def release_panel(rel, w1v, params: dict, *, title: str) -> None:
+def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = None) -> None:
     """The headline of a release: W1 to the data, the theory's bound shown honestly, the synthetic size
-    and the guarantee; the release's notes; the private downloads (in an expander)."""
+    and the guarantee; the release's notes; the private downloads (in an expander).
+
+    ``w1_key`` names the background W1 job of :func:`~dashboard.compute.headline_w1`: while it may still
+    improve on ``w1v`` (a certified bracket), the headline is a fragment that polls it every
+    :data:`POLL_SECONDS` and fills in the exact value as soon as it is known, without blocking the page."""
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Distance to the real data (W1)", "—" if w1v is None else f"{w1v.value:.3g}",
-              help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
-                   "largest-coordinate distance"
-                   + (" (two different categories of a column at distance 1, or the column's weight: the mixed "
-                      "metric)" if rel.domain.is_mixed else "")
-                   + ": every 1-Lipschitz statistic differs by at most this much. "
-                   ":material/lock: Computed from the real data (owner view)."
-                   + ("" if w1v is None or w1v.exact else " Shown with its proven interval (an exact solve "
-                      "at this size would take longer than a page should)."))
     label, value, note = bound_view(rel)
-    c2.metric(label, value, help=note)
-    c3.metric("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}")
-    c4.metric("Privacy", "not private" if bounds_from_data() else privacy_short(rel), help=rel.privacy)
-    if w1v is not None and not w1v.exact:
-        st.caption(f"W1 = {w1v.value:.4g} on a fine grid; the true W1 is proven to lie in [{w1v.lower:.3g}, "
-                   f"{w1v.upper:.3g}] (an exact solve at this size takes longer than a page should).")
+    others = [(label, value, note),
+              ("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}", None),
+              ("Privacy", "not private" if bounds_from_data() else privacy_short(rel), rel.privacy)]
+    job = headline_job(w1_key)
+    if job is not None and not job.finished and not (w1v is not None and w1v.exact):
+        st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
+    else:
+        _headline(w1v, w1_key, others, rel.domain.is_mixed)
     if bounds_from_data():
         st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
                    "release of it is differentially private. Type public bounds and declare the categories to make "
@@ -270,6 +270,70 @@ def release_panel(rel, w1v, params: dict, *, title: str) -> None:
             st.caption("Downloads are disabled: the bounds or categories were read off the data.")
         else:
             private_downloads(rel.mechanism, params, key=title)
+
+
+def _headline(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> None:
+    """The row of headline metrics and the sentence on W1. As a polling fragment (``polling``): the
+    latest result of the W1 job; once the job has finished, one rerun of the page, which draws the
+    final headline without polling (and gives the exact value to the views below it)."""
+    job = headline_job(w1_key, resume=polling)
+    if polling:
+        if job is None or job.finished:
+            st.rerun()
+        if job.latest is not None:
+            w1v = job.latest
+    pending = job is not None and not job.finished and not (w1v is not None and w1v.exact)
+    c1, *cols = st.columns([1.7, 1, 1, 1])  # the W1 column is wider: it may show an interval
+    c1.metric("Distance to the real data (W1)", "—" if w1v is None else
+              (f"{w1v.value:.4g}" if w1v.exact else w1_interval_text(w1v.lower, w1v.upper)),
+              help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
+                   "largest-coordinate distance"
+                   + (" (two different categories of a column at distance 1, or the column's weight: the mixed "
+                      "metric)" if mixed else "")
+                   + ": every 1-Lipschitz statistic differs by at most this much. "
+                   ":material/lock: Computed from the real data (owner view)."
+                   + ("" if w1v is None else " Exact: certified optimal." if w1v.exact else
+                      " An interval certified to contain W1" + (": the exact value fills in when it is known."
+                                                                if pending else ".")))
+    for c, (lab, val, hlp) in zip(cols, others, strict=True):
+        c.metric(lab, val, help=hlp)
+    if w1v is not None:
+        st.caption(w1_sentence(w1v, job, pending))
+
+
+def w1_sentence(w, job=None, pending: bool = False) -> str:
+    """The headline's sentence on W1: "exact", or "certified to lie in [a, b]" and what happens next."""
+    if w.exact:
+        return (f"W1 = {w.value:.6g}, exact: the cost of an optimal transport plan between the data and the release, "
+                "certified optimal by a dual solution checked over all pairs of points.")
+    width = (w.upper - w.lower) / w.upper if w.upper > 0 else 0.0
+    how = {"sparse": ": a feasible transport plan's cost above, a feasible dual below",
+           "grid": ": the exact W1 between the two sets binned on a grid, plus or minus a cell's diameter"}.get(w.method, "")
+    text = (f"W1 is certified to lie in [{w1_interval_text(w.lower, w.upper, brackets=False)}] (a bracket "
+            f"{100 * width:.2g}% of its upper end wide{how}). ")
+    if pending:
+        return text + "The exact value is being computed and fills in here as soon as it is known."
+    if job is not None and job.state == "failed":
+        return text + f"The exact computation stopped ({job.error}), so the bracket stays."
+    return text + "An exact solve at this size takes longer than a page should, so the bracket stays."
+
+
+def w1_interval_text(lower: float, upper: float, *, brackets: bool = True) -> str:
+    """``[a, b]`` with 3 to 6 significant digits (enough to show the width), ``a`` rounded down and ``b``
+    up, so that the printed interval still contains the certified one."""
+    lower, upper = max(float(lower), 0.0), float(upper)
+    if upper <= 0 or not math.isfinite(upper):
+        text = f"{lower:.3g}, {upper:.3g}"
+    else:
+        top = math.floor(math.log10(upper))
+        for digits in range(3, 7):
+            q = 10.0 ** (top - digits + 1)
+            if q <= (upper - lower) / 4:
+                break
+        lo, hi = math.floor(lower / q + 1e-9) * q, math.ceil(upper / q - 1e-9) * q  # 1e-9: 0.01 / 1e-5 < 1000
+        decimals = max(0, digits - 1 - top)
+        text = ("0" if lo <= 0 else f"{lo:.{decimals}f}") + f", {hi:.{decimals}f}"
+    return f"[{text}]" if brackets else text
 
 
 def privacy_short(rel) -> str:

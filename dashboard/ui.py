@@ -18,7 +18,7 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
 
 from __future__ import annotations
 
-from .compute import dom_key, domain_of, mechanisms, safe, teaching_release, w1_of
+from .compute import certified_w1_measure, dom_key, domain_of, mechanisms, safe, teaching_release, w1_of
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import (
     UNIT_DIAMETER,
@@ -38,7 +38,7 @@ __all__ = [
     # state
     "data", "settings", "set_data", "flash", "show_flash",
     # library calls
-    "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of",
+    "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of", "certified_w1_measure",
     # a mechanism's release
     "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER", "numeric_page_gate", "numeric_details",
     # widgets

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,8 @@ __all__ = [
     "marginal_rate",
     "subspace_rate",
     "fit_slope",
+    "SlopeFit",
+    "fit_slope_ci",
     "theory_exponent",
     "DEPTH_RULES",
     "MAX_PMM_DEPTH",
@@ -345,6 +347,86 @@ def fit_slope(x, y) -> tuple[float, float]:
         return float("nan"), float("nan")
     slope, icpt = np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)
     return float(slope), float(icpt)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """A least-squares power law :math:`y \\approx e^{b} x^{a}` fitted on log-log axes, with the
+    regression's standard error (:func:`fit_slope_ci`).
+
+    Attributes
+    ----------
+    slope, intercept : float
+        a and b of :math:`\\log y = a \\log x + b`.
+    se : float
+        Standard error of the slope (NaN with fewer than three points or a single x).
+    low, high : float
+        The slope's confidence interval at ``level`` (Student's t with ``points - 2`` degrees of freedom).
+    level : float
+    points : int
+        The (x, y) pairs used (positive and finite).
+    """
+
+    slope: float
+    intercept: float
+    se: float
+    low: float
+    high: float
+    level: float
+    points: int
+    _x_mean: float = field(default=math.nan, repr=False)
+    _sxx: float = field(default=math.nan, repr=False)
+    _s: float = field(default=math.nan, repr=False)
+    _t: float = field(default=math.nan, repr=False)
+
+    def line(self, x) -> np.ndarray:
+        """The fitted power law at ``x``."""
+        return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+
+    def band(self, x) -> tuple[np.ndarray, np.ndarray]:
+        """The confidence band of the fitted line (the mean of log y given log x) at ``x``, at ``level``:
+        :math:`\\exp(\\hat y \\pm t\\,s\\sqrt{1/N + (\\log x - \\overline{\\log x})^2 / S_{xx}})`.
+        NaN where the standard error is undefined."""
+        lx = np.log(np.asarray(x, dtype=float))
+        half = self._t * self._s * np.sqrt(1.0 / max(self.points, 1) + (lx - self._x_mean) ** 2 / self._sxx)
+        mid = self.intercept + self.slope * lx
+        return np.exp(mid - half), np.exp(mid + half)
+
+
+def fit_slope_ci(x, y, level: float = 0.95) -> SlopeFit:
+    """:func:`fit_slope` with the regression's standard error and a confidence interval for the slope.
+
+    Ordinary least squares of log y on log x over every positive, finite pair (one pair per run: the
+    repeats at one x are separate points, so the spread between them enters the error). The interval
+    is :math:`\\hat a \\pm t_{N-2,(1+\\text{level})/2}\\,\\mathrm{se}(\\hat a)`; it assumes independent,
+    equally noisy log-errors around a straight line, so it says how well the runs pin the slope of
+    the fitted line, not whether a power law is the right model over the range. NaN (but the slope)
+    with fewer than three points.
+    """
+    from scipy import stats
+
+    level = check_float(level, "level", "fit_slope_ci", low=0.0, high=1.0, low_open=True, high_open=True)
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise param_error("fit_slope_ci", "y", f"an array of the same length as x ({x.size})", y)
+    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    lx, ly = np.log(x[keep]), np.log(y[keep])
+    n = int(lx.size)
+    nan = math.nan
+    if n < 2 or np.unique(lx).size < 2:
+        return SlopeFit(nan, nan, nan, nan, nan, level, n)
+    xm = float(lx.mean())
+    sxx = float(((lx - xm) ** 2).sum())
+    slope = float(((lx - xm) * (ly - ly.mean())).sum() / sxx)
+    icpt = float(ly.mean() - slope * xm)
+    if n < 3:
+        return SlopeFit(slope, icpt, nan, nan, nan, level, n, xm, sxx)
+    resid = ly - (icpt + slope * lx)
+    s = float(np.sqrt((resid**2).sum() / (n - 2)))
+    se = s / math.sqrt(sxx)
+    t = float(stats.t.ppf(0.5 + level / 2, n - 2))
+    return SlopeFit(slope, icpt, se, slope - t * se, slope + t * se, level, n, xm, sxx, s, t)
 
 
 def dimension_rate(d: int, params: Mapping[str, Any] | None = None) -> tuple[float, str]:

@@ -60,9 +60,10 @@ def series_plot(x: Sequence, series: Mapping[str, Sequence], *, xtitle: str, yti
 def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapping[str, tuple] | None = None,
                  fits: Mapping[str, tuple[float, float]] | None = None, title: str = "",
                  bound_label: str = "bound", xtitle: str | None = None, ytitle: str = "W1 (unit cube, l∞ metric)",
-                 note: str | None = None) -> go.Figure:
+                 note: str | None = None, fit_bands: Mapping[str, tuple] | None = None) -> go.Figure:
     """Measured W1 against εn (log-log): per group the mean (line) with the min–max band and the
-    single runs (dots), the fitted power law in ``fits`` (dotted) and the curves in ``bounds``
+    single runs (dots), the fitted power law in ``fits`` (dotted) with its confidence band from
+    ``fit_bands`` (``{group: (x, low, high, name)}``, hatched), and the curves in ``bounds``
     (dashed). Only what the caller passes is drawn, under the caller's names: a ``bounds`` key that
     is a group is drawn in the group's colour as "<group>: <bound_label>"; any other key is the
     curve's name (in the colour of the group it starts with, else a reference style); a third
@@ -88,6 +89,16 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
                                  legendgroup=str(g), line=dict(color=color, width=2.2),
                                  marker=dict(size=7, symbol=sym_of[g], color=color),
                                  hovertemplate=f"<b>{g}: mean W1</b><br>{x} %{{x:.4g}}<br>W1 %{{y:.4g}}<extra></extra>"))
+        if fit_bands and g in fit_bands:
+            bx, lo, hi, bname = fit_bands[g]
+            bx, lo, hi = (np.asarray(v, dtype=float) for v in (bx, lo, hi))
+            ok = np.isfinite(lo) & np.isfinite(hi) & (lo > 0)
+            if ok.any():
+                traces.append(go.Scatter(x=np.r_[bx[ok], bx[ok][::-1]], y=np.r_[hi[ok], lo[ok][::-1]], fill="toself",
+                                         line=dict(color=rgba(color, 0.5), width=0.8, dash="dot"),
+                                         fillpattern=dict(shape="/", fgcolor=rgba(color, 0.35), solidity=0.15),
+                                         fillcolor="rgba(0,0,0,0)", legendgroup=str(g), name=f"{g}: {bname}",
+                                         hoverinfo="skip"))
         if fits and g in fits and np.isfinite(fits[g][0]) and sx.size:
             slope, icpt = fits[g]
             fy = np.exp(icpt) * sx ** slope

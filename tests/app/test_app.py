@@ -275,26 +275,58 @@ def test_rates_sweep_and_switch_mechanism():
     assert any("Run sweep" in i.value for i in at.info)
     at.multiselect(key="rates_mechs").set_value(["flat_histogram"]).run()
     at.slider(key="rates_reps").set_value(2).run()
-    at.select_slider(key="rates_n").set_value(500).run()
+    at.select_slider(key="rates_n").set_value(200).run()
+    at.select_slider(key="rates_density").set_value(3).run()
     at.button(key="rates_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     key, df = at.session_state["rates_result"]
-    # n in {62, 125, 250, 500} (halving from 500 down to >= 50), 2 repeats, one mechanism
-    assert sorted(df["n"].unique()) == [62, 125, 250, 500] and len(df) == 8
+    # n from 20 to 200, 3 per decade on the log scale (20 * 10^(k/3)), 2 repeats, one mechanism
+    assert sorted(df["n"].unique()) == [20, 43, 93, 200] and len(df) == 8
     assert (df["w1"] > 0).all() and (df["mechanism"] == "flat_histogram").all()
-    assert len(at.dataframe) >= 1
+    assert df["w1_exact"].all()  # at most 200 x 200 pairs: dense POT, exact
+    table = at.dataframe[0].value
+    assert re.fullmatch(r"\[-?[0-9.]+, -?[0-9.]+\]", table["95% interval of a"].iloc[0])
+    lo, hi = (float(v) for v in table["95% interval of a"].iloc[0][1:-1].split(","))
+    assert lo <= table["fitted slope a"].iloc[0] <= hi
     # switch the mechanism: the previous results stay, marked as stale, until the next sweep
     at.multiselect(key="rates_mechs").set_value(["private_evolution"]).run()
     assert not at.exception
     assert any("earlier settings" in c.value for c in at.caption)
     # sweep over ε
     at.radio(key="rates_axis").set_value("ε").run()
+    at.select_slider(key="rates_n_eps").set_value(500).run()
     at.multiselect(key="rates_mechs").set_value(["flat_histogram"]).run()
     at.slider(key="rates_reps").set_value(1).run()
     at.button(key="rates_run").click().run()
     assert not at.exception
     _, df = at.session_state["rates_result"]
     assert df["epsilon"].nunique() == 6 and df["n"].nunique() == 1
+
+
+def test_rates_default_sweep_spans_three_decades():
+    at = new_app(small_data(300))
+    goto(at, "rates")
+    points = next(c.value for c in at.caption if c.value.startswith("Points: n ∈"))
+    ns = [int(v.replace(",", "")) for v in re.search(r"\{(.*?)\}", points).group(1).split(", ")]
+    assert ns[0] == 20 and ns[-1] == 20_000 and len(ns) >= 7, ns
+
+
+@pytest.mark.slow
+def test_rates_three_decades_exact_or_within_one_percent():
+    """A sweep from 20 to 20 000 rows: every W1 exact or certified within 1%, a slope with its band."""
+    at = new_app()  # the default data (5000 rows, resampled)
+    goto(at, "rates")
+    at.multiselect(key="rates_mechs").set_value(["pmm"]).run()
+    at.slider(key="rates_reps").set_value(1).run()
+    at.button(key="rates_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    _, df = at.session_state["rates_result"]
+    assert df["n"].min() == 20 and df["n"].max() == 20_000
+    width = (df["w1_upper"] - df["w1_lower"]) / df["w1_upper"]
+    assert (df["w1_exact"] | (width <= 0.01)).all(), df[["n", "w1_lower", "w1_upper", "w1_exact"]]
+    assert ((df["w1_lower"] <= df["w1"]) & (df["w1"] <= df["w1_upper"])).all()
+    table = at.dataframe[0].value
+    assert table["95% interval of a"].iloc[0].startswith("[")
 
 
 def test_compare_runs_every_mechanism_and_explains_refusals():

@@ -72,6 +72,10 @@ def realistic_cases() -> dict:
                           for r in range(3)])
     bounds = {mech: (np.array(eps_ns, float), 2.0 * np.array(eps_ns, float) ** -0.5) for mech in ["pmm", "psmm"]}
     fits = {mech: (-0.5, np.log(0.5 * (i + 1))) for i, mech in enumerate(["pmm", "psmm", "flat_histogram"])}
+    band_x = np.geomspace(10, 1000, 5)
+    # an undefined end (NaN: fewer than three runs) is left out of the band, never written as NaN
+    fit_bands = {"pmm": (band_x, 0.4 * band_x**-0.5, 0.6 * band_x**-0.5, "95% band"),
+                 "psmm": (band_x, np.full(5, np.nan), np.full(5, np.nan), "95% band")}
     cmp = pd.DataFrame({"mechanism": [f"mech{i}" for i in range(8)], "status": ["ok"] * 7 + ["refused"],
                         "w1": np.geomspace(0.01, 0.3, 8), "bound": [0.1, None, 0.5, None, 0.2, 0.3, None, None],
                         "seconds": np.geomspace(0.05, 20, 8)})
@@ -122,7 +126,7 @@ def realistic_cases() -> dict:
         "spectrum": lambda v: v.spectrum(np.geomspace(3, 0.01, 64), np.geomspace(3, 0.01, 64) * 1.1, chosen=4),
         "angles_plot": lambda v: v.angles_plot(angles),
         "digit_images": lambda v: v.digit_images(imgs, ilabels),
-        "rates_loglog": lambda v: v.rates_loglog(rates, bounds=bounds, fits=fits),
+        "rates_loglog": lambda v: v.rates_loglog(rates, bounds=bounds, fits=fits, fit_bands=fit_bands),
         "compare_bars": lambda v: v.compare_bars(cmp),
         "audit_band": lambda v: v.audit_band(pD, pD2, edges, pD / np.e, np.minimum(pD * np.e, 1), epsilon=1.0),
         "pe_animation": lambda v: v.pe_animation(Xr, pe_synth, lower=LO, upper=HI,
@@ -414,6 +418,11 @@ def test_references_are_distinct_and_named_by_the_caller():
     # keyed by its label: drawn in the colour of the group the label names ("M: ..." → m), else a reference style
     assert named["M: a proven bound"].line.color == means["m: W1 (mean; band = min to max)"]
     assert (named["another curve"].line.color, named["another curve"].line.dash) == viz.REFERENCE_STYLES[0]
+    xs = np.array([10.0, 100.0, 1000.0])
+    fig = viz.rates_loglog(df, fits={"m": (-0.5, 0.0)}, fit_bands={"m": (xs, 0.5 * xs**-0.5, 2 * xs**-0.5, "95% band")})
+    band = next(t for t in fig.data if t.name == "m: 95% band")
+    assert list(band.x) == [10, 100, 1000, 1000, 100, 10]
+    assert np.allclose(band.y, np.r_[2 * xs**-0.5, (0.5 * xs**-0.5)[::-1]])
     for fig in (viz.rates_loglog(df), viz.rates_loglog(df, bound_label="my bound")):  # no bounds given: none drawn
         assert not any("bound" in (t.name or "") for t in fig.data)
     series = {"signed (noisy) CDF": np.linspace(0, 1, 5), "projected CDF (DP)": np.linspace(0, 1, 5) ** 2,

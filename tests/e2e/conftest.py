@@ -166,7 +166,7 @@ def ui() -> types.SimpleNamespace:
     """The helpers below, for the test modules (``ui.click_button(page, "Run")``)."""
     return types.SimpleNamespace(goto=goto, act=act, click_button=click_button, set_slider=set_slider,
                                  wait_settled=wait_settled, visible_text=visible_text,
-                                 assert_no_exception=assert_no_exception, shot=shot)
+                                 assert_no_exception=assert_no_exception, shot=shot, shot_region=shot_region, hang_s=HANG_S)
 
 
 # ------------------------------------------------------------------------------------- waiting
@@ -291,3 +291,32 @@ def shot(page, name: str, max_height: int = 5000) -> None:
     wait_dom_quiet(page, resized)
     page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=True)
     page.set_viewport_size(size)
+
+
+
+
+
+REGION_JS = """([start, end, endText, pad]) => {
+  const a = document.querySelector(start);
+  const b = Array.from(document.querySelectorAll(end)).find((e) => !endText || e.textContent.includes(endText));
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!a || !b || !main) return null;
+  b.scrollIntoView({block: 'center'});
+  const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect(), rm = main.getBoundingClientRect();
+  const top = Math.max(ra.top - pad, 0);
+  return {x: rm.left, y: top, width: rm.width, height: rb.bottom + pad - top};
+}"""
+
+
+def shot_region(page, start: str, end: str, name: str, *, end_text: str = "", pad: int = 16) -> bool:
+    """Screenshot of the main area from the first element matching the CSS selector ``start`` down to the
+    first matching ``end`` that contains ``end_text`` to ``SCREENS/<name>.png``, measured and taken at once,
+    for a state that lasts
+    a moment (a headline filling in: its fragment replaces its elements as it reruns, so no element is
+    waited for). Returns False (nothing written) when an element is missing."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    clip = page.evaluate(REGION_JS, [start, end, end_text, pad])
+    if not clip:
+        return False
+    page.screenshot(path=str(SCREENS / f"{name}.png"), clip=clip)
+    return True

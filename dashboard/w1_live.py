@@ -1,0 +1,261 @@
+"""W1 for the headline of a release: a certified bracket at once, the exact value as soon as it is known.
+
+The exact W1 at the dashboard's default size (n = 5000, d = 2) takes one to three seconds (the sparse
+transshipment method, :func:`dpsynth_core.transport.wasserstein1_rounds`), longer than a page should
+wait, but its first rounds already give a bracket proven to contain W1. A :class:`Job` runs the
+library's successive certified results in ONE background worker thread and keeps the latest; the
+page waits (:meth:`Job.wait`) until the bracket is at most :data:`TARGET` of its upper end wide, or
+the result is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always certified:
+"exact", or "certified to lie in [a, b]"). The headline's fragment then polls the job until it is
+exact (:mod:`dashboard.release_panel`).
+
+Which results a job yields is the library's policy for these public sizes
+(:func:`dpsynth_core.transport.choose_method`, never the data):
+
+* the interactive budget is exact (dense POT or exact 1-D): that one exact result;
+* the interactive budget runs the sparse method (d = 2, 3, up to its point limit): every round of
+  :func:`~dpsynth_core.transport.wasserstein1_rounds`, the last one exact;
+* otherwise: the interactive budget's certified interval, then the exact value when the unbudgeted
+  policy has an exact method for this size (dense POT or the exact sparse method), else nothing more.
+
+Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
+:data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
+older waiting ones are put aside (``state == "cancelled"``) and restarted by :func:`resume` when a page
+asks for them again. Plain Python: no Streamlit here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpsynth_core.transport import W1Result, choose_method, wasserstein1, wasserstein1_rounds
+
+__all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "Job", "job_key", "start", "get", "resume",
+           "results_of", "plan_of", "set_runner", "run", "clear"]
+
+_LOG = logging.getLogger("dpsynth.dashboard")
+
+#: The headline's bracket is good enough to show when its width is at most this fraction of its upper end.
+TARGET = 0.01
+#: The longest the page waits for such a bracket (then it shows the latest certified result it has; it
+#: always waits for the first one).
+WAIT_SECONDS = 1.0
+#: Jobs kept in the store (finished ones are evicted first, oldest first).
+MAX_JOBS = 64
+#: Jobs waiting for the worker beyond this many are put aside, oldest first.
+MAX_QUEUED = 2
+
+
+def job_key(X: np.ndarray, Y: np.ndarray, dom: str, metric: str = "linf") -> str:
+    """A digest of the inputs (the points' bytes and shapes, the domain's JSON key, the metric)."""
+    h = hashlib.blake2b(digest_size=16)
+    for A in (X, Y):
+        A = np.ascontiguousarray(A, dtype=float)
+        h.update(repr(A.shape).encode())
+        h.update(A.tobytes())
+    h.update(dom.encode())
+    h.update(metric.encode())
+    return h.hexdigest()
+
+
+def plan_of(n: int, m: int, d: int, metric: str = "linf") -> str:
+    """What a job yields for these public sizes (module docstring): "exact" (one exact result), "rounds"
+    (the sparse method's rounds, the last exact), "then_exact" (the interactive interval, then the exact
+    value) or "bracket_only" (the interactive interval: no exact method fits this size)."""
+    fast, _ = choose_method(n, m, d, metric, budget="interactive")
+    if fast in ("pot", "exact_1d"):
+        return "exact"
+    if fast == "sparse":
+        return "rounds"
+    try:
+        exact, _ = choose_method(n, m, d, metric)
+    except ValueError:
+        return "bracket_only"
+    return "then_exact" if exact in ("pot", "sparse") else "bracket_only"
+
+
+def results_of(X: np.ndarray, Y: np.ndarray, domain, metric: str = "linf") -> Iterator[W1Result]:
+    """The certified results of :func:`plan_of`'s plan for these inputs, in turn."""
+    plan = plan_of(X.shape[0], Y.shape[0], X.shape[1], metric)
+    if plan == "rounds":
+        yield from wasserstein1_rounds(X, Y, domain=domain, metric=metric)
+        return
+    yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
+    if plan == "then_exact":
+        yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
+
+
+@dataclass
+class Job:
+    """One W1 computation and its latest certified result.
+
+    ``state``: "queued", "running", "done" (the generator ended), "failed" (it raised: ``exception``,
+    ``error`` says what; ``latest`` keeps the last certified result) or "cancelled" (put aside before
+    it started).
+    """
+
+    key: str
+    plan: str
+    make: Callable[[], Iterator[W1Result]]
+    latest: W1Result | None = None
+    state: str = "queued"
+    error: str | None = None
+    exception: BaseException | None = None
+    started: float = field(default_factory=time.perf_counter)
+    history: list = field(default_factory=list)
+    _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        """No better result will come (done or failed)."""
+        return self.state in ("done", "failed")
+
+    @property
+    def exact(self) -> bool:
+        return self.latest is not None and bool(self.latest.exact)
+
+    def good_enough(self, target: float = TARGET) -> bool:
+        """Exact, or a bracket at most ``target`` of its upper end wide."""
+        r = self.latest
+        return r is not None and (r.exact or r.upper - r.lower <= target * max(r.upper, 1e-300))
+
+    def wait(self, target: float = TARGET, seconds: float = WAIT_SECONDS) -> W1Result | None:
+        """The latest result once it is good enough, or the job finished, or ``seconds`` passed since the
+        job started; never before the first result (None only when the job failed without any)."""
+        deadline = self.started + seconds
+        with self._cond:
+            while not self.finished and self.state != "cancelled":
+                if self.latest is not None and (self.good_enough(target) or time.perf_counter() >= deadline):
+                    break
+                timeout = None if self.latest is None else max(deadline - time.perf_counter(), 0.0)
+                self._cond.wait(timeout=timeout if timeout is None else min(timeout, 0.5))
+            return self.latest
+
+    def _publish(self, res: W1Result | None = None, state: str | None = None, error: str | None = None) -> None:
+        with self._cond:
+            if res is not None:
+                self.latest = res
+                self.history.append((time.perf_counter() - self.started, float(res.lower), float(res.upper),
+                                     bool(res.exact)))
+            if state is not None:
+                self.state = state
+            if error is not None:
+                self.error = error
+            self._cond.notify_all()
+
+
+_lock = threading.Lock()
+_jobs: OrderedDict[str, Job] = OrderedDict()
+_executor: ThreadPoolExecutor | None = None
+
+
+def run(job: Job, *, before_exact: Callable[[], None] | None = None) -> None:
+    """What the worker does with a job: drive its generator, publishing every result (nothing when the
+    job was put aside meanwhile). ``before_exact`` is called before an exact result is published (a test
+    holds the exact value back with it)."""
+    with job._cond:
+        if job.state != "queued":  # put aside meanwhile
+            return
+        job.state = "running"
+    try:
+        for res in job.make():
+            if res.exact and before_exact is not None:
+                before_exact()
+            job._publish(res)
+        job._publish(state="done")
+    except Exception as exc:  # noqa: BLE001 - the headline keeps its last certified result and says so
+        _LOG.error("background W1 failed", exc_info=exc)
+        job.exception = exc
+        job._publish(state="failed", error=f"{type(exc).__name__}: {exc}")
+
+
+def _default_runner(job: Job) -> None:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpsynth-w1")
+    _executor.submit(run, job)
+
+
+_runner: Callable[[Job], None] = _default_runner
+
+
+def set_runner(runner: Callable[[Job], None] | None) -> Callable[[Job], None]:
+    """Replace how jobs are handed to the worker (tests hold a job back to see the page before the
+    exact value is known); None restores the background thread. Returns the previous runner."""
+    global _runner
+    previous = _runner
+    _runner = runner or _default_runner
+    return previous
+
+
+def _submit(job: Job) -> None:
+    with _lock:
+        queued = [j for j in _jobs.values() if j.state == "queued" and j is not job]
+        for old in queued[: max(len(queued) - MAX_QUEUED + 1, 0)]:
+            with old._cond:
+                if old.state == "queued":
+                    old.state = "cancelled"
+                    old._cond.notify_all()
+    _runner(job)
+
+
+def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") -> Job:
+    """The job for these inputs: the stored one (restarted if it was put aside), or a new one."""
+    key = job_key(X, Y, dom, metric)
+    with _lock:
+        job = _jobs.get(key)
+        if job is not None:
+            _jobs.move_to_end(key)
+    if job is not None:
+        if job.state == "cancelled":
+            resume(job)
+        return job
+    X = np.array(X, dtype=float, copy=True)
+    Y = np.array(Y, dtype=float, copy=True)
+    job = Job(key, plan_of(X.shape[0], Y.shape[0], X.shape[1], metric), lambda: results_of(X, Y, domain, metric))
+    with _lock:
+        _jobs[key] = job
+        _evict()
+    _submit(job)
+    return job
+
+
+def resume(job: Job) -> None:
+    """Queue a job that was put aside again (from its first round: its inputs are kept)."""
+    with job._cond:
+        if job.state != "cancelled":
+            return
+        job.state = "queued"
+        job.started = time.perf_counter()
+    _submit(job)
+
+
+def get(key: str) -> Job | None:
+    """The stored job of this key, or None (evicted or never started)."""
+    with _lock:
+        return _jobs.get(key)
+
+
+def _evict() -> None:
+    """Keep at most MAX_JOBS: finished or put-aside jobs go first, oldest first (under _lock)."""
+    excess = len(_jobs) - MAX_JOBS
+    if excess <= 0:
+        return
+    for key in [k for k, j in _jobs.items() if j.finished or j.state == "cancelled"][:excess]:
+        del _jobs[key]
+
+
+def clear() -> None:
+    """Forget every job that is not running or queued (a test starts from an empty store)."""
+    with _lock:
+        for key in [k for k, j in _jobs.items() if j.state not in ("running", "queued")]:
+            del _jobs[key]
