@@ -88,6 +88,17 @@ def grid_shift(key):
     return build
 
 
+def handover_grid_shift(ctx):
+    """low_dim handing over to PSMM (its default plan for small d): PSMM's noisy counts, read from the
+    subroutine's trace, the cells of the moved point weighted 1 each, as :func:`grid_shift`."""
+    assert ctx.probe.trace.mechanism == "psmm", ctx.probe.trace.plan
+    k = int(ctx.probe.trace.subroutine.k)
+    base = grid_counts(ctx.D, k)
+    mv = _moves(ctx, lambda p: int(cell_of(np.asarray(p, float)[None], k)[0]))
+    return count_shift(("subroutine", "noisy_counts"), [c for c, _ in mv], [base[c] for c, _ in mv],
+                       [s for _, s in mv])
+
+
 def pmm_tree_shift(ctx):
     """PMM: every level's cell on the moved point's path, weighted by the level's ε_j (Theorem 9):
     the privacy-loss variable of the noisy count tree."""
@@ -280,15 +291,18 @@ AUDITS: dict[str, list[Case]] = {
              data=np.array([[0.1, 0.1]])),
     ],
     "low_dim": [
+        # The default plan in d = 2 hands the data to PSMM in full dimension (replace): its noisy counts.
+        Case("move", handover_grid_shift, 2500, dict(), point=MOVE_POINT),
+        # Algorithm 1 itself (plan="paper", the projection): the moment steps.
         # A record moved across the whole cube (0, 0) -> (1, 1): the mean moves by 1/n per coordinate.
         # ε = 6 so the mean and covariance steps (2 each) are visible at test-sized trials.
-        Case("move", low_dim_moment_shift, 1500, dict(), n=10, point=[1.0, 1.0], epsilon=6.0,
+        Case("move", low_dim_moment_shift, 1500, dict(plan="paper"), n=10, point=[1.0, 1.0], epsilon=6.0,
              data=np.r_[[[0.0, 0.0]], np.random.default_rng(1).random((9, 2))]),
         # The covariance's worst pair (module docstring of low_dim): everyone at the origin, one record
         # jumps to (1, 1); every covariance entry moves by exactly 1/n, the tight calibration's case.
-        Case("move", low_dim_moment_shift, 1500, dict(), n=10, point=[1.0, 1.0], epsilon=6.0,
+        Case("move", low_dim_moment_shift, 1500, dict(plan="paper"), n=10, point=[1.0, 1.0], epsilon=6.0,
              data=np.zeros((10, 2))),
-        Case("move", lambda ctx: coordinate_mean(0), 1000, dict(target_dim=1), n=10, point=[1.0, 1.0],
+        Case("move", lambda ctx: coordinate_mean(0), 1000, dict(plan="paper", target_dim=1), n=10, point=[1.0, 1.0],
              data=np.r_[[[0.0, 0.0]], np.random.default_rng(1).random((9, 2))],
              note="synthetic mean of a coordinate: post-processing"),
     ],
