@@ -54,8 +54,8 @@ def run_job(job: dict, X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> d
         if job.get("mbi_method"):  # private-pgm's way of drawing rows ("round", its default, or "sample")
             import functools
 
-            synth.synthesizer.synthetic_data = functools.partial(synth.synthesizer.synthetic_data,
-                                                                 method=job["mbi_method"])
+            model = synth.synthesizer  # a frozen dataclass: set the instance attribute past its __setattr__
+            object.__setattr__(model, "synthetic_data", functools.partial(model.synthetic_data, method=job["mbi_method"]))
         n_out = int(job.get("n_samples") or len(df))
         out = synth.sample(n_out)
     cpu = time.process_time() - t0
