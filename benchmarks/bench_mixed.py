@@ -451,6 +451,9 @@ def plot(summary: dict, path: Path) -> str | None:
         ax.set_yscale("log")
         ax.set_xticks(list(EPSILONS), [f"{e:g}" for e in EPSILONS])
         ax.minorticks_off()
+        lo, hi = ax.get_ylim()
+        ticks = [t for t in (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0) if lo <= t <= hi]
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
         ax.set_title(f"{name} (n = {n})", fontsize=10)
         ax.set_xlabel("ε")
     axes[0][0].set_ylabel("W1, mixed metric (mean over seeds ± s.e.)")
@@ -483,6 +486,33 @@ def markdown(summary: dict) -> str:
                     label += f" ({t['bins']} bins)"
                 out.append(f"| {name} | {eps:g} | {label} | {t['seeds']} | {t['w1']:.4f} ± {t['w1_se']:.4f} | "
                            f"{t['marg1']:.3f} | {t['marg2']:.3f} | {t['cpu']:.2f} |")
+    return "\n".join(out)
+
+
+def markdown_verdict(summary: dict) -> str:
+    """Per (table, ε): the best of ours by W1 against the best AIM/MST as users run them and with i.i.d.
+    rows: W1 (mean ± s.e.), 1-way / 2-way TV, CPU; the last column is ours / the best peer of both."""
+    out = ["| table | ε | best of ours: W1 | 1-way | 2-way | CPU s | best peer, default rows: W1 | 1-way | 2-way "
+           "| best peer, i.i.d. rows: W1 | 1-way | 2-way | CPU s | W1 ours / best peer |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name in TABLES:
+        for eps in EPSILONS:
+            part = [t for t in summary["table"] if t["table"] == name and t["eps"] == eps]
+            ours = [t for t in part if not is_peer(t["method"])]
+            default = [t for t in part if is_peer(t["method"]) and ":" not in t["method"]]
+            iid = [t for t in part if is_peer(t["method"]) and ":" in t["method"]]
+            if not (ours and default):
+                continue
+            o = min(ours, key=lambda t: t["w1"])
+            p = min(default, key=lambda t: t["w1"])
+            q = min(iid, key=lambda t: t["w1"]) if iid else None
+            best = min([p] + ([q] if q else []), key=lambda t: t["w1"])
+
+            def cell(t):
+                return (f"{t['w1']:.3f} ± {t['w1_se']:.3f} ({peer_label(t['method']).split(' (')[0]}, {t['seeds']} seeds) "
+                        f"| {t['marg1']:.3f} | {t['marg2']:.3f}")
+            qcell = f"{cell(q)} | {q['cpu']:.1f}" if q else "– | – | – | –"
+            out.append(f"| {name} | {eps:g} | {cell(o)} | {o['cpu']:.2f} | {cell(p)} | {qcell} | {o['w1'] / best['w1']:.2f} |")
     return "\n".join(out)
 
 
@@ -519,6 +549,7 @@ def main(argv: list[str]) -> None:
         img = plot(summary, IMG / ("mixed_w1_quick.png" if quick else "mixed_w1.png"))
         print("wrote", out, "plot:", img)
         print(markdown(summary))
+        print(markdown_verdict(summary))
         for v in summary["verdict"]:
             print(json.dumps(v))
 
