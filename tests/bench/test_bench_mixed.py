@@ -99,3 +99,18 @@ def test_decode_peer_keeps_bins_and_rounds_codes():
     assert out[:, 1].tolist() == [1.0, 0.0] and out[:, 3].tolist() == [2.0, 0.0]
     assert 0.25 <= out[0, 0] < 0.5 and 0.75 <= out[1, 0] < 1.0
     assert 10.0 <= out[0, 2] < 12.5 and 15.0 <= out[1, 2] < 17.5
+
+
+def test_metrics_w1_equals_the_librarys_mixed_wasserstein1():
+    # two exact computations of the same quantity (the benchmark's dense solve on mixed_cost, and
+    # wasserstein1 with a mixed domain, dense POT as well): equal up to rounding
+    from dpsynth_core.transport import wasserstein1
+
+    dom = _dom()
+    gen = np.random.default_rng(7)
+    X = np.column_stack([gen.random(60), gen.integers(0, 2, 60), 10 + 10 * gen.random(60), gen.integers(0, 3, 60)])
+    Y = np.column_stack([gen.random(45), gen.integers(0, 2, 45), 10 + 10 * gen.random(45), gen.integers(0, 3, 45)])
+    got = bm.metrics(X, Y, dom)
+    ref = wasserstein1(X, Y, domain=dom, method="pot", return_result=True)
+    assert got["exact"] and ref.exact
+    assert got["w1"] == pytest.approx(ref.value, abs=1e-9)
