@@ -47,7 +47,8 @@ Mechanisms
 Metrics (owner view: computed against the real table)
     * W1 under the mixed metric ``max(||u_x - u_y||_inf, max_j w_j [c_xj != c_yj])`` on unit
       coordinates (unit weights): exact, dense POT (``ot.emd2``) on the full mixed cost matrix
-      (``dpsynth_core.transport.marginals.mixed_cost``), no subsampling (n <= 2000 per side);
+      (``dpsynth_core.transport.marginals.mixed_cost``), no subsampling (n <= 2000 per side); the same
+      value as the library's ``wasserstein1(X, Y, domain=dom, method="pot")`` (tests/bench);
     * 1-way / 2-way marginal error: total variation (half the L1 distance) between the real and the
       synthetic normalised histograms of each column (1-way) or each pair of columns (2-way), averaged;
       a categorical column's cells are its declared categories, a numeric column's are EVAL_BINS equal
