@@ -120,15 +120,22 @@ def bin_candidates(name: str, peer: str) -> list[int]:
     return ks
 
 
-def run_peers(jobs: list[dict], out: Path) -> dict:
-    """Run jobs in the peers' venv (results appended to ``out`` as they end); return {id: result row}."""
+def run_peers(jobs: list[dict], out: Path, data: dict | None = None) -> dict:
+    """Run jobs in the peers' venv (results appended to ``out`` as they end); return {id: result row}.
+
+    ``data`` maps a job's table name to ``(X, lower, upper)`` (encoded rows and the declared bounds of
+    every column); by default the tables of this benchmark (:func:`table`, ``AUDIT_TABLES``)."""
     ensure_venv()
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
         for name in {j["table"] for j in jobs}:
-            X, dom = table(name) if not name.startswith("audit") else AUDIT_TABLES[name]
+            if data is not None:
+                X, lower, upper = data[name]
+            else:
+                X, dom = table(name) if not name.startswith("audit") else AUDIT_TABLES[name]
+                lower, upper = dom.lower_array, dom.upper_array
             p = Path(tmp) / f"{name.replace(':', '_')}.npz"
-            np.savez(p, X=X, lower=dom.lower_array, upper=dom.upper_array)
+            np.savez(p, X=X, lower=lower, upper=upper)
             paths[name] = str(p)
         spec = Path(tmp) / "jobs.json"
         spec.write_text(json.dumps({"data": paths, "jobs": jobs}))

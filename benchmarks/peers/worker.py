@@ -2,7 +2,9 @@
 
 Called by ``benchmarks/bench_peers.py``; never imported by the project. Reads a job file (JSON):
 ``{"data": {"<table>": "<npz path>"}, "jobs": [{"id", "table", "synth", "epsilon", "delta", "seed",
-"bins"}]}``; each npz holds ``X`` (n, d) and the DECLARED bounds ``lower``, ``upper`` (d,). Every
+"bins"}]}`` (``bins``: one number for every column, or a list with one per column; an optional
+``mbi_method``, "round" or "sample", is passed to private-pgm's ``synthetic_data`` by AIM and MST);
+each npz holds ``X`` (n, d) and the DECLARED bounds ``lower``, ``upper`` (d,). Every
 column is given to the synthesizer through smartnoise's own ``BinTransformer(lower, upper, bins)``, so
 no privacy budget is spent on bounds and none is read off the data by the transformer. Writes one JSON
 line per job to the output path: the released rows (bin midpoints, as smartnoise returns them), the
@@ -33,7 +35,8 @@ def run_job(job: dict, X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> d
     d = X.shape[1]
     cols = [f"c{j}" for j in range(d)]
     df = pd.DataFrame(X, columns=cols)
-    tt = TableTransformer([BinTransformer(bins=int(job["bins"]), lower=float(lower[j]), upper=float(upper[j]))
+    bins = job["bins"] if isinstance(job["bins"], list) else [job["bins"]] * d  # one number, or one per column
+    tt = TableTransformer([BinTransformer(bins=int(bins[j]), lower=float(lower[j]), upper=float(upper[j]))
                            for j in range(d)])
     seed = int(job["seed"])
     np.random.seed(seed)  # noqa: NPY002 - smartnoise and private-pgm draw from NumPy's and Python's global generators
@@ -48,6 +51,11 @@ def run_job(job: dict, X: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> d
         warnings.simplefilter("ignore")
         synth = Synthesizer.create(job["synth"], epsilon=float(job["epsilon"]), **kwargs)
         synth.fit(df, transformer=tt, preprocessor_eps=0.0)
+        if job.get("mbi_method"):  # private-pgm's way of drawing rows ("round", its default, or "sample")
+            import functools
+
+            model = synth.synthesizer  # a frozen dataclass: set the instance attribute past its __setattr__
+            object.__setattr__(model, "synthetic_data", functools.partial(model.synthetic_data, method=job["mbi_method"]))
         n_out = int(job.get("n_samples") or len(df))
         out = synth.sample(n_out)
     cpu = time.process_time() - t0
