@@ -40,7 +40,7 @@ from .widgets import OWNER, plot
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
            "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
-           "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_sentence",
+           "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_metric_text", "w1_sentence",
            "POLL_SECONDS"]
 
 #: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
@@ -285,7 +285,7 @@ def _headline(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> Non
     pending = job is not None and not job.finished and not (w1v is not None and w1v.exact)
     c1, *cols = st.columns([1.7, 1, 1, 1])  # the W1 column is wider: it may show an interval
     c1.metric("Distance to the real data (W1)", "—" if w1v is None else
-              (f"{w1v.value:.4g}" if w1v.exact else w1_interval_text(w1v.lower, w1v.upper)),
+              (f"{w1v.value:.4g}" if w1v.exact else w1_metric_text(w1v.lower, w1v.upper)),
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
                    "largest-coordinate distance"
                    + (" (two different categories of a column at distance 1, or the column's weight: the mixed "
@@ -316,6 +316,16 @@ def w1_sentence(w, job=None, pending: bool = False) -> str:
     if job is not None and job.state == "failed":
         return text + f"The exact computation stopped ({job.error}), so the bracket stays."
     return text + "An exact solve at this size takes longer than a page should, so the bracket stays."
+
+
+def w1_metric_text(lower: float, upper: float) -> str:
+    """The headline's short value for a certified bracket: "≈ v" (v the midpoint, 3 significant digits) when
+    the bracket is at most 1% wide — then v is within 0.5% of W1 and its digits are the ones the bracket
+    fixes — otherwise the bracket itself (:func:`w1_interval_text`). The sentence under it gives the bracket."""
+    lower, upper = max(float(lower), 0.0), float(upper)
+    if math.isfinite(upper) and upper > 0 and (upper - lower) <= 0.01 * upper:
+        return f"≈ {0.5 * (lower + upper):.3g}"
+    return w1_interval_text(lower, upper)
 
 
 def w1_interval_text(lower: float, upper: float, *, brackets: bool = True) -> str:

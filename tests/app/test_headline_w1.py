@@ -16,7 +16,7 @@ import pytest
 from apptest import errors, exceptions, goto, new_app, small_data
 
 from dashboard import w1_live
-from dashboard.release_panel import w1_interval_text
+from dashboard.release_panel import w1_interval_text, w1_metric_text
 from dpsynth_core.transport import W1Result
 
 W1_LABEL = "Distance to the real data (W1)"
@@ -62,11 +62,11 @@ def test_default_pmm_headline_shows_a_bracket_then_the_exact_value(held):
     shown = _w1_metric(at)
     # the headline is a bracket the job published (it may have published better ones since; only the exact
     # result is held back), printed rounded outwards
-    brackets = {w1_interval_text(lo_, hi_): (lo_, hi_) for _, lo_, hi_, _ in job.history}
+    brackets = {w1_metric_text(lo_, hi_): (lo_, hi_) for _, lo_, hi_, _ in job.history}
     assert shown in brackets, (shown, job.history)
     lower, upper = brackets[shown]
     assert lower < upper
-    lo, hi = (float(x) for x in shown[1:-1].split(","))
+    lo, hi = (float(x) for x in w1_interval_text(lower, upper)[1:-1].split(","))
     caption = _w1_caption(at)
     assert "certified to lie in" in caption and "being computed" in caption, caption
     assert f"{100 * (upper - lower) / upper:.2g}% of its upper end wide" in caption, caption
@@ -113,6 +113,22 @@ def test_interval_text_contains_the_certified_interval(lower, upper):
     # printed with enough digits to show the width: rounding adds at most half the width, or two units of the
     # sixth significant digit when the width is smaller than that
     assert hi - lo <= 1.5 * (upper - lower) + 2 * 10 ** (np.floor(np.log10(upper)) - 5) + 1e-15
+
+
+@pytest.mark.parametrize("lower, upper", [(0.0083853, 0.0083863), (0.0099, 0.01), (0.5, 0.505)])
+def test_metric_text_of_a_narrow_bracket_is_its_midpoint_to_three_digits(lower, upper):
+    """A bracket at most 1% wide shows as "≈ v": v is the midpoint to 3 significant digits, so it is within
+    half the width plus half a unit of the third digit (<= 0.5% + 0.5%) of every value in the bracket."""
+    text = w1_metric_text(lower, upper)
+    assert text.startswith("≈ ")
+    v = float(text[2:])
+    assert abs(v - 0.5 * (lower + upper)) <= 0.5 * 10 ** (np.floor(np.log10(upper)) - 2) + 1e-15
+    assert all(abs(v - w) <= 0.01 * upper for w in (lower, upper))
+
+
+def test_metric_text_of_a_wide_bracket_is_the_bracket():
+    assert w1_metric_text(0.0, 0.0147) == w1_interval_text(0.0, 0.0147)
+    assert w1_metric_text(0.0098, 0.0100) == w1_interval_text(0.0098, 0.0100)
 
 
 def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):

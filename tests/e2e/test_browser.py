@@ -254,7 +254,8 @@ def test_clinic_table_on_the_data_page(server, page, ui):
 HEADLINE_JS = """(bracket) => {
   const m = document.querySelector('[data-testid="stMain"] [data-testid="stMetricValue"]');
   const t = m ? m.textContent.trim() : '';
-  return bracket ? t.startsWith('[') : (t !== '' && t !== '—' && !t.startsWith('['));
+  const approx = t.startsWith('[') || t.startsWith('≈');  // a bracket: shown as [a, b] or, when narrow, ≈ v
+  return bracket ? approx : (t !== '' && t !== '—' && !approx);
 }"""
 
 
