@@ -411,9 +411,6 @@ class Domain:
         num = arr[:, self.numeric_index] if self.is_mixed else arr
         return np.all((num >= self.lower_array) & (num <= self.upper_array), axis=1)
 
-    def _cols(self, X: Any) -> Sequence[str] | None:  # callers move to read(); removed when they have
-        return self.names if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names) else None
-
     def read(self, X: Any, *, name: str = "X", owner: str = "Domain.read", min_rows: int = 1) -> np.ndarray:
         """``X`` checked and encoded as a float array (n, d) in this domain's column order.
 
