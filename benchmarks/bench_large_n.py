@@ -1,7 +1,7 @@
 """Does PMM pull away from the flat histogram as n grows? Exact W1 at large n (issue 28, item 4).
 
 PMM, PSMM, the superregular random walk (haar_walk) and the flat Laplace histogram, each with its
-defaults (the flat histogram at its default grid, k^d ~ eps n), on the two-cluster mixture of
+defaults (the flat histogram at its rule-chosen grid, dpsynth_core.defaults.flat_histogram_bins), on the two-cluster mixture of
 benchmarks/depth_study.py, d = 2, eps = 1, n = 10^3 .. 2*10^4 (5*10^4 on request), a few seeds per n. W1 (l_inf, unit
 cube) between the data and each release is computed **exactly** by
 ``wasserstein1(method="sparse")`` (certified to 1e-10; docs/transport.md), where the grid interval of
@@ -11,7 +11,7 @@ log-log slope of mean W1 against n for every mechanism (Theorem 11 of [HVZ23] pr
 
 Writes benchmarks/results/large_n.json. Run from the repo root under ``nice``:
 ``nice -n 10 .venv/bin/python benchmarks/bench_large_n.py [--quick] [--50k]`` (three seeds up to
-10^4, two at 2*10^4: about 45 minutes on two quiet cores; ``--50k`` adds n = 5*10^4 with one seed,
+10^4, two at 2*10^4: about 2 minutes on a quiet machine, 45 under a load of 6; ``--50k`` adds n = 5*10^4 with one seed,
 over an hour more; ``--n=20000 --seeds=1 --mechanisms=pmm,flat_histogram --out=large_n_20k`` runs one
 size for the named mechanisms into its own file). The file is rewritten after every release; ``complete_n`` lists the sizes whose
 seeds all ran, and the summary covers those.
@@ -57,7 +57,7 @@ def _payload(rows: list[dict], ns, seeds, d: int, eps: float, mechanisms=MECHANI
     done = [n for n in ns if sum(r["n"] == n for r in rows) == seeds[n] * len(mechanisms)]
     return {"setup": {"data": "two_clusters (benchmarks/depth_study.make_data, seed = n)", "d": d, "epsilon": eps,
                       "metric": "linf, unit cube", "w1": "wasserstein1(method='sparse'), exact and certified",
-                      "mechanisms": "defaults of each (flat_histogram: its default grid k^d ~ eps n)",
+                      "mechanisms": "defaults of each (flat_histogram: its rule-chosen grid, dpsynth_core.defaults.flat_histogram_bins)",
                       "seeds": {str(k): v for k, v in seeds.items()}},
             "complete_n": done, "rows": rows,
             "summary": summarise(rows, done) if done and tuple(mechanisms) == MECHANISMS else {},
