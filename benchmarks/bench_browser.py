@@ -52,7 +52,10 @@ measurement (run it on a quiet machine; the load average at start and end is rec
 
 Usage::
 
-    python benchmarks/bench_browser.py [--pages pmm,psmm] [--notches 6] [--quiet-ms 500] [--quick]
+    python benchmarks/bench_browser.py [--pages pmm,psmm] [--dataset clinic] [--notches 6] [--quiet-ms 500] [--quick]
+
+``--dataset NAME`` opens every page on a dataset a URL can name (``?dataset=NAME``: a bundled real or
+mixed table such as ``clinic``, or a generator with its defaults) instead of the default data.
 
 writes ``benchmarks/results/browser.json`` (``--out NAME``: ``NAME.json``). Chromium: ``--chromium`` / ``$DPSYNTH_CHROMIUM``
 (default ``/usr/bin/chromium``).
@@ -70,6 +73,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import urllib.parse
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
@@ -561,6 +565,13 @@ def mechanism_relation(mechanism: str | None) -> str:
     return ""
 
 
+def with_dataset(query: str, dataset: str | None) -> str:
+    """``query`` (``""`` or ``?a=b``) with ``dataset=NAME`` added when a dataset is named."""
+    if not dataset:
+        return query
+    return f"{query}{'&' if query else '?'}dataset={urllib.parse.quote(dataset)}"
+
+
 # ------------------------------------------------------------------------------------- report
 def fmt(x) -> str:
     return "—" if x is None else f"{x:6.2f}"
@@ -601,6 +612,8 @@ def rounded(obj, digits: int = 4):
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", default=None, help="comma-separated url paths (default: every page of dashboard.registry.PAGES)")
+    ap.add_argument("--dataset", default=None,
+                    help="open the pages on this dataset (a name a URL can carry, e.g. clinic; default: the default data)")
     ap.add_argument("--notches", type=int, default=6, help="ε notches per page (K)")
     ap.add_argument("--quiet-ms", type=float, default=500.0, help="quiet window that ends a settle")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a page is recorded as timed out")
@@ -638,7 +651,7 @@ def main(argv: list[str] | None = None) -> dict:
         floor = {"name": "floor (hello)", **measure_app(browser, hello, "", **opts)}
         print(f"floor: cold {fmt(floor['cold_settle_s'])} s, notch {fmt(floor['notch_settle_median_s'])} s",
               flush=True)
-        queries = {path: mechanism_relation(mechanisms.get(path)) for path in pages}
+        queries = {path: with_dataset(mechanism_relation(mechanisms.get(path)), args.dataset) for path in pages}
         for path in pages:
             row = {"name": path, **measure_app(browser, ROOT / args.entry, URL_OF.get(path, path),
                                                  query=queries[path], **opts)}
@@ -655,7 +668,7 @@ def main(argv: list[str] | None = None) -> dict:
         "note": args.note,
         "parameters": {"pages": pages, "notches": k, "quiet_ms": args.quiet_ms, "timeout_s": args.timeout,
                        "quick": args.quick, "viewport": VIEWPORT, "chromium_args": CHROMIUM_ARGS,
-                       "server_trace": not args.no_server_trace, "entry": args.entry},
+                       "server_trace": not args.no_server_trace, "entry": args.entry, "dataset": args.dataset},
         "chromium": version,
         "load_average_start": load_start,
         "load_average_end": load_end,

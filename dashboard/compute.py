@@ -140,14 +140,16 @@ def w1_of(Y, *, fast: bool = False):
 def headline_w1(Y):
     """W1 of ``Y`` to the current data for a release's headline: ``(result, key)``.
 
-    On numeric data the result comes from a background job (:mod:`dashboard.w1_live`): the page waits
-    for a certified bracket at most 1% wide (or the exact value) within about a second, and ``key``
-    names the job, whose later, exact result the headline's fragment picks up (:func:`headline_job`).
-    On a table with categorical columns it is :func:`w1_of` (key None). ``(None, None)`` when there is
-    no W1 (an empty release, or the error is shown)."""
+    The result comes from a background job (:mod:`dashboard.w1_live`): the page waits for a certified
+    bracket at most 1% wide (or the exact value) within about a second, and ``key`` names the job, whose
+    later, exact result the headline's fragment picks up (:func:`headline_job`). On a table with
+    categorical columns the same, under the mixed metric (``Y`` a DataFrame of labels or encoded rows).
+    ``(None, None)`` when there is no W1 (an empty release, or the error is shown)."""
     d = data()
-    if d.domain.is_mixed or len(Y) == 0:
+    if len(Y) == 0:
         return w1_of(Y), None
+    if d.domain.is_mixed:
+        Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
     Y = np.asarray(Y, dtype=float)
 
     def _wait():

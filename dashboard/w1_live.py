@@ -18,6 +18,11 @@ Which results a job yields is the library's policy for these public sizes
 * otherwise: the interactive budget's certified interval, then the exact value when the unbudgeted
   policy has an exact method for this size (dense POT or the exact sparse method), else nothing more.
 
+On a table with categorical columns the policy reads the mixed metric (:func:`plan_metric`): the same
+budget limits as numeric data, but no grid for categories, so above the interactive budget's sparse
+limit the job runs the exact sparse method's rounds (its first certified bracket may take seconds there)
+up to the exact method's limit, and fails with the library's refusal beyond it.
+
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
 :data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
 older waiting ones are put aside (``state == "cancelled"``) and restarted by :func:`resume` when a page
@@ -40,7 +45,7 @@ import numpy as np
 from dpsynth_core.transport import W1Result, choose_method, wasserstein1, wasserstein1_rounds
 
 __all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "Job", "job_key", "start", "get", "resume",
-           "results_of", "plan_of", "set_runner", "run", "clear"]
+           "results_of", "plan_of", "plan_metric", "set_runner", "run", "clear"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -67,11 +72,27 @@ def job_key(X: np.ndarray, Y: np.ndarray, dom: str, metric: str = "linf") -> str
     return h.hexdigest()
 
 
+def plan_metric(domain, metric: str = "linf") -> str:
+    """The metric :func:`~dpsynth_core.transport.choose_method` reads for these inputs: "mixed" on a domain
+    with categorical columns (W1 is then taken under the mixed metric), else ``metric``."""
+    return "mixed" if getattr(domain, "is_mixed", False) else metric
+
+
+def _interactive(n: int, m: int, d: int, metric: str) -> str | None:
+    """The interactive budget's method, or None when it refuses (the mixed metric above the budget's sparse
+    limit: there is no grid for categories)."""
+    try:
+        return choose_method(n, m, d, metric, budget="interactive")[0]
+    except ValueError:
+        return None
+
+
 def plan_of(n: int, m: int, d: int, metric: str = "linf") -> str:
     """What a job yields for these public sizes (module docstring): "exact" (one exact result), "rounds"
     (the sparse method's rounds, the last exact), "then_exact" (the interactive interval, then the exact
-    value) or "bracket_only" (the interactive interval: no exact method fits this size)."""
-    fast, _ = choose_method(n, m, d, metric, budget="interactive")
+    value), "bracket_only" (the interactive interval: no exact method fits this size) or "refused" (no
+    method at all: the job fails with the library's message). ``metric`` as :func:`plan_metric` gives it."""
+    fast = _interactive(n, m, d, metric)
     if fast in ("pot", "exact_1d"):
         return "exact"
     if fast == "sparse":
@@ -79,15 +100,24 @@ def plan_of(n: int, m: int, d: int, metric: str = "linf") -> str:
     try:
         exact, _ = choose_method(n, m, d, metric)
     except ValueError:
-        return "bracket_only"
+        return "bracket_only" if fast is not None else "refused"
+    if fast is None:  # mixed metric above the interactive limits: the exact method's own certified progress
+        return "rounds" if exact == "sparse" else "exact"
     return "then_exact" if exact in ("pot", "sparse") else "bracket_only"
 
 
 def results_of(X: np.ndarray, Y: np.ndarray, domain, metric: str = "linf") -> Iterator[W1Result]:
-    """The certified results of :func:`plan_of`'s plan for these inputs, in turn."""
-    plan = plan_of(X.shape[0], Y.shape[0], X.shape[1], metric)
+    """The certified results of :func:`plan_of`'s plan for these inputs, in turn (``metric`` is the one
+    :func:`~dpsynth_core.transport.wasserstein1` takes: "linf" on a domain with categorical columns)."""
+    n, m, d = X.shape[0], Y.shape[0], X.shape[1]
+    which = plan_metric(domain, metric)
+    plan = plan_of(n, m, d, which)
     if plan == "rounds":
         yield from wasserstein1_rounds(X, Y, domain=domain, metric=metric)
+        return
+    if plan == "refused" or (plan == "exact" and _interactive(n, m, d, which) is None):
+        # exact above the interactive budget, or (refused) the library's own message on its limits
+        yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
         return
     yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
     if plan == "then_exact":
@@ -112,6 +142,8 @@ class Job:
     exception: BaseException | None = None
     started: float = field(default_factory=time.perf_counter)
     history: list = field(default_factory=list)
+    #: The points (X, Y) the job measures (kept for a restart; what a caller checks a result against).
+    inputs: tuple | None = field(default=None, repr=False)
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     @property
@@ -221,7 +253,8 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
-    job = Job(key, plan_of(X.shape[0], Y.shape[0], X.shape[1], metric), lambda: results_of(X, Y, domain, metric))
+    job = Job(key, plan_of(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric)),
+              lambda: results_of(X, Y, domain, metric), inputs=(X, Y))
     with _lock:
         _jobs[key] = job
         _evict()

@@ -73,9 +73,10 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
     or 5%, or when the next round would end after 0.6 s or 0.08 s), then a coarser grid, so that one
     call stays well under a second (interactive) or about a tenth of that (preview) on two cores.
 
-    ``metric="mixed"`` (categorical columns): dense POT up to :data:`AUTO_MIXED_POT_PAIRS` pairs (with a
-    budget: its smaller size), then the sparse method (with a budget: stopped as above) up to
-    :data:`AUTO_SPARSE_MAX_POINTS` points, refused beyond (there is no grid for categories).
+    ``metric="mixed"`` (categorical columns): dense POT up to :data:`AUTO_MIXED_POT_PAIRS` pairs, then the
+    exact sparse method up to :data:`AUTO_SPARSE_MAX_POINTS` points; with a budget the same limits as
+    numeric data (the budget's dense size, then the sparse method stopped as above up to the budget's
+    ``max_points``); refused beyond (there is no grid for categories).
 
     Returns
     -------
@@ -115,10 +116,18 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
 
 def _choose_mixed(n: int, m: int, budget: str | None) -> str:
     pot_pairs = AUTO_MIXED_POT_PAIRS if budget is None else _BUDGET_POT_PAIRS[budget]
+    sparse_max = AUTO_SPARSE_MAX_POINTS if budget is None else BUDGET_SPARSE[budget]["max_points"]
     if n * m <= pot_pairs:
         return "pot"
-    if n + m <= AUTO_SPARSE_MAX_POINTS:
+    if n + m <= sparse_max:
         return "sparse"
+    if budget is not None:
+        raise ValueError(
+            f"The 'budget' parameter of {_OWNER} must be None for {n} + {m} rows on a domain with categorical "
+            f"columns: within budget={budget!r} the mixed metric has dense transport up to n*m = {pot_pairs:.3g} and "
+            f"the sparse method up to n+m = {sparse_max} (as for numeric data) and no grid for categories. Got "
+            f"{budget!r}; pass budget=None (exact up to n+m = {AUTO_SPARSE_MAX_POINTS}, it may take seconds), or "
+            f"method='sparse' with max_seconds for a certified bracket.")
     raise ValueError(
         f"The 'X' parameter of {_OWNER} must have at most {AUTO_SPARSE_MAX_POINTS} rows together with 'Y' on a "
         f"domain with categorical columns: W1 under the mixed metric is computed exactly (dense transport up to "

@@ -143,3 +143,67 @@ def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):
     assert not exceptions(at)
     assert any("must have at least one row" in e for e in errors(at)), errors(at)
     assert next(m.value for m in at.metric if m.label == W1_LABEL) == "—"
+
+
+# ----------------------------------------------------------------------------- tables with categorical columns
+def test_mixed_plans_follow_the_numeric_limits():
+    """The job's plan reads the mixed metric's policy: the numeric budget limits, no grid for categories."""
+    from dashboard.data import mixed
+
+    dom = mixed("clinic").domain
+    assert w1_live.plan_metric(dom) == "mixed" and w1_live.plan_metric(small_data().domain) == "linf"
+    assert w1_live.plan_of(600, 600, dom.d, "mixed") == "exact"  # dense POT within the interactive budget
+    assert w1_live.plan_of(2000, 2021, dom.d, "mixed") == "rounds"  # the clinic table: sparse rounds
+    assert w1_live.plan_of(7000, 7000, 2, "linf") == "then_exact"  # numeric: the grid's interval first
+    assert w1_live.plan_of(7000, 7000, dom.d, "mixed") == "rounds"  # no grid: the exact method's rounds
+    assert w1_live.plan_of(30_000, 30_000, dom.d, "mixed") == "refused"
+
+
+def test_mixed_job_beyond_every_method_fails_with_the_libraries_refusal():
+    from dashboard.data import mixed
+
+    ds = mixed("clinic")
+    X = np.tile(ds.X, (11, 1))  # 22 000 rows against 22 000: above the exact sparse limit (n + m = 40 000)
+    with pytest.raises(ValueError, match=r"'X' parameter of wasserstein1 must have at most 40000 rows"):
+        next(w1_live.results_of(X, X, ds.domain))
+
+
+def test_clinic_pmm_headline_shows_a_bracket_then_the_exact_mixed_w1(held):
+    """The bundled clinic table (2000 rows, categorical columns): the same live job as numeric data, under
+    the mixed metric; the exact value is checked against dense POT on the mixed cost matrix."""
+    from dashboard import data as sources
+    from dpsynth_core.transport import wasserstein1
+
+    gate, jobs = held
+    ds = sources.mixed("clinic")
+    at = new_app(ds)
+    at.session_state["dataset_source"] = sources.Source("mixed", "clinic")
+    goto(at, "pmm")
+    assert not exceptions(at) and not errors(at), (exceptions(at), errors(at))
+    assert jobs, "the mixed headline's W1 did not start a background job"
+    job = jobs[-1]
+    assert job.plan == "rounds" and not job.exact and job.history
+    shown = _w1_metric(at)
+    brackets = {w1_metric_text(lo_, hi_): (lo_, hi_) for _, lo_, hi_, _ in job.history}
+    assert shown in brackets, (shown, job.history)
+    caption = _w1_caption(at)
+    assert "certified to lie in" in caption and "being computed" in caption, caption
+    help_text = next(m.help for m in at.metric if m.label == W1_LABEL)
+    assert "the mixed metric" in help_text and "fills in when it is known" in help_text
+    gate.set()
+    deadline = time.monotonic() + 120
+    final = job.wait(target=0.0, seconds=120)
+    while not job.finished and time.monotonic() < deadline:
+        final = job.wait(target=0.0, seconds=0.5)
+    assert job.state == "done" and final.exact, (job.state, job.error)
+    # the reference: dense POT on the n x m mixed cost matrix (an LP solution; the sparse method's certificate
+    # closes the bracket to its relative tolerance, 1e-10 by default, and both are float sums)
+    X, Y = job.inputs
+    assert np.array_equal(X, ds.X) and Y.shape[1] == ds.domain.d
+    ref = wasserstein1(X, Y, domain=ds.domain, method="pot")
+    assert final.value == pytest.approx(ref, rel=1e-6)
+    assert all(lo_ - 1e-12 <= final.value <= hi_ + 1e-12 for _, lo_, hi_, _ in job.history)
+    at.run()
+    assert not exceptions(at) and not errors(at)
+    assert _w1_metric(at) == f"{final.value:.4g}"
+    assert _w1_caption(at).startswith(f"W1 = {final.value:.6g}, exact")

@@ -191,3 +191,19 @@ def test_too_many_rows_for_auto_are_refused_before_any_work():
     assert choose_method(3000, 3000, 3, "mixed") == ("sparse", None)
     with pytest.raises(ValueError, match="'X' parameter of wasserstein1.*subsample"):
         choose_method(AUTO_SPARSE_MAX_POINTS // 2, AUTO_SPARSE_MAX_POINTS // 2 + 1, 3, "mixed")
+
+
+@pytest.mark.parametrize("budget", ["interactive", "preview"])
+def test_budgets_send_mixed_data_to_the_sparse_method_up_to_the_numeric_limit(budget):
+    """Within a budget the mixed metric has the numeric limits: the budget's dense size, then the sparse method
+    up to the budget's ``max_points`` (never more points than numeric data in d = 2, 3), refused beyond with a
+    message naming the unbudgeted call (there is no grid for categories)."""
+    from dpsynth_core.transport import BUDGET_SPARSE, choose_method
+
+    top = BUDGET_SPARSE[budget]["max_points"]
+    at, above = (top // 2, top - top // 2), (top // 2 + 1, top - top // 2)
+    assert choose_method(*at, 2, budget=budget)[0] == "sparse" == choose_method(*at, 3, "mixed", budget=budget)[0]
+    assert choose_method(*above, 2, budget=budget)[0] == "grid"
+    with pytest.raises(ValueError, match=rf"'budget' parameter of wasserstein1 must be None.*n\+m = {top}\b"):
+        choose_method(*above, 3, "mixed", budget=budget)
+    assert choose_method(*above, 3, "mixed")[0] in ("pot", "sparse")  # unbudgeted: exact
