@@ -1,4 +1,4 @@
-"""rates.py against hand computations from the formulas of [HVZ23]."""
+"""dpsynth_core.theory against hand computations from the formulas of [HVZ23]."""
 
 import math
 
