@@ -18,25 +18,14 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from mixed_tables import CATS
+from mixed_tables import mixed_domain as _dom
+from mixed_tables import mixed_table as _table
 
 from dpsynth_core import Domain, run
 from dpsynth_core.audit import audit, count_shift
 from dpsynth_core.mechanisms import MECHANISMS
 from dpsynth_core.partition import MixedSchedule
-
-CATS = {"sex": ["F", "M"], "region": ["north", "south", "east"]}
-
-
-def _dom(**kw) -> Domain:
-    return Domain(lower=[18, 15], upper=[90, 45], names=["age", "bmi"], categories=CATS, **kw)
-
-
-def _table(n: int = 2000, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["F", "M"], n, p=[0.6, 0.4])
-    age = np.where(sex == "F", rng.normal(40, 8, n), rng.normal(60, 8, n)).clip(18, 90)
-    return pd.DataFrame({"age": age, "sex": sex, "bmi": rng.normal(27, 4, n).clip(15, 45),
-                         "region": rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])})
 
 
 # ------------------------------------------------------------------------------------- the domain

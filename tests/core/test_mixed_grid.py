@@ -18,6 +18,9 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from mixed_tables import CATS
+from mixed_tables import mixed_domain as _dom
+from mixed_tables import mixed_table as _table
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -29,21 +32,7 @@ from dpsynth_core.mixed_grid import MixedGrid, gray_combinations, mixed_grid_cou
 from dpsynth_core.transport import bl_projection
 from dpsynth_core.transport.mixed_cells import mixed_grid_graph
 
-CATS = {"sex": ["F", "M"], "region": ["north", "south", "east"]}
 GRID_MECHANISMS = ("flat_histogram", "psmm", "haar_walk")
-
-
-def _dom(**kw) -> Domain:
-    return Domain(lower=[18, 15], upper=[90, 45], names=["age", "bmi"], categories=CATS, **kw)
-
-
-def _table(n: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """The mixed table of tests/core/test_mixed.py: age depends on sex, region independent."""
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["F", "M"], n, p=[0.6, 0.4])
-    age = np.where(sex == "F", rng.normal(40, 8, n), rng.normal(60, 8, n)).clip(18, 90)
-    return pd.DataFrame({"age": age, "sex": sex, "bmi": rng.normal(27, 4, n).clip(15, 45),
-                         "region": rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])})
 
 
 # ------------------------------------------------------------------------ reference metric (built here)

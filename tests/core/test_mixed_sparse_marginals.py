@@ -22,6 +22,9 @@ import numpy as np
 import ot
 import pandas as pd
 import pytest
+from mixed_tables import CATS
+from mixed_tables import mixed_domain as _dom
+from mixed_tables import mixed_table as _table
 from scipy import sparse
 from scipy.optimize import linprog
 
@@ -33,21 +36,6 @@ from dpsynth_core.transport.marginals import mixed_cost, sparse_utility_loss
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
 mixed = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals.mixed")
-
-CATS = {"sex": ["F", "M"], "region": ["north", "south", "east"]}
-
-
-def _dom(**kw) -> Domain:
-    return Domain(lower=[18, 15], upper=[90, 45], names=["age", "bmi"], categories=CATS, **kw)
-
-
-def _table(n: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """The mixed table of tests/core/test_mixed.py: age depends on sex, bmi and region independent."""
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["F", "M"], n, p=[0.6, 0.4])
-    age = np.where(sex == "F", rng.normal(40, 8, n), rng.normal(60, 8, n)).clip(18, 90)
-    return pd.DataFrame({"age": age, "sex": sex, "bmi": rng.normal(27, 4, n).clip(15, 45),
-                         "region": rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])})
 
 
 def _rho(P: np.ndarray, Q: np.ndarray, weights) -> np.ndarray:

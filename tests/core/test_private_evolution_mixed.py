@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from mixed_tables import CATS, mixed_table
+from mixed_tables import mixed_domain as _dom
 
-from dpsynth_core import Domain, run
+from dpsynth_core import run
 from dpsynth_core.audit import audit
 from dpsynth_core.evolution import (
     MixedMetric,
@@ -23,20 +25,11 @@ from dpsynth_core.evolution import (
 from dpsynth_core.mechanisms.private_evolution import PEOwner, PETrace
 
 OWNER = "private_evolution"
-CATS = {"sex": ["F", "M"], "region": ["north", "south", "east"]}
-
-
-def _dom(**kw) -> Domain:
-    return Domain(lower=[18, 15], upper=[90, 45], names=["age", "bmi"], categories=CATS, **kw)
 
 
 def _table(n: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Two clusters of age by sex, region skewed: the categories carry structure a release must find."""
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["F", "M"], n, p=[0.6, 0.4])
-    age = np.where(sex == "F", rng.normal(35, 3, n), rng.normal(70, 3, n)).clip(18, 90)
-    return pd.DataFrame({"age": age, "sex": sex, "bmi": rng.normal(27, 2, n).clip(15, 45),
-                         "region": rng.choice(["north", "south", "east"], n, p=[0.6, 0.3, 0.1])})
+    """Two tight clusters of age by sex, region skewed: the categories carry structure a release must find."""
+    return mixed_table(n, seed, age_sd=3.0, bmi_sd=2.0, ages=(35.0, 70.0), region_p=(0.6, 0.3, 0.1))
 
 
 # --------------------------------------------------------------------------------- the blocks
