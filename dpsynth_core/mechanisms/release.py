@@ -16,7 +16,6 @@ the :class:`~dpsynth_core.privacy.Ledger` that adds up to it. Two typed records 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Mapping
@@ -224,10 +223,6 @@ class Release(Generic[TraceT, OwnerT]):
         if isinstance(self.synthetic, pd.DataFrame):
             return self.synthetic
         return pd.DataFrame(self.synthetic, columns=list(self.domain.names))
-
-    def with_trace(self, trace: Trace) -> Release:
-        """A copy with another trace (a mechanism that wraps another one re-labels its steps)."""
-        return dataclasses.replace(self, trace=trace)
 
     def public(self, *, include_synthetic: bool = True) -> dict:
         """Only what may leave the machine: the synthetic data, (ε, δ), the relation, the ledger, the

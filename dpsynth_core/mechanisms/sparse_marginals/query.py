@@ -126,10 +126,6 @@ class Grid:
             return self.blocks.cell_index(points, b)
         return cell_of(points[:, self.subsets[b]], self.k)
 
-    def position(self, cells: np.ndarray, b: int) -> np.ndarray:
-        """Path positions of row-major cells of block b."""
-        return (self.blocks.rank[b] if self.mixed else self.rank)[cells]
-
     @property
     def uniform(self) -> np.ndarray | float:
         """The block totals' uniform tables c0: 1/m_S on every cell of block S (0 on padding)."""
