@@ -123,11 +123,22 @@ def at_5000(quick: bool) -> dict:
             lo = load()
             tp, ref = timed(lambda X=X, Y=Y, metric=metric: dense_pot(X, Y, metric))
             s = sparse_run(X, Y, metric)
+            # a run stopped at the first bracket of relative width <= 1% (what the dashboard's headline
+            # asks for; transshipment_w1 with a target takes the coarse start)
+            b1 = sparse_run(X, Y, metric, target=0.01)
+            starts = {st: sparse_run(X, Y, metric, start=st) for st in ("knn", "coarse")}
             ti, ri = timed(lambda X=X, Y=Y, metric=metric: wasserstein1(X, Y, metric=metric, budget="interactive",
                                                                        return_result=True))
             rec = {"n": n, "m": n, "dense_pot_s": tp, "sparse": s, "ratio_exact": s["seconds"] / tp,
                    "goal_ratio_exact": 0.25,
-                   "ratio_1pct": (s["seconds_to_1pct"] / tp) if s["seconds_to_1pct"] else None,
+                   "bracket_1pct": {"seconds": b1["seconds"], "bracket": b1["bracket"], "rounds": b1["rounds"],
+                                    "rel_width": (b1["bracket"][1] - b1["bracket"][0]) / b1["bracket"][1],
+                                    "contains_dense": bool(b1["bracket"][0] <= ref * (1 + 1e-12)
+                                                           and ref <= b1["bracket"][1] * (1 + 1e-12))},
+                   "ratio_1pct": b1["seconds"] / tp,
+                   "exact_by_start": {st: {"seconds": r["seconds"], "rounds": r["rounds"],
+                                           "seconds_to_1pct": r["seconds_to_1pct"], "ratio": r["seconds"] / tp}
+                                      for st, r in starts.items()},
                    "goal_ratio_1pct": 0.1, "rel_diff": abs(s["value"] - ref) / ref,
                    "interactive": {"seconds": ti, "method": ri.method, "exact": ri.exact,
                                    "rel_width": (ri.upper - ri.lower) / ri.upper, "bracket": [ri.lower, ri.upper],
@@ -135,7 +146,8 @@ def at_5000(quick: bool) -> dict:
                    "load_before": lo, "load_after": load()}
             out[f"{kind}_{metric}"] = rec
             print(f"n={n} {kind} {metric}: pot {tp:.2f}s sparse {s['seconds']:.2f}s (x{rec['ratio_exact']:.2f}), "
-                  f"1% at {s['seconds_to_1pct']}s; interactive {ti:.2f}s width {rec['interactive']['rel_width']:.2e} "
+                  f"1% bracket {b1['seconds']:.2f}s (x{rec['ratio_1pct']:.3f}); knn {starts['knn']['seconds']:.2f}s "
+                  f"coarse {starts['coarse']['seconds']:.2f}s; interactive {ti:.2f}s width {rec['interactive']['rel_width']:.2e} "
                   f"load {lo:.1f}", flush=True)
     return out
 
@@ -220,7 +232,8 @@ def foundations(quick: bool) -> dict:
 def main(quick: bool = False, full: bool = False) -> dict:
     warm_up()
     out: dict = {"note": (
-        "sparse = kNN (k=8) transshipment graph + Morton NW-corner plan, LEMON network simplex (pylmcf), "
+        "sparse = kNN transshipment graph (k=8; with start='coarse' k=6 plus the arcs of a dense POT solution "
+        "between ~700 grid cells, shifted to the points) + Morton NW-corner plan, LEMON network simplex (pylmcf), "
         "c-transform certificate over all pairs, column generation until the bracket is < 1e-10 relative. "
         "'skew': uniform vs half Gaussian blob (hard); 'near': Y = X + Laplace(0.01) (synthetic-like). "
         "Shared 2-core machine: read the ratios; load averages recorded.")}

@@ -269,7 +269,7 @@ def wasserstein1_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "li
     X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, owner)
     t0 = time.perf_counter()
     hist: list[dict] = []
-    for r in w1_rounds(X, Y, a, b, metric, double_transform=True):
+    for r in w1_rounds(X, Y, a, b, metric, double_transform=True, start="coarse"):
         hist.append({"round": r.round, "lower": r.lower, "upper": r.upper, "arcs": r.arcs, "added": r.added,
                      "solve_s": r.solve_s, "check_s": r.check_s, "seconds": r.seconds})
         yield sparse.round_result(r, list(hist), time.perf_counter() - t0)
