@@ -37,6 +37,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ._common import KDTREE_P, POT_ITERMAX, pairwise
 from .metrics import GroundMetric, ground_metric
 
 __all__ = ["Round", "w1_rounds", "transshipment_w1", "integer_masses", "DEFAULT_RTOL"]
@@ -171,13 +172,22 @@ def _cells(P: np.ndarray, w: np.ndarray, lo: np.ndarray, span: np.ndarray, g: in
     return inv, mass, mean
 
 
+#: Most coarse moves per point: a cell sending to more cells hands them out round-robin among its points,
+#: so the queries stay below this many per point (a point mass against a spread set would otherwise ask
+#: n x 700 of them).
+COARSE_MOVES_PER_POINT = 8
+
+
 def _shifted_queries(cell: np.ndarray, sup_from: np.ndarray, sup_to: np.ndarray, n_from: int):
-    """For every point p (cell[p]) and every coarse pair (cell[p], J) of the plan's support: (p, J).
+    """Pairs (p, J): for every point p, the coarse moves (cell[p], J) of the plan's support, at most
+    :data:`COARSE_MOVES_PER_POINT` of them (round-robin over the cell's points when it has more).
     sup_from/sup_to: the support's pairs sorted by sup_from."""
     start = np.searchsorted(sup_from, np.arange(n_from + 1))
-    reps = np.diff(start)[cell]
+    deg = np.diff(start)[cell]
+    reps = np.minimum(deg, COARSE_MOVES_PER_POINT)
     pts = np.repeat(np.arange(cell.size), reps)
     off = np.arange(pts.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    off = (off + pts * COARSE_MOVES_PER_POINT) % deg[pts]
     return pts, sup_to[start[cell[pts]] + off]
 
 
@@ -203,8 +213,8 @@ def _coarse_arcs(X, Y, a, b, metric: GroundMetric, cells: int, q: int) -> np.nda
     g = max(2, int(round(cells ** (1.0 / d))))
     ix, wa, ca = _cells(U, a, lo, span, g)
     iy, wb, cb = _cells(V, b, lo, span, g)
-    C = pairwise_lp(ca, cb, metric.kdtree_p)
-    P = ot.emd(wa / wa.sum(), wb / wb.sum(), C, numItermax=10**8)
+    name = {p: nm for nm, p in KDTREE_P.items()}[metric.kdtree_p]  # the l_p of the coordinates
+    P = ot.emd(wa / wa.sum(), wb / wb.sum(), pairwise(ca, cb, name), numItermax=POT_ITERMAX)
     ci, cj = np.nonzero(P > 0)  # the coarse plan's support: cell ci of X sends to cell cj of Y
     q = min(q, m, n)
     pts, to = _shifted_queries(ix, ci, cj, wa.size)
@@ -218,13 +228,6 @@ def _coarse_arcs(X, Y, a, b, metric: GroundMetric, cells: int, q: int) -> np.nda
     return src * N + n + dst
 
 
-def pairwise_lp(P: np.ndarray, Q: np.ndarray, p: float) -> np.ndarray:
-    """Dense l_p distances (p = 1, 2 or inf) between the rows of P and Q."""
-    from scipy.spatial.distance import cdist
-
-    return cdist(P, Q, {1: "cityblock", 2: "euclidean"}.get(p, "chebyshev"))
-
-
 def _repair_cost(Z: np.ndarray, resid: np.ndarray, order: np.ndarray, metric: GroundMetric) -> float:
     """Cost of a flow along the path ``order`` of Z that moves the residual masses ``resid`` (true
     minus integer/T) into balance: sum over path steps of |partial sum| x step length."""
@@ -236,7 +239,8 @@ def _repair_cost(Z: np.ndarray, resid: np.ndarray, order: np.ndarray, metric: Gr
 
 
 def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric, *, k: int | None = None,
-              start: str = "auto", coarse_q: int = 2, rtol: float = DEFAULT_RTOL, max_rounds: int = 60, add_per_row: int | None = None,
+              start: str = "auto", coarse_q: int = 2, rtol: float = DEFAULT_RTOL, max_rounds: int = 60,
+              add_per_row: int | None = None,
               add_per_col: int | None = None, pool_k: int = 4, warm_starts: bool = False,
               warm_share: float = 0.9, double_transform: bool = False,
               target: float | None = None) -> Iterator[Round]:

@@ -359,6 +359,24 @@ def test_both_starts_are_exact_on_the_hard_instances(d, metric, start):
         assert abs(last.upper - ref) <= REL * ref + scale, (name, last.upper, ref)
 
 
+def test_coarse_start_bounds_its_queries_per_point():
+    """A cell that sends mass to many cells (a point mass against a spread set) hands its moves out
+    round-robin: at most COARSE_MOVES_PER_POINT queries per point, and together its points still cover
+    every move of the coarse plan."""
+    from dpsynth_core.transport.transshipment import COARSE_MOVES_PER_POINT, _shifted_queries
+
+    n, targets = 200, 700
+    cell = np.zeros(n, dtype=np.int64)  # every point in cell 0
+    sup_from = np.zeros(targets, dtype=np.int64)
+    sup_to = np.arange(targets)
+    pts, to = _shifted_queries(cell, sup_from, sup_to, 1)
+    assert pts.size == n * COARSE_MOVES_PER_POINT and np.bincount(pts).max() == COARSE_MOVES_PER_POINT
+    assert set(to.tolist()) == set(range(targets))
+    # a cell with few moves: every point gets all of them
+    pts, to = _shifted_queries(np.array([0, 0, 1]), np.array([0, 0, 1]), np.array([5, 6, 7]), 2)
+    assert sorted(zip(pts.tolist(), to.tolist(), strict=True)) == [(0, 5), (0, 6), (1, 5), (1, 6), (2, 7)]
+
+
 def test_coarse_start_narrows_the_first_bracket():
     """What the coarse start is for (benchmarks/bench_transport.py): on data whose mass travels far
     (uniform against half a tight blob, n = m = 1500, seed fixed), the first bracket with the coarse
