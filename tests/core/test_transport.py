@@ -427,7 +427,7 @@ def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch
     from dpsynth_core.transport import transshipment as ts
 
     rng = np.random.default_rng(65)
-    n = 700
+    n = 2000  # large enough for two pruned rounds (the phase starts once a bracket is within 1%)
     X = rng.random((n, 2))
     Y = np.concatenate([rng.normal(0.3, 0.1, (n // 2, 2)), rng.random((n - n // 2, 2))])
     G = ot.emd(np.full(n, 1 / n), np.full(n, 1 / n), cdist(X, Y), numItermax=10**8)
