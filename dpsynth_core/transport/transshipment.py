@@ -23,6 +23,8 @@ almost optimal flow from the first solve on. :func:`w1_rounds` then works in rou
    and column) are added as direct arcs and the flow is solved again, until the bracket is narrower
    than ``rtol`` W1 (+ 1e-12 diam): then ``exact`` and ``certified``. Every round yields its bracket,
    so a caller may stop early with a proven interval.
+5. **Bipartite phase** (l2): once a bracket is within 0.1%, the graphs are X -> Y only, grown from the
+   c-transforms' smallest-slack lists and pruned by reduced cost (:meth:`_Solver.to_bipartite`).
 
 The ground metric is an object (:class:`.metrics.GroundMetric`): the solver only asks it for arc
 costs, nearest neighbours and c-transforms. See docs/transport.md, "Exact W1 by sparse transshipment".
@@ -168,10 +170,11 @@ def _nw_corner(sa: np.ndarray, sb: np.ndarray, oa: np.ndarray, ob: np.ndarray):
 
 
 #: The bipartite phase starts once a bracket is this narrow (relative width): from a wider one the
-#: smallest-slack lists miss many of the optimal pairs (n = 5000, l2, the kNN start: 4.3 s switching
-#: after a 13% bracket, 2.6 s after a 1.9% one, 1.7 s after 0.16%; 2.1 s with no bipartite phase; the
-#: coarse start's first bracket, 0.9%, switches at once: 0.9 s).
-BIPARTITE_FROM = 0.01
+#: smallest-slack lists of the check miss many of the optimal pairs and the next flow can be far worse
+#: (l2, "skew", benchmarks/bench_transport.py: at n = 2*10^4 switching after a 0.79% bracket took 12
+#: rounds and 64 s, after 0.077% 7 rounds and 25 s, never 29.5 s; at 5000, 0.90 s, 1.01 s and 1.3 s; at
+#: 10^4, 4.7 s, 4.6 s and 7.0 s).
+BIPARTITE_FROM = 0.001
 
 #: Cells of the coarse start: about this many (dense POT between the occupied cells of X and Y takes
 #: ~0.03 s; 300-1000 measured at n = 5000, 700 the fastest to a 1% bracket on l_inf and l2).
@@ -289,7 +292,7 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
     caller that will stop at a bracket of this relative width; a round that reaches it skips the column
     c-transform (one kd-tree pass of three). ``bipartite``: from the second round on, solve on a
     bipartite graph X -> Y of the ``bipartite`` smallest-slack pairs of every row, pruned by reduced
-    cost (:meth:`_Solver.to_bipartite`), once a bracket is within ``BIPARTITE_FROM`` (1%); 0 stays on
+    cost (:meth:`_Solver.to_bipartite`), once a bracket is within ``BIPARTITE_FROM`` (0.1%); 0 stays on
     the transshipment graph; default the metric's ``bipartite_batch`` (24 for l2, 0 otherwise), and 0
     with ``warm_starts``.
     """

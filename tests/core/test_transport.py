@@ -396,13 +396,20 @@ def test_coarse_start_narrows_the_first_bracket():
 
 
 @pytest.mark.parametrize("metric,bipartite", [("l2", 0), ("l2", 24), ("l2", 4), ("linf", 8), ("l1", 8)])
-def test_the_bipartite_phase_is_exact_on_the_hard_instances(metric, bipartite):
+def test_the_bipartite_phase_is_exact_on_the_hard_instances(metric, bipartite, monkeypatch):
     """From the second round on, l2 solves on a bipartite graph of smallest-slack pairs, pruned by
     reduced cost; it only changes which arcs the solver sees, never the certificate. With it off (0),
     at its default (24), with a tiny batch (4) and forced onto l_inf/l1 (where it is slow but must stay
-    right): certified at dense POT's value to 1e-9, every round's bracket containing it (d = 2)."""
+    right): certified at dense POT's value to 1e-9, every round's bracket containing it (d = 2). The phase
+    is made to start after the first round whatever its bracket (by default at 0.1%, which these small
+    instances often reach exact without it), and it is checked that it ran."""
+    from dpsynth_core.transport import transshipment as ts
     from dpsynth_core.transport.transshipment import transshipment_w1
 
+    monkeypatch.setattr(ts, "BIPARTITE_FROM", 1.0)
+    calls = []
+    real = ts._Solver.to_bipartite
+    monkeypatch.setattr(ts._Solver, "to_bipartite", lambda self, *a: (calls.append(1), real(self, *a))[1])
     rng = np.random.default_rng(64)
     cases = [(name, X, Y, a, b) for name, X, Y, a, b in _instances(2, rng)]
     cases += [(name, X, Y, None, None) for name, X, Y in _equal_size_instances(2, rng)]
@@ -416,6 +423,7 @@ def test_the_bipartite_phase_is_exact_on_the_hard_instances(metric, bipartite):
         for h in hist:
             assert h["lower"] <= ref + scale and ref <= h["upper"] + scale, name
         assert abs(last.upper - ref) <= REL * ref + scale, (name, last.upper, ref)
+    assert (len(calls) > 0) == (bipartite > 0)
 
 
 def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch):
@@ -427,7 +435,7 @@ def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch
     from dpsynth_core.transport import transshipment as ts
 
     rng = np.random.default_rng(65)
-    n = 2000  # large enough for two pruned rounds (the phase starts once a bracket is within 1%)
+    n = 2000
     X = rng.random((n, 2))
     Y = np.concatenate([rng.normal(0.3, 0.1, (n // 2, 2)), rng.random((n - n // 2, 2))])
     G = ot.emd(np.full(n, 1 / n), np.full(n, 1 / n), cdist(X, Y), numItermax=10**8)
@@ -447,6 +455,9 @@ def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch
             dropped.append(np.setdiff1d(cand, self.key, assume_unique=True))
 
     monkeypatch.setattr(ts._Solver, "to_bipartite", spy)
+    # start the phase at a 1% bracket (default 0.1%) so that this instance has pruned rounds: the rule
+    # does not depend on when the phase starts
+    monkeypatch.setattr(ts, "BIPARTITE_FROM", 0.01)
     last, _ = ts.transshipment_w1(X, Y, np.full(n, 1 / n), np.full(n, 1 / n), "l2")
     assert last.certified and abs(last.upper - ot.emd2(np.full(n, 1 / n), np.full(n, 1 / n), cdist(X, Y),
                                                        numItermax=10**8)) < 1e-9 * last.upper
