@@ -431,7 +431,8 @@ def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch
     flow of cost U, no integral optimal plan puts a unit (1/T) on a pair of reduced cost above T(U - LB).
     n = m with uniform weights: dense POT's plan is a permutation (integral), so none of its pairs may
     be among those dropped, in any round; and the rule must actually drop pairs here (it is tested, not
-    idle)."""
+    idle). The pruning serves LEMON's cold solves: with the warm solves of ._simplex (the default) the
+    bipartite graph only grows, so this runs with ``tree_warm=False``."""
     from dpsynth_core.transport import transshipment as ts
 
     rng = np.random.default_rng(65)
@@ -458,7 +459,7 @@ def test_reduced_cost_pruning_never_drops_a_pair_of_the_optimal_plan(monkeypatch
     # start the phase at a 1% bracket (default 0.1%) so that this instance has pruned rounds: the rule
     # does not depend on when the phase starts
     monkeypatch.setattr(ts, "BIPARTITE_FROM", 0.01)
-    last, _ = ts.transshipment_w1(X, Y, np.full(n, 1 / n), np.full(n, 1 / n), "l2")
+    last, _ = ts.transshipment_w1(X, Y, np.full(n, 1 / n), np.full(n, 1 / n), "l2", tree_warm=False)
     assert last.certified and abs(last.upper - ot.emd2(np.full(n, 1 / n), np.full(n, 1 / n), cdist(X, Y),
                                                        numItermax=10**8)) < 1e-9 * last.upper
     gone = np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.int64)

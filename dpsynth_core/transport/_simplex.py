@@ -1,0 +1,316 @@
+r"""A primal network simplex that takes new arcs into a warm basis (compiled with numba).
+
+What LEMON's network simplex (``pylmcf``) lacks for column generation: its graphs are static, so a round
+that adds a handful of arcs to an optimal flow pays a cold solve from an artificial basis (0.15-0.20 s on
+the 10,000 nodes and 120,000 arcs of a 5000-point problem, however few arcs were added). Here the basis
+of the last optimum is kept: new arcs enter as non-basic arcs at flow 0 (the basis stays primal
+feasible) and the simplex pivots only as far as they make it. Used by
+:mod:`dpsynth_core.transport.transshipment` for the rounds after the first, whose graph only grows; the
+first solve, and any round this solver gives up on, stays with LEMON.
+
+The problem: min sum_e c_e f_e over f >= 0 with out-flow minus in-flow = supply at every node, integer
+costs c_e >= 0 and supplies; arcs are uncapacitated (the callers' capacities, the total supply, never
+bind). Potentials follow LEMON's convention: reduced cost c_e + pi(source) - pi(target), zero on the arcs
+of the basis (a spanning tree).
+
+- :func:`build_tree` makes a basis from a feasible flow: the arcs with positive flow (a forest when the
+  flow is a vertex, which a simplex optimum is), then arcs tight under the given potentials, then any
+  arcs, joined by union-find into a spanning tree of the (connected) graph; the tree's potentials are
+  recomputed from the root. Every arc outside the tree carries no flow, so the basis is feasible.
+- :func:`pivot` runs block-search pricing (the most negative reduced cost in blocks of about sqrt(E)
+  arcs, LEMON's default rule) and pivots: the cycle of the entering arc and the tree path between its
+  ends, the flow moved by the smallest flow of its backward arcs, the last such arc in the cycle's
+  orientation from the apex leaving (Cunningham's rule [AMO93, Section 11.5]), the cut subtree hung
+  again under the entering arc and its depths and potentials updated.
+
+Nothing returned here is trusted blindly: the caller checks that the flow is non-negative and
+conserves every supply before taking its cost as an upper bound, and the lower bound comes from the
+c-transform of the potentials over all pairs, which is a valid bound whatever the potentials are.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["build_tree", "pivot", "flow_is_feasible"]
+
+
+@nb.njit(cache=True)
+def _find(uf, x):
+    r = x
+    while uf[r] != r:
+        r = uf[r]
+    while uf[x] != r:  # path compression
+        nxt = uf[x]
+        uf[x] = r
+        x = nxt
+    return r
+
+
+@nb.njit(cache=True)
+def build_tree(N, src, dst, cost, flow, pot_hint, root):
+    """A spanning-tree basis containing every arc with positive flow.
+
+    Returns ``(ok, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib)``; ``ok`` is False
+    when the arcs with flow contain a cycle (not a vertex) or the graph is not connected."""
+    E = src.size
+    uf = np.arange(N)
+    in_tree = np.zeros(E, dtype=np.bool_)
+    added = 0
+    for phase in range(3):
+        for e in range(E):
+            if in_tree[e]:
+                continue
+            if phase == 0 and flow[e] <= 0:
+                continue
+            if phase == 1 and (flow[e] > 0 or cost[e] + pot_hint[src[e]] - pot_hint[dst[e]] != 0):
+                continue
+            a = _find(uf, src[e])
+            b = _find(uf, dst[e])
+            if a == b:
+                if phase == 0:
+                    return (False, in_tree, uf, uf, uf, uf, uf, uf, uf)
+                continue
+            uf[a] = b
+            in_tree[e] = True
+            added += 1
+            if added == N - 1:
+                break
+        if added == N - 1:
+            break
+    if added != N - 1:
+        return (False, in_tree, uf, uf, uf, uf, uf, uf, uf)
+    # adjacency of the tree (CSR), then a traversal from the root
+    deg = np.zeros(N + 1, dtype=np.int64)
+    for e in range(E):
+        if in_tree[e]:
+            deg[src[e] + 1] += 1
+            deg[dst[e] + 1] += 1
+    for i in range(N):
+        deg[i + 1] += deg[i]
+    adj = np.empty(deg[N], dtype=np.int64)
+    fill = deg[:N].copy()
+    for e in range(E):
+        if in_tree[e]:
+            adj[fill[src[e]]] = e
+            fill[src[e]] += 1
+            adj[fill[dst[e]]] = e
+            fill[dst[e]] += 1
+    parent = np.full(N, -1, dtype=np.int64)
+    pred = np.full(N, -1, dtype=np.int64)
+    depth = np.zeros(N, dtype=np.int64)
+    pot = np.zeros(N, dtype=np.int64)
+    first_child = np.full(N, -1, dtype=np.int64)
+    next_sib = np.full(N, -1, dtype=np.int64)
+    prev_sib = np.full(N, -1, dtype=np.int64)
+    seen = np.zeros(N, dtype=np.bool_)
+    stack = np.empty(N, dtype=np.int64)
+    stack[0] = root
+    sp = 1
+    seen[root] = True
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        for k in range(deg[v], deg[v + 1]):
+            e = adj[k]
+            w = dst[e] if src[e] == v else src[e]
+            if seen[w]:
+                continue
+            seen[w] = True
+            parent[w] = v
+            pred[w] = e
+            depth[w] = depth[v] + 1
+            pot[w] = pot[v] + cost[e] if src[e] == v else pot[v] - cost[e]
+            # w becomes the first child of v
+            nxt = first_child[v]
+            next_sib[w] = nxt
+            if nxt >= 0:
+                prev_sib[nxt] = w
+            first_child[v] = w
+            stack[sp] = w
+            sp += 1
+    return (True, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib)
+
+
+@nb.njit(cache=True, inline="always")
+def _unlink(v, parent, first_child, next_sib, prev_sib):
+    p = parent[v]
+    pv, nv = prev_sib[v], next_sib[v]
+    if pv >= 0:
+        next_sib[pv] = nv
+    else:
+        first_child[p] = nv
+    if nv >= 0:
+        prev_sib[nv] = pv
+    prev_sib[v] = -1
+    next_sib[v] = -1
+
+
+@nb.njit(cache=True, inline="always")
+def _link(v, p, first_child, next_sib, prev_sib):
+    nxt = first_child[p]
+    next_sib[v] = nxt
+    prev_sib[v] = -1
+    if nxt >= 0:
+        prev_sib[nxt] = v
+    first_child[p] = v
+
+
+@nb.njit(cache=True)
+def pivot(src, dst, cost, flow, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib,
+          max_pivots):
+    """Primal simplex from the given basis until no arc has a negative reduced cost (returns
+    ``(pivots, True)``) or ``max_pivots`` pivots were made (``(pivots, False)``). Arrays are updated in
+    place."""
+    E = src.size
+    N = parent.size
+    block = max(int(np.sqrt(E)), 10)
+    spath = np.empty(N, dtype=np.int64)
+    tpath = np.empty(N, dtype=np.int64)
+    stack = np.empty(N, dtype=np.int64)
+    start = 0
+    it = 0
+    while True:
+        best = -1
+        best_rc = 0
+        e = start
+        cnt = 0
+        for _ in range(E):
+            if not in_tree[e]:
+                rc = cost[e] + pot[src[e]] - pot[dst[e]]
+                if rc < best_rc:
+                    best_rc = rc
+                    best = e
+            e += 1
+            if e == E:
+                e = 0
+            cnt += 1
+            if cnt == block:
+                if best >= 0:
+                    break
+                cnt = 0
+        if best < 0:
+            return it, True
+        if it >= max_pivots:
+            return it, False
+        start = e
+        it += 1
+        s, t = src[best], dst[best]
+        # the two tree paths up to the apex
+        ns = 0
+        nt = 0
+        a, b = s, t
+        while a != b:
+            if depth[a] >= depth[b]:
+                spath[ns] = a
+                ns += 1
+                a = parent[a]
+            else:
+                tpath[nt] = b
+                nt += 1
+                b = parent[b]
+        # the cycle runs s -> t (entering), t up to the apex, the apex down to s. Backward arcs lose flow:
+        # on t's path the arcs parent -> x, on s's path the arcs x -> parent.
+        delta = np.int64(2**62)
+        for k in range(nt):
+            x = tpath[k]
+            arc = pred[x]
+            if src[arc] != x and flow[arc] < delta:
+                delta = flow[arc]
+        for k in range(ns):
+            x = spath[k]
+            arc = pred[x]
+            if src[arc] == x and flow[arc] < delta:
+                delta = flow[arc]
+        # leaving: the last blocking arc in the cycle's orientation from the apex (apex -> s, entering,
+        # t -> apex), i.e. the first one met going apex -> t, then s -> apex
+        leave = -1
+        side = 0
+        for k in range(nt - 1, -1, -1):
+            x = tpath[k]
+            arc = pred[x]
+            if src[arc] != x and flow[arc] == delta:
+                leave = x
+                side = 1
+                break
+        if leave < 0:
+            for k in range(ns):
+                x = spath[k]
+                arc = pred[x]
+                if src[arc] == x and flow[arc] == delta:
+                    leave = x
+                    side = -1
+                    break
+        # move the flow
+        if delta > 0:
+            flow[best] += delta
+            for k in range(nt):
+                x = tpath[k]
+                arc = pred[x]
+                if src[arc] == x:
+                    flow[arc] += delta
+                else:
+                    flow[arc] -= delta
+            for k in range(ns):
+                x = spath[k]
+                arc = pred[x]
+                if src[arc] == x:
+                    flow[arc] -= delta
+                else:
+                    flow[arc] += delta
+        # the subtree below the leaving arc is hung again under the entering arc, rooted at the end of
+        # the entering arc that lies in it
+        if side == 1:
+            q, r = t, s
+        else:
+            q, r = s, t
+        in_tree[pred[leave]] = False
+        in_tree[best] = True
+        prev_node = r
+        prev_arc = best
+        x = q
+        while True:
+            old_parent = parent[x]
+            old_arc = pred[x]
+            _unlink(x, parent, first_child, next_sib, prev_sib)
+            parent[x] = prev_node
+            pred[x] = prev_arc
+            _link(x, prev_node, first_child, next_sib, prev_sib)
+            if x == leave:
+                break
+            prev_node = x
+            prev_arc = old_arc
+            x = old_parent
+        # depths and potentials of the moved subtree
+        stack[0] = q
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            v = stack[sp]
+            p = parent[v]
+            arc = pred[v]
+            depth[v] = depth[p] + 1
+            pot[v] = pot[p] + cost[arc] if src[arc] == p else pot[p] - cost[arc]
+            c = first_child[v]
+            while c >= 0:
+                stack[sp] = c
+                sp += 1
+                c = next_sib[c]
+
+
+@nb.njit(cache=True)
+def _net_flow(N, src, dst, flow):
+    net = np.zeros(N, dtype=np.int64)
+    for e in range(src.size):
+        net[src[e]] += flow[e]
+        net[dst[e]] -= flow[e]
+    return net
+
+
+def flow_is_feasible(N: int, src: np.ndarray, dst: np.ndarray, flow: np.ndarray, supply: np.ndarray) -> bool:
+    """Whether ``flow`` is non-negative and out-flow minus in-flow equals ``supply`` at every node
+    (exact integer arithmetic)."""
+    if flow.size and flow.min() < 0:
+        return False
+    return bool(np.array_equal(_net_flow(N, src, dst, flow), supply))
