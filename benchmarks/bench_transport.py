@@ -406,6 +406,10 @@ def repeats_5000(k: int = 5) -> dict:
 if __name__ == "__main__":
     if "--repeats" in sys.argv:
         repeats_5000()
+    elif "--large" in sys.argv:  # --large 50000: skew and near at that size, benchmarks/results/exact_w1_<n>.json
+        warm_up()
+        n_large = int(sys.argv[sys.argv.index("--large") + 1])
+        write(f"exact_w1_{n_large}", {"large": large([n_large])})
     elif "--mixed" in sys.argv:
         mixed_section()
     elif "--huge" in sys.argv:

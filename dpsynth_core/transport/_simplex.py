@@ -20,8 +20,10 @@ of the basis (a spanning tree).
 - :func:`pivot` runs block-search pricing (the most negative reduced cost in blocks of about sqrt(E)
   arcs, LEMON's default rule) and pivots: the cycle of the entering arc and the tree path between its
   ends, the flow moved by the smallest flow of its backward arcs, the last such arc in the cycle's
-  orientation from the apex leaving (Cunningham's rule [AMO93, Section 11.5]), the cut subtree hung
-  again under the entering arc and its depths and potentials updated.
+  orientation from the apex leaving (Cunningham's rule [AMO93, Chapter 11]), the cut subtree hung
+  again under the entering arc and its depths and potentials updated. The rule prevents cycling only
+  from a strongly feasible tree, which :func:`build_tree` does not guarantee; the caller's cap on the
+  pivots is what bounds a degenerate run (then LEMON solves the round).
 
 Nothing returned here is trusted blindly: the caller checks that the flow is non-negative and
 conserves every supply before taking its cost as an upper bound, and the lower bound comes from the
