@@ -23,7 +23,10 @@ of the basis (a spanning tree).
   orientation from the apex leaving (Cunningham's rule [AMO93, Chapter 11]), the cut subtree hung
   again under the entering arc and its depths and potentials updated. The rule prevents cycling only
   from a strongly feasible tree, which :func:`build_tree` does not guarantee; the caller's cap on the
-  pivots is what bounds a degenerate run (then LEMON solves the round).
+  pivots is what bounds a degenerate run (then LEMON solves the round). Most pivots are degenerate
+  (50-90% at n = 5000). A strongly feasible start was measured and dropped: the flow's forest with each
+  component hung from an extra root by an artificial arc (about 4,500 of them at n = 5000) made the
+  second round 20-30% slower, the artificial arcs leaving the tree one degenerate pivot at a time.
 
 Nothing returned here is trusted blindly: the caller checks that the flow is non-negative and
 conserves every supply before taking its cost as an upper bound, and the lower bound comes from the

@@ -184,6 +184,8 @@ TREE_MAX_PIVOTS = 4
 TREE_MAX_NEW = 0.5
 #: Pivots per call of the compiled loop, between the checks of the time it predicts.
 TREE_CHUNK = 2000
+#: ... and gives up once it has taken this many times LEMON's (estimated) cold solve of the round.
+TREE_TIME_FACTOR = 3.0
 
 #: Cells of the coarse start: about this many (dense POT between the occupied cells of X and Y takes
 #: ~0.03 s; 300-1000 measured at n = 5000, 700 the fastest to a 1% bracket on l_inf and l2).
@@ -480,11 +482,12 @@ class _Solver:
         pred = np.where(pred_old >= 0, pos[np.maximum(pred_old, 0)], -1)
         C = np.rint(ckey * self.R).astype(np.int64)
         src, dst = key // self.N, key % self.N
-        # in chunks: give up once it has taken as long as LEMON's cold solve would (its last one, scaled by
-        # the arcs), so a round costs at most twice that. (Predicting the pivots from the new arcs was
-        # tried: 0.45-2.8 pivots per new arc measured, and it gave up on rounds that were worth it.)
+        # in chunks: give up once it has taken TREE_TIME_FACTOR times as long as LEMON's cold solve would
+        # (its last one, scaled by the arcs). Measured: a cap at 1x gave up on rounds that finish at
+        # 1.1-2x (n = 5000 "near", 5*10^4 "near": 13.1 s instead of 11.0 s); predicting the pivots from the
+        # new arcs fails too (0.45-2.8 pivots per new arc). The cap is for the pathological round only.
         # Pivots cost more on larger trees: 3.5 us at 10^4 nodes, about 90 us at 10^5.
-        budget = self.lemon_s * E / self.lemon_arcs if self.lemon_arcs else float("inf")
+        budget = TREE_TIME_FACTOR * self.lemon_s * E / self.lemon_arcs if self.lemon_arcs else float("inf")
         cap, pivots, t0 = TREE_MAX_PIVOTS * self.N, 0, time.perf_counter()
         while True:
             done, ok = pivot(src, dst, C, flow, in_tree, parent, pred, depth, pot, fc, nsib, psib,
@@ -494,7 +497,7 @@ class _Solver:
                 break
             spent = time.perf_counter() - t0
             if pivots >= cap or spent > budget:
-                self.tree_note = f"gave up after {pivots} pivots in {spent:.2f} s (LEMON's estimate {budget:.2f} s)"
+                self.tree_note = f"gave up after {pivots} pivots in {spent:.2f} s (budget {budget:.2f} s)"
                 return False
         if not flow_is_feasible(self.N, src, dst, flow, self.supply):
             self.tree_note = "flow failed the conservation check"
