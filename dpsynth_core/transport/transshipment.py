@@ -512,8 +512,9 @@ class _Solver:
         """Step 3, the bracket in float64. Upper: the flow's cost (+ moving the rounding residual, if
         any). Lower: c-transforms of the potentials over all pairs. Returns (lower, upper, what the
         c-transforms listed: u, v, the k smallest slacks of every row and column and their indices).
-        With a ``target`` width, the column transform is skipped when the bracket is already that narrow
-        (it only lists violated pairs of columns and offers a second lower bound)."""
+        With a ``target`` width, the second and the column transforms are skipped when the bracket is
+        already that narrow (they only tighten the lower bound and list violated pairs of columns; n = 5000:
+        0.018 s of checking instead of 0.05 s in a round that meets 1% with the first transform)."""
         n, a, b, diam = self.n, self.a, self.b, self.diam
         pos = self.F > 0
         upper = math.fsum(self.F[pos].astype(float) * self.c_all[pos]) / self.T + self.repair
@@ -526,18 +527,21 @@ class _Solver:
         psi = rv[:, 0]
         lb = math.fsum(a * psi) + math.fsum(b * v)
         mag = diam + max(float(np.abs(u).max()), float(np.abs(v).max()), float(np.abs(psi).max()))
-        if double_transform:
+
+        def lower_of(lb_, mag_):
+            return max(0.0, lb_ - (self.margin_rel * diam + 8 * 2.0**-52 * mag_))
+
+        def narrow_enough():
+            return target is not None and upper - lower_of(lb, mag) <= target * upper
+
+        if double_transform and not narrow_enough():
             # the c-transform of psi back over Y: v2_j = min_i c_ij - psi_i >= v_j, so (psi, v2) is a
             # better feasible dual (the first rounds' potentials come from a graph on which far moves
             # are chains, and one transform recovers only part of the loss)
             v2 = self.pair.cols(psi, 1)[0][:, 0]
             lb = max(lb, math.fsum(a * psi) + math.fsum(b * v2))
             mag = max(mag, diam + float(np.abs(v2).max()))
-
-        def lower_of(lb_, mag_):
-            return max(0.0, lb_ - (self.margin_rel * diam + 8 * 2.0**-52 * mag_))
-
-        if kc > 0 and not (target is not None and upper - lower_of(lb, mag) <= target * upper):
+        if kc > 0 and not narrow_enough():
             cu, ci = self.pair.cols(u, kc)
             phi = cu[:, 0]
             lb = max(lb, math.fsum(a * u) + math.fsum(b * phi))
