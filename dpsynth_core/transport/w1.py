@@ -33,8 +33,9 @@ W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 #: "preview" (about a tenth of that: many small pictures at once).
 BUDGETS = (None, "interactive", "preview")
 #: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
-#: faster (measured crossover, benchmarks/results/exact_w1.json).
-AUTO_POT_PAIRS = 4_000_000
+#: faster (measured crossover, benchmarks/results/exact_w1.json: with the warm solves even at n = m = 1000,
+#: 0.93-0.99x, and 0.3-0.7x at 1500; it was 2000 before them).
+AUTO_POT_PAIRS = 1_500_000
 #: Largest n*m for which "auto" (no budget) runs dense POT under the mixed metric (categorical columns); above
 #: it the sparse method (measured crossover, benchmarks/results/transport.json, "mixed").
 AUTO_MIXED_POT_PAIRS = 4_000_000
