@@ -163,145 +163,150 @@ def _link(v, p, first_child, next_sib, prev_sib):
 
 
 @nb.njit(cache=True)
+def _price(src, dst, cost, pot, in_tree, start, block):
+    """Block search: the arc of most negative reduced cost in the first block (of ``block`` arcs from
+    ``start``, cyclically) that has one; -1 when no arc has a negative reduced cost. Returns (arc, next
+    start)."""
+    E = src.size
+    best = -1
+    best_rc = 0
+    e = start
+    cnt = 0
+    for _ in range(E):
+        if not in_tree[e]:
+            rc = cost[e] + pot[src[e]] - pot[dst[e]]
+            if rc < best_rc:
+                best_rc = rc
+                best = e
+        e += 1
+        if e == E:
+            e = 0
+        cnt += 1
+        if cnt == block:
+            if best >= 0:
+                break
+            cnt = 0
+    return best, e
+
+
+@nb.njit(cache=True)
+def _cycle(s, t, src, flow, parent, pred, depth, spath, tpath):
+    """The cycle of the entering arc s -> t: the tree paths from s and t up to their apex (into spath,
+    tpath), the flow ``delta`` it can carry (the smallest flow of its backward arcs: on t's path the arcs
+    parent -> x, on s's path the arcs x -> parent) and the leaving arc, the last blocking arc in the
+    cycle's orientation from the apex (apex -> s, entering, t -> apex), i.e. the first one met going
+    apex -> t, then s -> apex. Returns (ns, nt, delta, node whose pred arc leaves, side: 1 on t's path,
+    -1 on s's)."""
+    ns = 0
+    nt = 0
+    a, b = s, t
+    while a != b:
+        if depth[a] >= depth[b]:
+            spath[ns] = a
+            ns += 1
+            a = parent[a]
+        else:
+            tpath[nt] = b
+            nt += 1
+            b = parent[b]
+    delta = np.int64(2**62)
+    for k in range(nt):
+        arc = pred[tpath[k]]
+        if src[arc] != tpath[k] and flow[arc] < delta:
+            delta = flow[arc]
+    for k in range(ns):
+        arc = pred[spath[k]]
+        if src[arc] == spath[k] and flow[arc] < delta:
+            delta = flow[arc]
+    for k in range(nt - 1, -1, -1):
+        arc = pred[tpath[k]]
+        if src[arc] != tpath[k] and flow[arc] == delta:
+            return ns, nt, delta, tpath[k], 1
+    for k in range(ns):
+        arc = pred[spath[k]]
+        if src[arc] == spath[k] and flow[arc] == delta:
+            return ns, nt, delta, spath[k], -1
+    return ns, nt, delta, -1, 0  # not reached: costs >= 0 leave every cycle a backward arc
+
+
+@nb.njit(cache=True)
+def _augment(best, delta, src, flow, pred, spath, ns, tpath, nt):
+    """Move ``delta`` around the cycle: up on the entering arc and the forward arcs, down on the backward ones."""
+    flow[best] += delta
+    for k in range(nt):
+        arc = pred[tpath[k]]
+        flow[arc] += delta if src[arc] == tpath[k] else -delta
+    for k in range(ns):
+        arc = pred[spath[k]]
+        flow[arc] += -delta if src[arc] == spath[k] else delta
+
+
+@nb.njit(cache=True)
+def _rehang(q, r, best, leave, src, cost, parent, pred, depth, pot, first_child, next_sib, prev_sib, stack):
+    """The subtree below the leaving arc (``pred[leave]``), which holds q, hangs again from r by the
+    entering arc ``best``: the path q .. leave is reversed, then depths and potentials of the moved
+    subtree are recomputed from r."""
+    prev_node = r
+    prev_arc = best
+    x = q
+    while True:
+        old_parent = parent[x]
+        old_arc = pred[x]
+        _unlink(x, parent, first_child, next_sib, prev_sib)
+        parent[x] = prev_node
+        pred[x] = prev_arc
+        _link(x, prev_node, first_child, next_sib, prev_sib)
+        if x == leave:
+            break
+        prev_node = x
+        prev_arc = old_arc
+        x = old_parent
+    stack[0] = q
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        p = parent[v]
+        arc = pred[v]
+        depth[v] = depth[p] + 1
+        pot[v] = pot[p] + cost[arc] if src[arc] == p else pot[p] - cost[arc]
+        c = first_child[v]
+        while c >= 0:
+            stack[sp] = c
+            sp += 1
+            c = next_sib[c]
+
+
+@nb.njit(cache=True)
 def pivot(src, dst, cost, flow, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib,
           max_pivots):
     """Primal simplex from the given basis until no arc has a negative reduced cost (returns
     ``(pivots, True)``) or ``max_pivots`` pivots were made (``(pivots, False)``). Arrays are updated in
     place."""
-    E = src.size
     N = parent.size
-    block = max(int(np.sqrt(E)), 10)
+    block = max(int(np.sqrt(src.size)), 10)
     spath = np.empty(N, dtype=np.int64)
     tpath = np.empty(N, dtype=np.int64)
     stack = np.empty(N, dtype=np.int64)
     start = 0
     it = 0
     while True:
-        best = -1
-        best_rc = 0
-        e = start
-        cnt = 0
-        for _ in range(E):
-            if not in_tree[e]:
-                rc = cost[e] + pot[src[e]] - pot[dst[e]]
-                if rc < best_rc:
-                    best_rc = rc
-                    best = e
-            e += 1
-            if e == E:
-                e = 0
-            cnt += 1
-            if cnt == block:
-                if best >= 0:
-                    break
-                cnt = 0
+        best, start = _price(src, dst, cost, pot, in_tree, start, block)
         if best < 0:
             return it, True
         if it >= max_pivots:
             return it, False
-        start = e
         it += 1
         s, t = src[best], dst[best]
-        # the two tree paths up to the apex
-        ns = 0
-        nt = 0
-        a, b = s, t
-        while a != b:
-            if depth[a] >= depth[b]:
-                spath[ns] = a
-                ns += 1
-                a = parent[a]
-            else:
-                tpath[nt] = b
-                nt += 1
-                b = parent[b]
-        # the cycle runs s -> t (entering), t up to the apex, the apex down to s. Backward arcs lose flow:
-        # on t's path the arcs parent -> x, on s's path the arcs x -> parent.
-        delta = np.int64(2**62)
-        for k in range(nt):
-            x = tpath[k]
-            arc = pred[x]
-            if src[arc] != x and flow[arc] < delta:
-                delta = flow[arc]
-        for k in range(ns):
-            x = spath[k]
-            arc = pred[x]
-            if src[arc] == x and flow[arc] < delta:
-                delta = flow[arc]
-        # leaving: the last blocking arc in the cycle's orientation from the apex (apex -> s, entering,
-        # t -> apex), i.e. the first one met going apex -> t, then s -> apex
-        leave = -1
-        side = 0
-        for k in range(nt - 1, -1, -1):
-            x = tpath[k]
-            arc = pred[x]
-            if src[arc] != x and flow[arc] == delta:
-                leave = x
-                side = 1
-                break
-        if leave < 0:
-            for k in range(ns):
-                x = spath[k]
-                arc = pred[x]
-                if src[arc] == x and flow[arc] == delta:
-                    leave = x
-                    side = -1
-                    break
-        # move the flow
+        ns, nt, delta, leave, side = _cycle(s, t, src, flow, parent, pred, depth, spath, tpath)
         if delta > 0:
-            flow[best] += delta
-            for k in range(nt):
-                x = tpath[k]
-                arc = pred[x]
-                if src[arc] == x:
-                    flow[arc] += delta
-                else:
-                    flow[arc] -= delta
-            for k in range(ns):
-                x = spath[k]
-                arc = pred[x]
-                if src[arc] == x:
-                    flow[arc] -= delta
-                else:
-                    flow[arc] += delta
-        # the subtree below the leaving arc is hung again under the entering arc, rooted at the end of
-        # the entering arc that lies in it
-        if side == 1:
-            q, r = t, s
-        else:
-            q, r = s, t
+            _augment(best, delta, src, flow, pred, spath, ns, tpath, nt)
         in_tree[pred[leave]] = False
         in_tree[best] = True
-        prev_node = r
-        prev_arc = best
-        x = q
-        while True:
-            old_parent = parent[x]
-            old_arc = pred[x]
-            _unlink(x, parent, first_child, next_sib, prev_sib)
-            parent[x] = prev_node
-            pred[x] = prev_arc
-            _link(x, prev_node, first_child, next_sib, prev_sib)
-            if x == leave:
-                break
-            prev_node = x
-            prev_arc = old_arc
-            x = old_parent
-        # depths and potentials of the moved subtree
-        stack[0] = q
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            v = stack[sp]
-            p = parent[v]
-            arc = pred[v]
-            depth[v] = depth[p] + 1
-            pot[v] = pot[p] + cost[arc] if src[arc] == p else pot[p] - cost[arc]
-            c = first_child[v]
-            while c >= 0:
-                stack[sp] = c
-                sp += 1
-                c = next_sib[c]
+        if side == 1:  # the subtree cut off holds t: it hangs again from s, and the other way round
+            _rehang(t, s, best, leave, src, cost, parent, pred, depth, pot, first_child, next_sib, prev_sib, stack)
+        else:
+            _rehang(s, t, best, leave, src, cost, parent, pred, depth, pot, first_child, next_sib, prev_sib, stack)
 
 
 @nb.njit(cache=True)

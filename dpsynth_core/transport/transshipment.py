@@ -40,6 +40,7 @@ from typing import Iterator
 import numpy as np
 
 from ._common import KDTREE_P, POT_ITERMAX, pairwise
+from ._simplex import build_tree, flow_is_feasible, pivot
 from .metrics import GroundMetric, ground_metric
 
 __all__ = ["Round", "w1_rounds", "transshipment_w1", "integer_masses", "DEFAULT_RTOL"]
@@ -452,8 +453,6 @@ class _Solver:
 
     def _start_tree(self) -> None:
         """Keep a basis of LEMON's optimum for the next rounds' warm solves (:func:`._simplex.build_tree`)."""
-        from ._simplex import build_tree
-
         src, dst = self.allkey // self.N, self.allkey % self.N
         ok, *tree = build_tree(self.N, src, dst, self.C_all, self.F.astype(np.int64), self.pi.astype(np.int64), 0)
         self.tree = (self.allkey, self.F.astype(np.int64), *tree) if ok else None
@@ -464,8 +463,6 @@ class _Solver:
         :func:`._simplex.pivot` (at most ``TREE_MAX_PIVOTS`` per node, at most ``TREE_MAX_NEW`` new arcs
         per old one; else False). The flow must pass
         :func:`._simplex.flow_is_feasible` (else False). A False leaves the solve to LEMON."""
-        from ._simplex import flow_is_feasible, pivot
-
         old_key, old_flow, in_tree_old, parent, pred_old, depth, pot, fc, nsib, psib = self.tree
         self.tree = None  # the arrays below are updated in place: never reused after a failure
         key, ckey = _merge(self.key, self.ckey, self.pool, self.arc_cost)
