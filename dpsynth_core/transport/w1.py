@@ -37,8 +37,9 @@ BUDGETS = (None, "interactive", "preview")
 #: 0.93-0.99x, and 0.3-0.7x at 1500; it was 2000 before them).
 AUTO_POT_PAIRS = 1_500_000
 #: Largest n*m for which "auto" (no budget) runs dense POT under the mixed metric (categorical columns); above
-#: it the sparse method (measured crossover, benchmarks/results/transport.json, "mixed").
-AUTO_MIXED_POT_PAIRS = 4_000_000
+#: it the sparse method (measured crossover, benchmarks/results/mixed_w1.json: 1.17x at n = m = 1000,
+#: 0.38-0.58x at 2000).
+AUTO_MIXED_POT_PAIRS = 1_500_000
 #: The methods that take categorical columns (the mixed metric).
 MIXED_METHODS = ("auto", "pot", "sparse")
 #: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about a minute at the top on a
