@@ -304,10 +304,12 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
     round): a tighter lower bound in the early rounds, for callers that show brackets. ``target``: a
     caller that will stop at a bracket of this relative width; a round that reaches it skips the column
     c-transform (one kd-tree pass of three). ``bipartite``: from the second round on, solve on a
-    bipartite graph X -> Y of the ``bipartite`` smallest-slack pairs of every row, pruned by reduced
-    cost (:meth:`_Solver.to_bipartite`), once a bracket is within ``BIPARTITE_FROM`` (0.1%); 0 stays on
+    bipartite graph X -> Y of the ``bipartite`` smallest-slack pairs of every row (pruned by reduced
+    cost when the warm solves are off: :meth:`_Solver.to_bipartite`), once a bracket is within ``BIPARTITE_FROM`` (0.1%); 0 stays on
     the transshipment graph; default the metric's ``bipartite_batch`` (24 for l2, 0 otherwise), and 0
-    with ``warm_starts``.
+    with ``warm_starts``. ``tree_warm`` (default on, off with ``warm_starts``): rounds whose graph only
+    grew are solved from the last optimum's basis by :mod:`._simplex` instead of LEMON's cold start
+    (:meth:`_Solver.solve`; n = 5000: about 0.6 s instead of 1.0-1.2 s to the exact value on "skew").
     """
     t_start = time.perf_counter()
     metric = ground_metric(metric)
