@@ -24,7 +24,9 @@ almost optimal flow from the first solve on. :func:`w1_rounds` then works in rou
    than ``rtol`` W1 (+ 1e-12 diam): then ``exact`` and ``certified``. Every round yields its bracket,
    so a caller may stop early with a proven interval.
 5. **Bipartite phase** (l2): once a bracket is within 0.1%, the graphs are X -> Y only, grown from the
-   c-transforms' smallest-slack lists and pruned by reduced cost (:meth:`_Solver.to_bipartite`).
+   c-transforms' smallest-slack lists (:meth:`_Solver.to_bipartite`).
+6. **Warm solves**: a round whose graph only grew is solved from the last optimum's basis by
+   :mod:`._simplex` instead of LEMON's cold start (:meth:`_Solver.solve`).
 
 The ground metric is an object (:class:`.metrics.GroundMetric`): the solver only asks it for arc
 costs, nearest neighbours and c-transforms. See docs/transport.md, "Exact W1 by sparse transshipment".
@@ -183,7 +185,7 @@ BIPARTITE_FROM = 0.001
 #: 0.06-0.14 s, against LEMON's cold 0.10-0.20 s; the l2 round that doubles it ran past 40,000 pivots).
 TREE_MAX_PIVOTS = 4
 TREE_MAX_NEW = 0.5
-#: Pivots per call of the compiled loop, between the checks of the time it predicts.
+#: Pivots per call of the compiled loop, between two looks at the clock.
 TREE_CHUNK = 2000
 #: ... and gives up once it has taken this many times LEMON's (estimated) cold solve of the round.
 TREE_TIME_FACTOR = 3.0
@@ -595,7 +597,8 @@ class _Solver:
         short arcs, so the optimum is made of direct pairs; a bipartite graph with as many arcs solves
         about 1.5x faster than the transshipment graph (n = 5000, docs/transport.md).
 
-        Afterwards the graph is pruned by reduced cost, when the masses are exact integers: with the
+        Afterwards, with the warm solves off (with them the graph only grows, so that the rounds stay
+        warm), the graph is pruned by reduced cost when the masses are exact integers: with the
         feasible dual (psi, v) of the last check (lower bound LB) and the last flow's cost U, an
         integral plan that puts one unit (1/T of the mass) on a pair of reduced cost
         r = c_ij - psi_i - v_j costs at least LB + r/T, so no optimal plan uses a pair with r > T (U - LB);

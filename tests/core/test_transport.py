@@ -334,6 +334,25 @@ def test_sparse_equal_sizes_equals_dense_pot(d, metric):
             assert rel_err(r.value, ref) < REL, (name, r.value, ref)
 
 
+def _exact_on_the_hard_instances(d, rng, metric, **kw):
+    """transshipment_w1(**kw) on the adversarial and the equal-size instances: certified at dense POT's
+    value to 1e-9 relative, every round's bracket containing it (up to 1e-12 of the points' scale)."""
+    from dpsynth_core.transport.transshipment import transshipment_w1
+
+    cases = [(name, X, Y, a, b) for name, X, Y, a, b in _instances(d, rng)]
+    cases += [(name, X, Y, None, None) for name, X, Y in _equal_size_instances(d, rng)]
+    for name, X, Y, a, b in cases:
+        ref = dense_w1(X, Y, a, b, metric)
+        pa = np.full(len(X), 1 / len(X)) if a is None else a / a.sum()
+        pb = np.full(len(Y), 1 / len(Y)) if b is None else b / b.sum()
+        last, hist = transshipment_w1(X, Y, pa, pb, metric, **kw)
+        assert last.certified, name
+        scale = 1e-12 * max(1.0, float(np.abs(np.concatenate([X, Y])).max()))
+        for h in hist:
+            assert h["lower"] <= ref + scale and ref <= h["upper"] + scale, name
+        assert abs(last.upper - ref) <= REL * ref + scale, (name, last.upper, ref)
+
+
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("metric", ["linf", "l1", "l2"])
 @pytest.mark.parametrize("start", ["knn", "coarse"])
@@ -342,21 +361,7 @@ def test_both_starts_are_exact_on_the_hard_instances(d, metric, start):
     of the coarse solution) the solver ends certified at dense POT's value to 1e-9 relative, and every
     round's bracket contains it, on the adversarial and the equal-size instances (weights, duplicates,
     a point mass, far clusters, lattice ties, points far from the unit box)."""
-    from dpsynth_core.transport.transshipment import transshipment_w1
-
-    rng = np.random.default_rng(60 + d)
-    cases = [(name, X, Y, a, b) for name, X, Y, a, b in _instances(d, rng)]
-    cases += [(name, X, Y, None, None) for name, X, Y in _equal_size_instances(d, rng)]
-    for name, X, Y, a, b in cases:
-        ref = dense_w1(X, Y, a, b, metric)
-        pa = np.full(len(X), 1 / len(X)) if a is None else a / a.sum()
-        pb = np.full(len(Y), 1 / len(Y)) if b is None else b / b.sum()
-        last, hist = transshipment_w1(X, Y, pa, pb, metric, start=start)
-        assert last.certified, name
-        scale = 1e-12 * max(1.0, float(np.abs(np.concatenate([X, Y])).max()))
-        for h in hist:
-            assert h["lower"] <= ref + scale and ref <= h["upper"] + scale, name
-        assert abs(last.upper - ref) <= REL * ref + scale, (name, last.upper, ref)
+    _exact_on_the_hard_instances(d, np.random.default_rng(60 + d), metric, start=start)
 
 
 def test_coarse_start_bounds_its_queries_per_point():
@@ -404,25 +409,12 @@ def test_the_bipartite_phase_is_exact_on_the_hard_instances(metric, bipartite, m
     is made to start after the first round whatever its bracket (by default at 0.1%, which these small
     instances often reach exact without it), and it is checked that it ran."""
     from dpsynth_core.transport import transshipment as ts
-    from dpsynth_core.transport.transshipment import transshipment_w1
 
     monkeypatch.setattr(ts, "BIPARTITE_FROM", 1.0)
     calls = []
     real = ts._Solver.to_bipartite
     monkeypatch.setattr(ts._Solver, "to_bipartite", lambda self, *a: (calls.append(1), real(self, *a))[1])
-    rng = np.random.default_rng(64)
-    cases = [(name, X, Y, a, b) for name, X, Y, a, b in _instances(2, rng)]
-    cases += [(name, X, Y, None, None) for name, X, Y in _equal_size_instances(2, rng)]
-    for name, X, Y, a, b in cases:
-        ref = dense_w1(X, Y, a, b, metric)
-        pa = np.full(len(X), 1 / len(X)) if a is None else a / a.sum()
-        pb = np.full(len(Y), 1 / len(Y)) if b is None else b / b.sum()
-        last, hist = transshipment_w1(X, Y, pa, pb, metric, bipartite=bipartite)
-        assert last.certified, name
-        scale = 1e-12 * max(1.0, float(np.abs(np.concatenate([X, Y])).max()))
-        for h in hist:
-            assert h["lower"] <= ref + scale and ref <= h["upper"] + scale, name
-        assert abs(last.upper - ref) <= REL * ref + scale, (name, last.upper, ref)
+    _exact_on_the_hard_instances(2, np.random.default_rng(64), metric, bipartite=bipartite)
     assert (len(calls) > 0) == (bipartite > 0)
 
 
