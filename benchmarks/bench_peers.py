@@ -41,10 +41,15 @@ neighbouring pair that moves one record of diabetes (d = 2) to the corner of the
 pair that adds one record, with the peers' releases replayed into it (they run in the other
 environment). See ``docs/defaults.md``.
 
+Could any default meet the peers? (``oracle``): PMM at every depth from the rule's - 3 to + 3 and PSMM at
+every cell count from the rule's - 2 to + 3, n public, five seeds; the summary's ``"oracle"`` gives per
+(table, ε) the value with the lowest mean W1 in hindsight and its ratio to the best peer, a bound on what
+any default of the two mechanisms can reach (docs/defaults.md).
+
 Results: ``benchmarks/results/peers.jsonl`` (one line per run; resumable) and
 ``benchmarks/results/peers.json`` (summary, audit, versions). Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/bench_peers.py [tune] [run] [audit] [summarise] [--quick]
+    nice -n 10 .venv/bin/python benchmarks/bench_peers.py [tune] [peers] [ours] [oracle] [audit] [summarise] [--quick]
 """
 
 from __future__ import annotations
@@ -365,6 +370,60 @@ def phase_ours(rows: dict, quick: bool) -> None:
         print(f"[ours] {name}: {time.process_time() - t0:.0f}s", flush=True)
 
 
+#: The oracle phase: PMM's depth and PSMM's cells swept around the rule (n public, as the peers), to
+#: ask whether ANY value of the parameter (chosen in hindsight, per table and ε) reaches the best peer.
+ORACLE_SPAN = {"pmm": ("depth", defaults.pmm_depth, range(-3, 4)), "psmm": ("cells", defaults.psmm_cells, range(-2, 4))}
+
+
+def phase_oracle(rows: dict, quick: bool) -> None:
+    """W1 of PMM at depths rule-3..rule+3 and PSMM at cells rule-2..rule+3 (at least 2), n public, five seeds."""
+    for name in _tables(quick):
+        X, dom = table(name)
+        n, d = X.shape
+        t0 = time.process_time()
+        for eps, method in itertools.product(EPSILONS, ("pmm", "psmm")):
+            param, rule, span = ORACLE_SPAN[method]
+            base = rule(n, eps, d)
+            values = sorted({v for v in (base + s for s in span) if (v >= 2 if method == "psmm" else v >= 1)})
+            if method == "psmm":
+                values = [v for v in values if v**d <= 2**15]
+            for v, seed in itertools.product(values, SEEDS[:2] if quick else SEEDS):
+                kk = key(phase="oracle", table=name, method=method, eps=eps, seed=seed, **{param: v})
+                if kk in rows:
+                    continue
+                c0 = time.process_time()
+                rel = run(method, X, dom, epsilon=eps, rng=seed, n_public=n, **{param: v})
+                cpu = time.process_time() - c0
+                Y = rel.synthetic
+                w = wasserstein1(X, Y, domain=dom, method="pot", return_result=True)
+                put(rows, dict(key=kk, phase="oracle", table=name, d=d, n=n, method=method, eps=eps, seed=seed,
+                               param=param, value=v, rule=base, cpu=cpu, w1=float(w.value), exact=bool(w.exact)))
+        print(f"[oracle] {name}: {time.process_time() - t0:.0f}s", flush=True)
+
+
+def oracle_summary(rows: dict, verdict: list[dict]) -> list[dict]:
+    """Per (table, ε): the best value in hindsight of PMM's depth and PSMM's cells (lowest mean W1 over
+    the seeds) and its ratio to the best peer: a lower bound on what any default of the two can reach."""
+    runs = [r for r in rows.values() if r.get("phase") == "oracle"]
+    out = []
+    for v in verdict:
+        cell = [r for r in runs if r["table"] == v["table"] and r["eps"] == v["eps"]]
+        if not cell:
+            continue
+        means: dict = {}
+        for r in cell:
+            means.setdefault((r["method"], r["value"], r["rule"]), []).append(r["w1"])
+        (m, val, rule), ws = min(means.items(), key=lambda kv: float(np.mean(kv[1])))
+        se = float(np.std(ws, ddof=1) / math.sqrt(len(ws))) if len(ws) > 1 else float("nan")
+        rule_w = {(mm, rr): float(np.mean(w)) for (mm, vv, rr), w in means.items() if vv == rr}
+        out.append(dict(table=v["table"], d=v["d"], eps=v["eps"], best_peer=v["best_peer"],
+                        best_peer_w1=v["best_peer_w1"], oracle_method=m, oracle_param=ORACLE_SPAN[m][0],
+                        oracle_value=val, rule_value=rule, oracle_w1=float(np.mean(ws)), oracle_w1_se=se,
+                        seeds=len(ws), values_tried=len(means), oracle_ratio=float(np.mean(ws)) / v["best_peer_w1"],
+                        rule_w1={f"{mm} ({ORACLE_SPAN[mm][0]} {rr})": w for (mm, rr), w in rule_w.items()}))
+    return out
+
+
 def phase_peers(rows: dict, quick: bool, bins: dict) -> None:
     tables = _tables(quick)
     for name in tables:
@@ -566,7 +625,7 @@ def summarise(rows: dict, bins: dict, audit_out: dict | None) -> dict:
         verdict.append(entry)
     ceil = {name: real_ceiling(table(name)[0]) for name in sorted({t["table"] for t in table_rows})}
     versions = next((r.get("versions") for r in rows.values() if r.get("versions")), None)
-    return {"table": table_rows, "verdict": verdict, "bins": bins, "tstr_real_ceiling": ceil, "versions": versions,
+    return {"table": table_rows, "verdict": verdict, "oracle": oracle_summary(rows, verdict), "bins": bins, "tstr_real_ceiling": ceil, "versions": versions,
             "audit": audit_out}
 
 
@@ -629,6 +688,8 @@ def main(argv: list[str]) -> None:
         phase_peers(rows, quick, bins)
     if "ours" in phases:
         phase_ours(rows, quick)
+    if "oracle" in phases:
+        phase_oracle(rows, quick)
     audit_path = RESULTS / ("peers_audit_quick.json" if quick else "peers_audit.json")
     audit_out = json.loads(audit_path.read_text()) if audit_path.exists() else None
     if "audit" in phases:
