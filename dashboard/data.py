@@ -32,7 +32,8 @@ from dpsynth_core.validation import check_float
 
 __all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
            "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",
-           "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only"]
+           "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only",
+           "SMALL_TABLE", "rows_text", "small_table_note"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
@@ -122,6 +123,27 @@ def read_upload(data: bytes, filename: str, *, missing: str = "error") -> Table:
 #: Share of rows outside the typed bounds above which an upload is refused: such bounds are a typo or
 #: the wrong unit, and clamping most of the data would silently replace it by the box's edges.
 MAX_CLAMPED_SHARE = 0.5
+
+
+#: Below this many rows the Data page cautions that a private release is mostly noise.
+SMALL_TABLE = 50
+
+
+def rows_text(n: int) -> str:
+    """``"1 row"``, ``"5000 rows"``."""
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def small_table_note(n: int) -> str | None:
+    """A caution for a table of fewer than :data:`SMALL_TABLE` rows (``None`` otherwise): every mechanism
+    runs, but one person is a large share of the data, so the noise that hides them dominates."""
+    if n >= SMALL_TABLE:
+        return None
+    share = 100.0 / n
+    return (f"Only {rows_text(n)}: every mechanism runs, but one person is {share:.0f} % of the data, so the noise "
+            "that hides them dominates any release; Low-dimensional data needs at least 2 rows, and the Rates "
+            f"page's larger n are drawn with replacement from these {rows_text(n)}. A table of a few hundred rows or "
+            "more shows what differential privacy can keep.")
 
 
 def parse_categories(text: str | None) -> list[str]:

@@ -442,8 +442,11 @@ def relation_supported(spec) -> bool:
     why = ("it needs the dataset size n to be public" if other == "replace" else
            "its analysis covers adding or removing a record")
     st.session_state["_pending_neighbours"] = other
+    # the switch is for this page only: the sidebar restores the user's relation on the next page
+    st.session_state["_relation_restore"] = {"value": rel, "switched_to": other,
+                                             "page": st.session_state.get("_page"), "title": spec.title}
     st.session_state["_relation_note"] = (
         f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
-        "neighbouring relation was switched for you.")
+        f"neighbouring relation was switched for this page; other pages go back to *{RELATION_WORDS[rel]}*.")
     st.rerun()
     return False  # pragma: no cover - st.rerun does not return

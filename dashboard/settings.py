@@ -41,10 +41,24 @@ def snap_delta(value: Any, default: float = 1e-6) -> float:
     return _snap(value, DELTA_GRID, default)
 
 
+def _note_snap(out: dict, name: str, asked: float, used: float, grid: tuple[float, ...], symbol: str,
+               fmt: str) -> None:
+    """Record in ``out["adjusted"]`` a URL value that the slider cannot show as it is (beyond its ends or
+    between its steps), with the value used instead: a link never changes a setting silently."""
+    if math.isclose(asked, used, rel_tol=1e-9):
+        return
+    if asked < grid[0] or asked > grid[-1]:
+        why = f"outside the slider's range {grid[0]:{fmt}} to {grid[-1]:{fmt}}"
+    else:
+        why = "between the slider's steps"
+    out["adjusted"].append(f"The link's {name}={asked:{fmt}} is {why}: {symbol} = {used:{fmt}} is used instead.")
+
+
 def parse_query(qp: Mapping[str, Any]) -> dict:
     """Read the shareable state (``eps``, ``delta``, ``rel``, ``seed``, ``dataset``, ``page``) from URL
-    query parameters; invalid values are dropped (listed in ``"ignored"``), never raised."""
-    out: dict[str, Any] = {"ignored": []}
+    query parameters; invalid values are dropped (listed in ``"ignored"``), never raised; values the
+    sliders cannot show are snapped to the nearest step and listed, with what was used, in ``"adjusted"``."""
+    out: dict[str, Any] = {"ignored": [], "adjusted": []}
 
     def first(v):
         return v[0] if isinstance(v, (list, tuple)) and v else v
@@ -56,6 +70,7 @@ def parse_query(qp: Mapping[str, Any]) -> dict:
             if not (math.isfinite(x) and x > 0):
                 raise ValueError
             out["epsilon"] = snap_epsilon(x)
+            _note_snap(out, "eps", x, out["epsilon"], EPSILON_GRID, "ε", "g")
         except (TypeError, ValueError):
             out["ignored"].append(f"eps={v!r}")
     if "delta" in qp:
@@ -65,6 +80,7 @@ def parse_query(qp: Mapping[str, Any]) -> dict:
             if not 0 < x < 1:
                 raise ValueError
             out["delta"] = snap_delta(x)
+            _note_snap(out, "delta", x, out["delta"], DELTA_GRID, "δ", ".0e")
         except (TypeError, ValueError):
             out["ignored"].append(f"delta={v!r}")
     if "seed" in qp:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from .registry import DELTA_PAGES
 from .settings import DELTA_GRID, EPSILON_GRID
+from .data import rows_text
 from .state import data
 
 __all__ = ["sidebar", "show_ledger"]
@@ -20,13 +21,14 @@ def sidebar(page: str) -> Any:
     pending = st.session_state.pop("_pending_neighbours", None)
     if pending is not None:  # set before the widget exists (see release_panel.relation_supported)
         st.session_state["neighbours"] = pending
+    _restore_relation(page)
     sb = st.sidebar
     with sb:
         st.markdown(f"**Dataset:** `{d.name}` — d = {d.d}")
         st.caption(("Public domain: " if d.domain.is_mixed else "Public bounds: ") + _domain_text(d.domain))
         if not d.domain.declared:
             st.caption(":material/warning: read off the data: NOT private")
-        st.caption(f"n = {d.n} rows (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
+        st.caption(f"n = {rows_text(d.n)} (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
                    "noisy or declared size)")
         st.select_slider("ε (privacy budget, log scale)", options=EPSILON_GRID, key="epsilon", persist_state="session",
                          format_func=lambda v: f"{v:g}",
@@ -51,6 +53,21 @@ def sidebar(page: str) -> Any:
             st.warning(msg)
         ledger = st.container()
     return ledger
+
+
+def _restore_relation(page: str) -> None:
+    """Give back the relation a mechanism page switched for itself (``release_panel.relation_supported``)
+    once the user is on another page, unless they changed it themselves meanwhile; say so in a toast."""
+    restore = st.session_state.get("_relation_restore")
+    if restore is None or page == restore["page"]:
+        return
+    del st.session_state["_relation_restore"]
+    if st.session_state.get("neighbours") != restore["switched_to"]:
+        return  # the user chose a relation since: theirs stands
+    st.session_state["neighbours"] = restore["value"]
+    words = {"add_remove": "add / remove one record", "replace": "replace one record"}[restore["value"]]
+    st.toast(f"Neighbouring relation back to *{words}*: {restore['title']} had switched it for its own page.",
+             icon=":material/swap_horiz:")
 
 
 def _domain_text(dom, most: int = 4) -> str:

@@ -31,7 +31,7 @@ def init_state() -> None:
     ss["seed"] = q.get("seed", TEACHING_SEED)
     ss["neighbours"] = q.get("neighbours", "add_remove")
     ss["_start_page"] = ss.get("_start_page") or q.get("page")
-    messages = [f"Ignored invalid URL parameter {x}." for x in q["ignored"]]
+    messages = [f"Ignored invalid URL parameter {x}." for x in q["ignored"]] + q["adjusted"]
     chosen = None
     if "dataset" in q:
         try:

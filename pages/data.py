@@ -89,7 +89,7 @@ elif source == MIXED_SOURCE:
                                 f"{c} ∈ [{lo:g}, {hi:g}]" for c, lo, hi in _domain_rows(dom)) + ".")
         if st.button("Load", type="primary", key="data_load_mixed"):
             _ui.set_data(ds, sources.Source("mixed", which))
-            _ui.flash("success", f"Using `{ds.name}`: {ds.n} rows, {dom.k} numeric and {dom.d - dom.k} categorical "
+            _ui.flash("success", f"Using `{ds.name}`: {sources.rows_text(ds.n)}, {dom.k} numeric and {dom.d - dom.k} categorical "
                                  "columns.")
             st.rerun()
 
@@ -191,7 +191,9 @@ else:
                     ds, outside = res
                     not_private = from_data or (cats_from_data and bool(categorical))
                     _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=not_private))
-                    _ui.flash("success", f"Using `{ds.name}`: {ds.n} rows, d = {ds.d}.")
+                    _ui.flash("success", f"Using `{ds.name}`: {sources.rows_text(ds.n)}, d = {ds.d}.")
+                    if (note := sources.small_table_note(ds.n)) is not None:
+                        _ui.flash("warning", note)
                     if len(frame) < len(df):
                         _ui.flash("info", f"Left out {len(df) - len(frame)} rows with a missing value in a text column.")
                     if not_private:

@@ -760,8 +760,9 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     """
     n, domain = p.n, p.domain
     if n < 2:  # (1.2) divides by n - 1
-        raise param_error(p.owner, "X", "an array with at least 2 rows (the centred covariance (1.2) divides by "
-                          "n - 1)", f"{n} row(s)")
+        raise param_error(p.owner, "X", "a table of at least 2 rows (low_dim estimates the data's covariance, "
+                          "which divides by n - 1; PMM and PSMM work with any number of rows)",
+                          f"{n} row" + ("" if n == 1 else "s"))
     plan = resolve_plan(p.config, n, p.epsilon, domain.d)
     if not plan.project:
         return _handover(p, plan)

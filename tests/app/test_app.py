@@ -51,6 +51,24 @@ def test_every_page_renders(app, page):
         app.sidebar.radio(key="neighbours").set_value("add_remove").run()
 
 
+def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page(app):
+    # Certified marginals needs n public: it switches the relation for its own page; the next page restores
+    # the user's choice and says so; a relation the user sets afterwards stays.
+    assert app.session_state["neighbours"] == "add_remove"
+    goto(app, "sparse_marginals")
+    assert app.session_state["neighbours"] == "replace"
+    assert any("for this page" in i.value for i in app.info)
+    goto(app, "pmm")
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.session_state["neighbours"] == "add_remove"
+    assert any("back to" in t.value for t in app.toast)
+    assert "add/remove neighbours" in app.session_state["release_info"]["privacy"]
+    app.sidebar.radio(key="neighbours").set_value("replace").run()  # the user's own choice: it stays
+    goto(app, "psmm")
+    assert app.session_state["neighbours"] == "replace"
+    assert "_relation_restore" not in app.session_state
+
+
 def test_default_dataset_and_state():
     at = new_app()
     d = at.session_state["dataset"]
@@ -149,6 +167,25 @@ def test_upload_good_csv_through_the_page():
     assert d.name == "people" and d.X.shape == (200, 2)
     assert d.domain.upper == (120.0, 100.0)  # typed by the user, not taken from the data (max 89, 98)
     assert any("Using `people`" in s.value for s in at.success)
+
+
+def test_a_one_row_table_is_used_with_a_caution_and_low_dim_says_why_it_cannot_run():
+    at = new_app()
+    goto(at, "data")
+    at.radio(key="data_source").set_value("Upload CSV").run()
+    at.file_uploader(key="data_upload").set_value(("one.csv", b"x,y\n0.3,0.7\n", "text/csv")).run()
+    for key, value in (("data_lo_x", 0.0), ("data_hi_x", 1.0), ("data_lo_y", 0.0), ("data_hi_y", 1.0)):
+        at.number_input(key=key).set_value(value).run()
+    at.button(key="data_use_upload").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dataset"].n == 1
+    assert any("Using `one`: 1 row, d = 2." in s.value for s in at.success)  # "1 row", not "1 rows"
+    assert any("Only 1 row: every mechanism runs, but one person is 100 % of the data" in w.value for w in at.warning)
+    assert any(c.value.startswith("n = 1 row (") for c in at.sidebar.caption)
+    goto(at, "low_dim")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(e.value for e in at.error) + " ".join(w.value for w in at.warning)
+    assert "at least 2 rows" in shown and "PMM and PSMM work with any number of rows" in shown, shown
 
 
 def test_upload_protects_the_user():
@@ -266,6 +303,20 @@ def test_parse_query():
     q = dash_settings.parse_query({"eps": "0.5", "seed": "3", "rel": "bogus", "delta": "2", "page": "pmm"})
     assert q["epsilon"] == 0.5 and q["seed"] == 3 and q["page"] == "pmm"
     assert "rel='bogus'" in q["ignored"] and "delta='2'" in q["ignored"]
+    assert q["adjusted"] == []  # 0.5 is a step of the slider: nothing to say
+
+
+def test_parse_query_says_when_a_link_value_is_snapped():
+    # beyond the slider's ends and between its steps: snapped to the nearest step, and said so
+    q = dash_settings.parse_query({"eps": "0.0001", "delta": "5e-7"})
+    assert q["epsilon"] == 0.001 and q["delta"] == 1e-6
+    assert q["adjusted"] == ["The link's eps=0.0001 is outside the slider's range 0.001 to 100: ε = 0.001 is used "
+                             "instead.", "The link's delta=5e-07 is between the slider's steps: δ = 1e-06 is used instead."]
+    q = dash_settings.parse_query({"eps": "1000"})
+    assert q["epsilon"] == 100 and "outside the slider's range" in q["adjusted"][0]
+    q = dash_settings.parse_query({"eps": "0.7"})
+    assert q["epsilon"] == 0.5 and q["adjusted"] == ["The link's eps=0.7 is between the slider's steps: ε = 0.5 is "
+                                                     "used instead."]
 
 
 # ------------------------------------------------------------------------ sweeps and compare

@@ -114,9 +114,9 @@ def test_the_data_are_read_in_two_passes():
 
 def test_fewer_than_two_rows_is_refused_for_dask_too():
     X = _data(5)[:1]
-    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
+    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be a table of at least 2 rows"):
         _run(X)
-    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
+    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be a table of at least 2 rows"):
         _run(dask_array(X, 1))
 
 

@@ -388,7 +388,7 @@ def test_validation_rules():
         low_dim(X, dom, epsilon=1.0, adaptive=1)
     with pytest.raises(ValueError, match=r"The 'box' parameter of low_dim must be one of 'auto', 'paper', 'projected_cube'"):
         low_dim(X, dom, epsilon=1.0, box="ball")
-    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be an array with at least 2 rows"):
+    with pytest.raises(ValueError, match=r"The 'X' parameter of low_dim must be a table of at least 2 rows"):
         low_dim(X[:1], dom, epsilon=1.0)
     with pytest.raises(ValueError, match=r"The 'epsilon' parameter of low_dim must be a float in "):
         low_dim(X, dom, epsilon=0.0)  # the project-wide range (privacy.EPSILON_MIN, EPSILON_MAX)
