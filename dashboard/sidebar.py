@@ -6,9 +6,9 @@ from typing import Any
 
 import streamlit as st
 
+from .data import rows_text
 from .registry import DELTA_PAGES
 from .settings import DELTA_GRID, EPSILON_GRID
-from .data import rows_text
 from .state import data
 
 __all__ = ["sidebar", "show_ledger"]
