@@ -198,7 +198,7 @@ LESSONS: dict[str, Lesson] = {
         "All mechanisms side by side",
         "The same data, the same ε and the same neighbouring relation for every mechanism: which one is closest, "
         "and at what cost in time?",
-        ("Press **Run comparison**; switch the relation where a mechanism needs the other one.",),
+        ("Press **Run the comparison**; switch the relation where a mechanism needs the other one.",),
         ("On the default data (5,000 points, ε = 1) the tree (PMM) and the projected grid (PSMM) reach about half the "
          "flat histogram's W1, although the histogram's grid is chosen fairly by the defaults study's rule; the "
          "dashed line shows the histogram at its best grid in hindsight (owner view), and even that stays above "

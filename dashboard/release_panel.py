@@ -38,7 +38,7 @@ from .compute import (
 from .state import bounds_from_data, data, flash, record_release, set_data, settings
 from .widgets import OWNER, plot
 
-__all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short",
+__all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short", "privacy_label",
            "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
            "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_metric_text", "w1_sentence",
            "POLL_SECONDS"]
@@ -247,8 +247,9 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
     record_release(rel, spec.title if spec is not None else rel.mechanism)
     label, value, note = bound_view(rel)
     others = [(label, value, note),
-              ("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}", None),
-              ("Privacy", "not private" if bounds_from_data() else privacy_short(rel), rel.privacy)]
+              ("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}",
+               size_help(rel)),
+              (privacy_label(rel), "not private" if bounds_from_data() else privacy_short(rel), rel.privacy)]
     job = headline_job(w1_key)
     if job is not None and not job.finished and not (w1v is not None and w1v.exact):
         st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
@@ -346,11 +347,40 @@ def w1_interval_text(lower: float, upper: float, *, brackets: bool = True) -> st
     return f"[{text}]" if brackets else text
 
 
+def size_help(rel) -> str | None:
+    """The help of the size metric when the release's size comes from a noisy count of the rows: at a small
+    ε that count can be far from n (the noise's scale is said), which is the price of keeping n private."""
+    size = rel.params.get("size")
+    if not isinstance(size, dict) or size.get("source") != "noisy" or not size.get("epsilon_spent"):
+        return None
+    scale = 1.0 / float(size["epsilon_spent"])
+    return (f"Under add/remove neighbours the number of rows is itself private: ε = {size['epsilon_spent']:.3g} of "
+            f"the budget buys a noisy count (discrete Laplace noise of scale {scale:,.0f}), and the release's size "
+            "follows it. At a small ε it can be far from the true number of rows.")
+
+
 def privacy_short(rel) -> str:
-    """"ε = 1, δ = 0" for the headline (the relation is in the sidebar)."""
+    """"ε = 1" for the headline's value (δ is in its label, :func:`privacy_label`, so that the value fits a
+    quarter of the page; the relation is in the sidebar)."""
     if not rel.is_dp:
         return "not private"
-    return f"ε = {rel.epsilon:.3g}" + (f", δ = {rel.delta:.0e}" if rel.delta else "")
+    return f"ε = {rel.epsilon:.3g}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def delta_text(delta: float) -> str:
+    """δ as people write it: "10⁻⁶" for a power of ten, "5e-07" otherwise."""
+    k = round(math.log10(delta)) if delta > 0 else 0
+    if delta > 0 and math.isclose(delta, 10.0**k, rel_tol=1e-9):
+        return "10" + str(k).translate(_SUPERSCRIPT)
+    return f"{delta:.0e}"
+
+
+def privacy_label(rel) -> str:
+    """"Privacy" for a pure-DP release, "Privacy (δ = 10⁻⁶)" for an approximate one."""
+    return f"Privacy (δ = {delta_text(rel.delta)})" if rel.is_dp and rel.delta else "Privacy"
 
 
 def bound_view(rel) -> tuple[str, str, str]:

@@ -53,7 +53,8 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                                 persist_state="session", format_func=lambda v: f"{v:,}")
         ns = [int(size)]
         eps_list = [e for e in (0.05, 0.1, 0.3, 1.0, 3.0, 10.0)]
-    st.caption(f"Points: n ∈ {{{', '.join(f'{v:,}' for v in ns)}}}, ε ∈ {eps_list}, {reps} repeat(s) each, "
+    eps_text = f"ε = {eps_list[0]:g}" if len(eps_list) == 1 else f"ε ∈ {{{', '.join(f'{e:g}' for e in eps_list)}}}"
+    st.caption(f"Points: n ∈ {{{', '.join(f'{v:,}' for v in ns)}}}, {eps_text}, {reps} repeat(s) each, "
                f"{len(names)} mechanism(s): {len(ns) * len(eps_list) * reps * len(names)} releases, each with its W1 "
                "exact (dense POT, up to about a thousand rows) or certified within 1% (the sparse transshipment "
                "method).")

@@ -14,6 +14,7 @@ from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, errors, goto, new_app, small
 from streamlit.testing.v1 import AppTest
 
 from dashboard import data as sources
+from dashboard import release_panel
 from dashboard import settings as dash_settings
 from dashboard.lessons import LESSONS
 from dpsynth_core import MECHANISMS, Domain, export
@@ -51,9 +52,10 @@ def test_every_page_renders(app, page):
         app.sidebar.radio(key="neighbours").set_value("add_remove").run()
 
 
-def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page(app):
+def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page():
     # Certified marginals needs n public: it switches the relation for its own page; the next page restores
     # the user's choice and says so; a relation the user sets afterwards stays.
+    app = new_app()
     assert app.session_state["neighbours"] == "add_remove"
     goto(app, "sparse_marginals")
     assert app.session_state["neighbours"] == "replace"
@@ -67,6 +69,22 @@ def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page(app):
     goto(app, "psmm")
     assert app.session_state["neighbours"] == "replace"
     assert "_relation_restore" not in app.session_state
+
+
+def test_the_privacy_headline_fits_a_quarter_of_the_page():
+    # δ moves to the label ("ε = 1, δ = 1e-06" was cut off at 1400 px on the Private Evolution page)
+    app = new_app()
+    goto(app, "private_evolution")
+    assert not app.exception, [e.value for e in app.exception]
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Privacy (δ = 10⁻⁶)"] == "ε = 1", metrics
+    goto(app, "pmm")
+    assert {m.label: m.value for m in app.metric}["Privacy"] == "ε = 1"  # pure DP: no δ at all
+    # at ε = 0.001 the release's size follows a noisy count whose noise has scale 20,000: the help says so
+    app.sidebar.select_slider(key="epsilon").set_value(0.001).run()
+    size = next(m for m in app.metric if m.label == "Synthetic points")
+    assert "discrete Laplace noise of scale 20,000" in size.help, size.help
+    assert [release_panel.delta_text(x) for x in (1e-6, 1e-12, 5e-7)] == ["10⁻⁶", "10⁻¹²", "5e-07"]
 
 
 def test_default_dataset_and_state():
