@@ -112,12 +112,13 @@ def by_name(name: str) -> tuple[Dataset, Source]:
                      f"{ds.name!r}.")
 
 
-def read_upload(data: bytes, filename: str, *, missing: str = "error") -> Table:
-    """Read an uploaded CSV (bytes) with the library's rules and the dashboard's caps."""
+def read_upload(data: bytes, filename: str, *, missing: str = "error", exclude: Sequence[str] = ()) -> Table:
+    """Read an uploaded CSV (bytes) with the library's rules and the dashboard's caps; ``exclude`` names
+    columns the user chose to leave out (never read nor checked: ``read_table``'s ``exclude``)."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"The uploaded file {filename!r} must arrive as bytes. Got {type(data).__name__}.")
-    return read_table(bytes(data), missing=missing, max_rows=MAX_UPLOAD_ROWS, max_cols=MAX_UPLOAD_COLUMNS,
-                      what=f"the uploaded file {filename!r}")
+    return read_table(bytes(data), missing=missing, exclude=exclude, max_rows=MAX_UPLOAD_ROWS,
+                      max_cols=MAX_UPLOAD_COLUMNS, what=f"the uploaded file {filename!r}")
 
 
 #: Share of rows outside the typed bounds above which an upload is refused: such bounds are a typo or

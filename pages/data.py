@@ -29,15 +29,23 @@ def _mixed(name: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _read(data: bytes, filename: str, missing: str):
-    return sources.read_upload(data, filename, missing=missing)
+def _read(data: bytes, filename: str, missing: str, exclude: tuple = ()):
+    return sources.read_upload(data, filename, missing=missing, exclude=exclude)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _with_text(data: bytes, filename: str, missing: str, text_columns: tuple, read_missing: str):
+def _with_text(data: bytes, filename: str, missing: str, text_columns: tuple, read_missing: str, exclude: tuple = ()):
     """The uploaded table with its text columns (``missing``: "keep" for the preview)."""
-    return sources.read_upload_text(data, sources.read_upload(data, filename, missing=read_missing),
+    return sources.read_upload_text(data, sources.read_upload(data, filename, missing=read_missing, exclude=exclude),
                                     list(text_columns), missing=missing)
+
+
+def _leave_out(filename: str, column: str) -> None:
+    """The box "Leave out the column" of ``column`` changed: add it to (or take it from) the columns of the
+    upload ``filename`` left out (session state ``data_skipped_<file>``, in the order they were left out)."""
+    key = f"data_skipped_{filename}"
+    rest = [c for c in st.session_state.get(key, ()) if c != column]
+    st.session_state[key] = tuple(rest + ([column] if st.session_state.get(f"data_skip_{filename}_{column}") else []))
 
 
 MIXED_SOURCE = "Clinic (mixed)"
@@ -100,17 +108,32 @@ else:
     if up is not None:
         drop_key = f"data_drop_{up.name}"
         drop = st.session_state.get(drop_key, False)
+        skip_key = f"data_skipped_{up.name}"
+        # the columns left out: those whose box is still checked (a box not shown for a while is forgotten)
+        skipped = tuple(c for c in st.session_state.get(skip_key, ())
+                        if st.session_state.get(f"data_skip_{up.name}_{c}", False))
+        st.session_state[skip_key] = skipped
         table = None
         drop_shown = False
         try:
-            table = _read(up.getvalue(), up.name, "drop" if drop else "error")
+            table = _read(up.getvalue(), up.name, "drop" if drop else "error", skipped)
         except CSVError as exc:
             st.error(str(exc))
             if exc.kind == "missing":
                 st.checkbox(f"Drop the {exc.count} rows with missing values", key=drop_key)
                 drop_shown = True
+            if exc.kind in ("not_a_number", "decimal", "infinite") and exc.column and exc.column not in skipped:
+                st.checkbox(f"Leave out the column {exc.column!r} and read the rest",
+                            key=f"data_skip_{up.name}_{exc.column}", on_change=_leave_out,
+                            args=(up.name, exc.column))
         except (ValueError, TypeError) as exc:
             st.error(str(exc))
+        if skipped:  # keep the choices on screen (and their state alive) so that each can be undone
+            st.caption(f"Left out as you asked: {', '.join(repr(c) for c in skipped)} (uncheck a box to read "
+                       "its column again).")
+            for c in skipped:
+                st.checkbox(f"Leave out the column {c!r} and read the rest", key=f"data_skip_{up.name}_{c}",
+                            on_change=_leave_out, args=(up.name, c))
         if table is not None:
             df = table.frame
             if drop:  # keep the choice on screen (and its state alive) so that it can be undone
@@ -118,7 +141,8 @@ else:
                 drop_shown = True
             texts = list(table.text_columns)
             for note in table.notes:
-                if not (texts and note.startswith("Left out") and "holding text" in note):
+                if not (texts and note.startswith("Left out") and "holding text" in note
+                        or note.startswith("Left out as asked")):  # said above, with the boxes
                     st.caption(note)
             if texts:
                 st.caption(f"Columns holding text: {', '.join(repr(c) for c in texts)}. Add them to *Columns to use* "
@@ -126,7 +150,7 @@ else:
             preview = df
             if texts:
                 preview = _ui.safe(_with_text, up.getvalue(), up.name, "keep", tuple(texts),
-                                   "drop" if drop else "error", what="reading the text columns")
+                                   "drop" if drop else "error", skipped, what="reading the text columns")
                 preview = df if preview is None else preview
             st.caption("First rows (:material/lock: your private data, shown to you only):")
             st.dataframe(preview.head(10), hide_index=True)
@@ -181,7 +205,8 @@ else:
                 frame = df
                 if categorical:
                     frame = _ui.safe(_with_text, up.getvalue(), up.name, "drop" if drop else "error",
-                                     tuple(categorical), "drop" if drop else "error", what="reading the text columns")
+                                     tuple(categorical), "drop" if drop else "error", skipped,
+                                     what="reading the text columns")
                 res = None if frame is None else _ui.safe(
                     sources.upload_dataset, frame, chosen, lows or [None] * len(numeric),
                     highs or [None] * len(numeric), up.name, from_data=from_data,

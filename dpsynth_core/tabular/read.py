@@ -111,6 +111,7 @@ def read_table(
     source: Any,
     *,
     columns: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
     categories: Mapping[str, Sequence[str]] | None = None,
     domain: Any = None,
     missing: str = "error",
@@ -131,6 +132,12 @@ def read_table(
         Columns to read, in this order. Default: every numeric column of the file (and every
         declared categorical column, all in the file's order). Declared categorical columns that
         ``columns`` does not name follow it, in the order of ``categories``.
+    exclude : sequence of str, optional
+        Columns to leave out of that default choice, by their header names (only without ``columns``
+        and ``domain``, which name the columns to read; empty or None leaves nothing out). An excluded
+        column is never read nor checked, so a cell that is not a number there is no error; the notes
+        name it ("Left out as asked: 'age'."). Each must be a column of the file (else a
+        :class:`CSVError` of kind ``"no_such_column"``) and none a declared categorical column.
     categories : mapping of str to sequence of str, optional
         Declared categorical columns and their categories (public inputs, as for
         :class:`~dpsynth_core.Domain`): each is read as text, whatever it looks like (a column of
@@ -162,17 +169,18 @@ def read_table(
     ------
     TypeError
         A wrong argument type (``source`` not a path, bytes or binary file-like; a text stream;
-        ``columns`` not a sequence of str; ``what`` not a str; ``domain`` not a Domain).
+        ``columns`` or ``exclude`` not a sequence of str; ``what`` not a str; ``domain`` not a Domain).
     ValueError
         A wrong argument value (``missing`` not "error" or "drop", a limit below 1, an empty or
-        repeated ``columns``, an empty or repeated category list, ``domain`` with ``columns`` or
-        ``categories``).
+        repeated ``columns``, a repeated ``exclude``, an empty or repeated category list, ``domain`` with
+        ``columns`` or ``categories``, ``exclude`` with ``columns`` or ``domain``, ``exclude`` naming a
+        declared categorical column).
     CSVError
         (a ValueError) The file cannot be read as it is; see :class:`CSVError`.
     """
     return _read_table(source, columns=columns, categories=categories, domain=domain, missing=missing,
                        max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=max_file_cols,
-                       what=what, owner="read_table")
+                       what=what, owner="read_table", exclude=exclude)
 
 
 def detect_delimiter(path: str | os.PathLike, what: str) -> str:
@@ -513,6 +521,30 @@ def check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, w
     return columns, missing, max_rows, max_cols, max_bytes, max_file_cols
 
 
+def check_exclude(exclude, decl: Declared, owner: str) -> list[str]:
+    """:func:`read_table`'s ``exclude`` checked against the other arguments (``decl``, already checked):
+    the distinct names it lists ([] for None or empty). Whether the file has them is checked once its
+    header is read (so they are at most as many as its columns)."""
+    if exclude is None:
+        return []
+    if isinstance(exclude, (str, bytes)) or not isinstance(exclude, Sequence) or not all(
+            isinstance(c, str) for c in exclude):
+        raise param_error(owner, "exclude", "None or a sequence of column names (str)", exclude, kind=TypeError)
+    if len(exclude) == 0:
+        return []
+    if len(set(exclude)) != len(exclude):
+        raise param_error(owner, "exclude", "a sequence of distinct column names", list(exclude))
+    if decl.columns is not None:
+        given = "a domain" if decl.domain is not None else "'columns'"
+        raise param_error(owner, "exclude", f"None or empty when {given} is given (it names the columns to read)",
+                          list(exclude))
+    cats = [c for c in exclude if c in decl.categories]
+    if cats:
+        raise param_error(owner, "exclude", "names of columns that are not declared categorical (leave a "
+                          "categorical column out of categories instead)", cats[0])
+    return list(exclude)
+
+
 def _check_header(names: list[str], What: str, max_file_cols: int) -> None:
     if len(names) > max_file_cols:
         raise CSVError(f"{What} has {len(names)} columns; at most {max_file_cols} can be read: remove the "
@@ -554,12 +586,13 @@ class _Scan:
 
 
 def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
-                max_file_cols, what, owner):
+                max_file_cols, what, owner, exclude=None):
     """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
+    exclude = check_exclude(exclude, decl, owner)
     if what is None:
         what = default_what(source)
     What = what[0].upper() + what[1:]
@@ -568,8 +601,8 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
         raise CSVError(_EMPTY.format(What=What), "empty")
     notes: list[str] = []
     text, delimiter = _separator(text, What, notes)
-    scan = _first_pass(text, delimiter, What, columns, decl, max_rows, max_file_cols)
-    chosen, numeric, text_cols, empty_cols = _choose_columns(scan, columns, decl, max_cols, What)
+    scan = _first_pass(text, delimiter, What, columns, decl, max_rows, max_file_cols, exclude)
+    chosen, numeric, text_cols, empty_cols = _choose_columns(scan, columns, decl, max_cols, What, exclude)
     cols = [scan.index[c] for c in numeric]
     decimal = _decimal_mark(scan, cols, delimiter, What, notes)
     _refuse_bad_cells(scan, cols, delimiter, decimal, What)
@@ -581,7 +614,8 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
                                             lambda r: r + 2, "row")
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
-    notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers)
+    notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers,
+                        excluded=exclude)
     dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols),
                  empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
@@ -606,7 +640,7 @@ def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
 
 
 def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, max_rows: int,
-                max_file_cols: int) -> _Scan:
+                max_file_cols: int, exclude: Sequence[str] = ()) -> _Scan:
     """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)."""
     records = _records(text, delimiter, What)
     header = next(records, None)
@@ -618,6 +652,7 @@ def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, m
     index = {n: j for j, n in enumerate(names)}
     check_columns_exist(names, list(columns or []) + [c for c in decl.categories if c not in (columns or [])],
                         decl, What)
+    check_columns_exist(names, exclude, decl, What)  # at most as many names as the header's, once they exist
     stats = CellStats(width)
     chunk_rows = max(1, _CHUNK_CELLS // width)
     n_rows = 0
@@ -642,23 +677,29 @@ def check_columns_exist(names: Sequence[str], wanted: Sequence[str], decl: Decla
                            "no_such_column", column=c)
 
 
-def _choose_columns(scan: _Scan, columns, decl: Declared, max_cols: int,
-                    What: str) -> tuple[list[str], list[str], list[str], list[str]]:
+def _choose_columns(scan: _Scan, columns, decl: Declared, max_cols: int, What: str,
+                    exclude: Sequence[str] = ()) -> tuple[list[str], list[str], list[str], list[str]]:
     """(the columns read, the numeric ones among them, the text columns left out, the empty columns left
-    out): every numeric column and every declared categorical one, or ``columns`` (then the declared
-    categorical columns it does not name) once each numeric one is checked to hold numbers."""
+    out): every numeric column and every declared categorical one but those ``exclude`` names, or
+    ``columns`` (then the declared categorical columns it does not name) once each numeric one is checked
+    to hold numbers."""
     names, stats, width = scan.names, scan.stats, scan.width
     cats = decl.categories
     values = stats.count[list(NUMBER_LIKE)].sum(axis=0)
     filled = scan.n_rows - stats.count[MISSING]
-    kind = ["categorical" if names[j] in cats else "empty" if filled[j] == 0
-            else "text" if 2 * values[j] < filled[j] else "numeric" for j in range(width)]
+    excluded = set(exclude)
+    kind = ["categorical" if names[j] in cats else "excluded" if names[j] in excluded
+            else "empty" if filled[j] == 0 else "text" if 2 * values[j] < filled[j] else "numeric"
+            for j in range(width)]
     text_cols: list[str] = []
     empty_cols: list[str] = []
     if columns is None:
         text_cols = [n for n, k in zip(names, kind, strict=True) if k == "text"]
         empty_cols = [n for n, k in zip(names, kind, strict=True) if k == "empty"]
         chosen = [n for n, k in zip(names, kind, strict=True) if k in ("numeric", "categorical")]
+        if not chosen and excluded:
+            raise CSVError(f"{What} has no numeric column besides the {plural(len(exclude), 'column')} left out "
+                           f"({names_text(list(exclude))}): leave out fewer columns.", "no_numeric_column")
         if not chosen:
             hint = "if its numbers have thousands separators, units or a decimal comma, save it as " \
                    "comma-separated with a dot as decimal mark and plain numbers"
@@ -817,8 +858,10 @@ def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorica
 
 
 def read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
-                dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = (), row_word: str = "row") -> list[str]:
-    """The sentences of :attr:`Table.notes` on what was read, left out and dropped."""
+                dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = (), row_word: str = "row", *,
+                excluded: Sequence[str] = ()) -> list[str]:
+    """The sentences of :attr:`Table.notes` on what was read, left out (``excluded``: as the caller asked)
+    and dropped."""
     cats = [m.column for m in matchers]
     if not cats:
         notes = [f"Read {plural(n_rows, 'row')} and {plural(len(chosen), 'numeric column')}: {names_text(chosen)}."]
@@ -830,6 +873,8 @@ def read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols:
         if m.n_other:
             notes.append(f"Mapped {plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
                          f"categories to its 'other' category {m.other_label!r}.")
+    if excluded:
+        notes.append(f"Left out as asked: {names_text(list(excluded))}.")
     if text_cols:
         notes.append(f"Left out {plural(len(text_cols), 'column')} holding text: {names_text(text_cols)}.")
     if empty_cols:

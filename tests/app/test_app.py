@@ -283,6 +283,50 @@ def test_upload_dataset_checks_columns_and_counts_outside_rows():
         sources.upload_dataset(df, [], [], [])
 
 
+def test_a_column_with_a_bad_cell_can_be_left_out_on_the_page():
+    """A cell that is not a number names its column; a box leaves that column out and reads the rest, a
+    second bad column can be left out too, and unchecking a box reads its column again."""
+    at = new_app()
+    goto(at, "data")
+    at.radio(key="data_source").set_value("Upload CSV").run()
+    people = b"name,age,income\nalice,34,52000\nbob,51,61000\ncarol,forty,48000\n"
+    at.file_uploader(key="data_upload").set_value(("people.csv", people, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("not a number at row 4, column 'age'" in e for e in errors(at)), errors(at)
+    box = at.checkbox(key="data_skip_people.csv_age")
+    assert box.label == "Leave out the column 'age' and read the rest" and not box.value
+    box.check().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not errors(at), errors(at)
+    assert at.session_state["data_skipped_people.csv"] == ("age",)
+    assert any("Left out as you asked: 'age'" in c.value for c in at.caption)
+    assert at.checkbox(key="data_skip_people.csv_age").value  # still on screen, to undo
+    # unchecking reads the column again (and refuses it again); checking leaves it out again
+    at.checkbox(key="data_skip_people.csv_age").uncheck().run()
+    assert any("column 'age'" in e for e in errors(at)) and at.session_state["data_skipped_people.csv"] == ()
+    at.checkbox(key="data_skip_people.csv_age").check().run()
+    assert not errors(at), errors(at)
+    cols = at.multiselect(key="data_cols_people.csv")
+    assert "age" not in cols.options and cols.value == ["income"]
+    at.number_input(key="data_lo_income").set_value(0.0).run()
+    at.number_input(key="data_hi_income").set_value(1e6).run()
+    at.button(key="data_use_upload").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not errors(at), errors(at)
+    d = at.session_state["dataset"]
+    assert d.name == "people" and "income" in d.domain.names and "age" not in d.domain.names
+    assert d.X.shape == (3, 1)
+    # a second bad column can be left out as well
+    two = b"age,income,score\n34,52000,1\nforty,61000,2\n51,?,3\n"
+    at.file_uploader(key="data_upload").set_value(("two.csv", two, "text/csv")).run()
+    at.checkbox(key="data_skip_two.csv_age").check().run()
+    assert any("column 'income'" in e for e in errors(at)), errors(at)
+    at.checkbox(key="data_skip_two.csv_income").check().run()
+    assert not errors(at), errors(at)
+    assert at.session_state["data_skipped_two.csv"] == ("age", "income")
+    assert at.multiselect(key="data_cols_two.csv").value == ["score"]
+
+
 # ------------------------------------------------------------------------------- dashboard layer
 def test_epsilon_grid_and_snapping():
     grid, snap = dash_settings.EPSILON_GRID, dash_settings.snap_epsilon
