@@ -16,6 +16,8 @@ from dpsynth_core import MECHANISMS, Domain, run
 from dpsynth_core.datasets import shift_scenario
 from dpsynth_core.grid import cell_of
 from dpsynth_core.haar import haar_analysis
+from dpsynth_core.mechanisms.sparse_marginals.mechanism import rows_for_two_cells
+from dpsynth_core.mechanisms.sparse_marginals.query import default_k
 
 sm = importlib.import_module("dpsynth_core.mechanisms.sparse_marginals")
 #: the package's modules, for the steps the package face does not re-export
@@ -670,3 +672,20 @@ def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative
         q_soft, _ = certificate.ut_quantile(w, k, s, 0.1, soft)
     assert soft.declined > 0 and soft.used <= soft.limit
     assert q_soft >= q_exact
+
+
+def test_a_one_cell_default_grid_says_what_it_means_and_how_many_rows_help():
+    # the smallest n with at least 2 cells per axis, found by doubling and bisection: n - 1 still has one cell
+    need = rows_for_two_cells(442, 1.0, 4, 2)
+    assert default_k(need, 1.0, 4, 2) >= 2 and default_k(need - 1, 1.0, 4, 2) == 1
+    assert rows_for_two_cells(5000, 1.0, 2, 2) == 5000  # already 2 or more: nothing to add
+    X = np.random.default_rng(0).random((300, 4))
+    rel = run("sparse_marginals", X, Domain([0.0] * 4, [1.0] * 4), epsilon=1.0, rng=0)
+    assert rel.params["k"] == 1
+    note = rel.notes[-1]
+    assert note.startswith("One cell per axis (k = 1): with 300 rows at ε = 1")
+    assert f"From about {need:,} rows at this ε" in note  # the same smallest n from 300 as from 442
+    assert np.unique(rel.synthetic, axis=0).shape[0] == 1  # what the note says: one point, the box's centre
+    # a k given by the user gets no such note
+    assert not any(n.startswith("One cell") for n in run("sparse_marginals", X, Domain([0.0] * 4, [1.0] * 4),
+                                                         epsilon=1.0, rng=0, k=1).notes)

@@ -371,7 +371,8 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
         params=_params(cfg, grid, k_rule, scale, p.n, key, noisy, described, raw, support, m_syn, budget),
         bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-δ={1 - cfg.delta_cert:g}) upper "
                    f"bound on the utility loss of Eq. (1) for the released points; private",
-        notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget), capped=capped)
+        notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget) + _one_cell_note(p, grid, bound),
+        capped=capped)
 
 
 # ------------------------------------------------------------------------------------ the steps
@@ -585,6 +586,37 @@ def _ledger_entry(grid: Grid, scale: Any, cfg: SparseMarginalsConfig) -> str:
 def _categorical_mask(grid: Grid) -> np.ndarray | None:
     """The categorical columns of a mixed grid (None on the cube)."""
     return np.asarray(grid.blocks.weights) > 0 if grid.mixed else None
+
+
+def rows_for_two_cells(n: int, epsilon: float, d: int, s: int) -> int | None:
+    """The smallest public size n' >= n (within a factor 2^30) at which :func:`~.query.default_k` picks at
+    least 2 cells per axis at this ε, d and s; None if none is. Data-independent (public inputs only)."""
+    if default_k(n, epsilon, d, s) >= 2:
+        return n
+    lo, hi = n, None
+    for j in range(1, 31):
+        if default_k(n * 2**j, epsilon, d, s) >= 2:
+            lo, hi = n * 2 ** (j - 1), n * 2**j
+            break
+    if hi is None:
+        return None
+    while hi - lo > 1:  # bisection: default_k grows with n (its noise term falls as 1/n)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if default_k(mid, epsilon, d, s) >= 2 else (mid, hi)
+    return hi
+
+
+def _one_cell_note(p: Prepared[SparseMarginalsConfig], grid: Grid, bound: float) -> list[str]:
+    """When the default grid has one cell per axis, say what that means for the release and what helps."""
+    if grid.k != 1 or grid.mixed or p.config.k is not None:
+        return []
+    need = rows_for_two_cells(p.n, p.epsilon, grid.d, grid.s)
+    more = (f" From about {need:,} rows at this ε (or a larger ε) the default grid has at least 2 cells per axis."
+            if need is not None else "")
+    return [f"One cell per axis (k = 1): with {p.n:,} rows at ε = {p.epsilon:g} the bound is smallest without "
+            f"discretising at all, so every released point is the centre of the box and the certificate "
+            f"({bound:.3g}) says little more than the box's size.{more} On a small table PMM or PSMM keep more of "
+            "the data's shape."]
 
 
 def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float, key: str, certs: Certificates,
