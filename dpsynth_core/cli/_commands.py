@@ -72,7 +72,7 @@ def _warn_clamping(args: argparse.Namespace, X, domain, path: str) -> None:
 def _mechanism_spec(name: str):
     load_all()
     if name not in MECHANISMS:
-        close = difflib.get_close_matches(name, list(MECHANISMS), n=1)
+        close = difflib.get_close_matches(name.lower().replace("-", "_"), list(MECHANISMS), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"The 'mechanism' parameter of {PROG} synth must be one of "
                          f"{', '.join(sorted(MECHANISMS))}. Got {name!r}{hint}.")

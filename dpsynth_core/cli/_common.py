@@ -205,18 +205,29 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _same_path(a: str, b: str) -> bool:
+    """Two output paths that name one file (also through symlinks or before either exists)."""
+    if a == "-" or b == "-":
+        return False
+    return _same_file(a, b) or os.path.realpath(a) == os.path.realpath(b)
+
+
 def _check_output(path: str | None) -> None:
-    """Refuse, before any work, an output path whose directory is missing or that is a directory."""
+    """Refuse, before any work, an output path whose directory is missing or that is a directory, in words
+    that say it is the output (the OS's own words are kept in parentheses)."""
     if not path or path == "-":
         return
     final = os.path.realpath(path)
     folder = os.path.dirname(final) or "."
     if os.path.isdir(final):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        raise ValueError(f"The output {path!r} is a folder ({os.strerror(errno.EISDIR)}): give a file name, "
+                         f"e.g. {os.path.join(path, 'synthetic.csv')!r}.")
     if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        raise ValueError(f"The output {path!r} cannot be written: its folder {os.path.dirname(path) or '.'!r} "
+                         f"does not exist ({os.strerror(errno.ENOENT)}); create it or choose another path.")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        raise ValueError(f"The output {path!r} cannot be written: no permission to write in its folder "
+                         f"({os.strerror(errno.EACCES)}); choose another path.")
 
 
 def write_outputs(outputs: Sequence[tuple[str | None, str | bytes]]) -> None:
@@ -253,7 +264,15 @@ def write_outputs(outputs: Sequence[tuple[str | None, str | bytes]]) -> None:
 def check_not_input(args: argparse.Namespace, inputs: Sequence[str]) -> None:
     """Refuse an output that is one of the input files (it would overwrite the private data), and an
     output whose directory does not exist (before any work, not after a long run)."""
-    for out in (args.output, args.report):
+    report = getattr(args, "report", None)
+    if args.output and report and (report == args.output or _same_path(report, args.output)):
+        if args.output == "-":
+            raise ValueError(f"The report (--report -) and the synthetic data (-o -) of {PROG} synth must not "
+                             "both go to the standard output: give the report a file name.")
+        raise ValueError(f"The report {report!r} of {PROG} synth must not be the synthetic data's file (-o "
+                         f"{args.output!r}): the report would replace the data. Give it another name, e.g. "
+                         f"{os.path.splitext(args.output)[0] + '_report.json'!r}.")
+    for out in (args.output, report):
         if not out or out == "-":
             continue
         for path in inputs:
@@ -278,7 +297,11 @@ def write_release(args: argparse.Namespace, release, seed: int | None) -> None:
     if args.report:
         outputs.append((args.report, report_json(release)))
     write_outputs(outputs)
-    say(args, f"wrote {release.synthetic.shape[0]} synthetic rows to {args.output} (in random order)")
+    m = release.synthetic.shape[0]
+    say(args, f"wrote {m} synthetic rows to {args.output} (in random order)")
+    if m == 0:  # not an error (the release is valid and private), but never a silent surprise
+        print(f"{PROG}: warning: the release has no rows: at ε = {release.epsilon:g} the noise left no synthetic "
+              "point (the report's notes say why); a larger ε gives rows.", file=sys.stderr, flush=True)
     if args.report:
         say(args, f"wrote the report (public values only) to {args.report}")
 

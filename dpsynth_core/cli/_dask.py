@@ -31,6 +31,7 @@ from ..tabular import (
     category_dtype,
     detect_delimiter,
     normalise_partition,
+    read_table,
 )
 from ._common import (
     CLAMP_WARNING_SHARE,
@@ -80,7 +81,8 @@ def _dask_files(pattern: str) -> tuple[list[str], str]:
     elif os.path.isfile(path):
         files = [path]
     else:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), pattern)
+        raise ValueError(f"The input {pattern!r} is not a file, a folder or a glob pattern that matches files "
+                         f"({os.strerror(errno.ENOENT)}): check the path.")
     kinds = {f: "Parquet" if f.lower().endswith(PARQUET_SUFFIXES) else "CSV" if f.lower().endswith(CSV_SUFFIXES)
              else None for f in files}
     other = [f for f, k in kinds.items() if k is None]
@@ -96,6 +98,27 @@ def _first_line(path: str) -> str:
     with open(path, "rb") as fh:
         line = fh.readline(1 << 20)
     return line.decode("utf-8-sig", errors="replace").rstrip("\r\n")
+
+
+#: Bytes of the first CSV file read to decide its decimal mark (as the numpy engine's reader decides it).
+DECIMAL_SAMPLE_BYTES = 1 << 20
+
+
+def _sample_decimal(path: str, label: str) -> str:
+    """The decimal mark ("." or ",") that :func:`~dpsynth_core.tabular.read_table` finds on the first
+    :data:`DECIMAL_SAMPLE_BYTES` of ``path`` (whole lines), so that both engines read a file alike. A file
+    that is not UTF-8 text is refused here with the reader's message; any other problem of the sample
+    leaves "." (the full read then reports it)."""
+    with open(path, "rb") as fh:
+        head = fh.read(DECIMAL_SAMPLE_BYTES + 1)
+    if len(head) > DECIMAL_SAMPLE_BYTES:
+        head = head[: head.rfind(b"\n", 0, DECIMAL_SAMPLE_BYTES) + 1] or head[:DECIMAL_SAMPLE_BYTES]
+    try:
+        return read_table(head, missing="drop", what=label[0].lower() + label[1:]).dialect["decimal"]
+    except CSVError as exc:
+        if exc.kind in ("encoding", "binary"):
+            raise
+        return "."
 
 
 def _numeric(dtype) -> bool:
@@ -153,6 +176,8 @@ def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: 
         # the separator by the rule the numpy engine and the dashboard use, on the start of the first
         # file: refused when two separators fit equally well
         csv_kw = {"sep": detect_delimiter(files[0], label)}
+        if _sample_decimal(files[0], label) == ",":  # decimal commas, detected as the numpy engine does
+            csv_kw["decimal"] = ","
         if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
             # correctly rounded, as the numpy engine reads (pandas >= 3.1 has one converter, and warns)
             csv_kw["float_precision"] = "round_trip"

@@ -145,6 +145,29 @@ def test_csv_separator_follows_the_numpy_engines_rule(tmp_path, capsys):
     assert "could be split into columns" in _one_error_line(capsys)
 
 
+def test_decimal_commas_and_a_bad_encoding_are_read_as_the_numpy_engine_reads_them(tmp_path, capsys):
+    """A semicolon file with decimal commas: the numpy engine reads it (its note says so); the Dask engine left
+    the column out as text, silently changing the release. Now both give the same bytes. A Latin-1 file and a
+    missing input get the numpy engine's words, not a codec's or the OS's."""
+    X = _data(seed=4)
+    options = ["-m", "pmm", "-e", "1", "-b", BOUNDS, "--seed", "3"]
+    comma = tmp_path / "comma.csv"
+    comma.write_text("a;b\n" + "".join(f"{float(x)!r};{float(y)!r}\n".replace(".", ",") for x, y in X))
+    code, want_csv, want_rep = _synth([str(comma), *options], tmp_path, "numpy")
+    assert code == 0
+    code, out, rep = _synth([str(comma), "--engine", "dask", *options], tmp_path, "dask")
+    assert code == 0 and out.read_bytes() == want_csv.read_bytes() and rep.read_bytes() == want_rep.read_bytes()
+    assert out.read_text().splitlines()[0] == "a,b"  # both columns, none left out
+    capsys.readouterr()
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("a,b\n1,2\n3,4\n".encode() + "5,6 # Müller\n".encode("latin-1"))
+    code, out, _ = _synth([str(latin), "--engine", "dask", *options], tmp_path, "latin_out")
+    assert code == 1 and not out.exists()
+    assert "is not UTF-8 text" in _one_error_line(capsys)
+    code, _, _ = _synth([str(tmp_path / "nope.csv"), "--engine", "dask", *options], tmp_path, "nope")
+    assert code == 1 and "is not a file, a folder or a glob pattern" in _one_error_line(capsys)
+
+
 @pytest.mark.slow
 def test_local_cluster_end_to_end(tmp_path, monkeypatch, capsys):
     """The default: a distributed.LocalCluster of worker processes, started and closed by the CLI."""
