@@ -30,6 +30,7 @@ from typing import Any
 from ..domain import Domain, check_categories
 from ..export import report_json, synthetic_csv
 from ..mechanisms import MECHANISMS, bind
+from ..privacy import check_epsilon
 from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
 
 __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
@@ -154,7 +155,8 @@ def domain_from_bounds(bounds: str, names: Sequence[str], owner: str, *, word: s
 def bind_mechanism(spec, args: argparse.Namespace):
     """The mechanism bound to the command line's ε, δ, relation, n_public and --param values."""
     owner = spec.name
-    epsilon = float_arg(args.epsilon, "epsilon", owner)
+    # ε and the parameters are checked here, before any data is read (the mechanism checks them again)
+    epsilon = check_epsilon(float_arg(args.epsilon, "epsilon", owner), owner)
     if args.delta is not None and not spec.needs_delta:
         raise ValueError(f"The 'delta' parameter of {owner} is not used: {owner} is pure ε-DP. Got {args.delta!r}.")
     if args.delta is None and spec.needs_delta:
@@ -176,6 +178,7 @@ def bind_mechanism(spec, args: argparse.Namespace):
         if key in params:
             raise ValueError(f"The 'param' parameter of {PROG} synth must give {key!r} once. Got it twice.")
         params[key] = spec.param(key).parse(value.strip(), owner)
+        spec.param(key).check(params[key], owner)
     n_public = None
     if args.n_public is not None:
         accepted = set(inspect.signature(spec.func).parameters)

@@ -102,6 +102,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     # those the options declare, read as text and matched against their categories
     syn, domain = read_input(args, args.synthetic, role="synthetic", owner=_OWNER, options=options)
     names = list(domain.names)
+    if args.target is not None and args.target not in names:
+        raise ValueError(f"--target {args.target!r} of {_OWNER} must be one of the columns read "
+                         f"({', '.join(repr(c) for c in names)}): name one of them, or add it to --columns.")
     real, _ = read_input(args, args.real, role="real", owner=_OWNER, options=options, columns=names)
     holdout = None if args.holdout is None else read_input(args, args.holdout, role="holdout", owner=_OWNER,
                                                           options=options, columns=names)[0]

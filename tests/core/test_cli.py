@@ -436,3 +436,26 @@ def test_an_empty_release_is_written_with_a_warning(data, tmp_path, capsys):
         assert "no rows" not in err
     else:
         pytest.fail("no seed in 0..19 gave an empty release at ε = 0.001; the test needs one")
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    (["-e", "0"], "The 'epsilon' parameter of pmm must be a float in [1e-06, 1000000]. Got 0."),
+    (["-e", "1e9"], "The 'epsilon' parameter of pmm must be a float in [1e-06, 1000000]. Got 1000000000."),
+    (["-e", "1", "--param", "depth=1000"], "The 'depth' parameter of pmm must be an int in"),
+])
+def test_epsilon_and_parameters_are_checked_before_the_data_is_read(flag, message, tmp_path, capsys):
+    # the input does not exist: the error is about ε or the parameter, so they were checked first
+    assert main(["synth", "-m", "pmm", *flag, "-b", "0:1", str(tmp_path / "not_there.csv"), "-o",
+                 str(tmp_path / "o.csv")]) == 1
+    line = _one_error_line(capsys)
+    assert message in line, line
+
+
+def test_report_target_not_among_the_columns_is_said_in_the_commands_words(data, tmp_path, capsys):
+    X, src = data
+    syn = _write_csv(tmp_path / "syn.csv", X[:50])
+    assert main(["report", str(src), str(syn), "-b", "0:10,-1:1", "--target", "salary", "-o",
+                 str(tmp_path / "r.json"), "-q"]) == 1
+    line = _one_error_line(capsys)
+    assert "--target 'salary' of dpsynth report must be one of the columns read ('a', 'b')" in line, line
+    assert "evaluate.report" not in line and not (tmp_path / "r.json").exists()
