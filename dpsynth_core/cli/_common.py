@@ -498,6 +498,10 @@ def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
             raise CSVError(f"{str(exc).rstrip('.')}, or use --engine dask, which reads CSV or Parquet files of any "
                            f"size without holding them in memory.", exc.kind, row=exc.row, column=exc.column,
                            count=exc.count) from None
+        if exc.kind in ("size", "too_many_rows"):  # w1, report: the measures themselves need rows in memory
+            raise CSVError(f"{str(exc).rstrip('.')}; to compare larger files, compare a random sample of the rows "
+                           f"of each (an exact W1 between 10^5 rows takes about a minute).", exc.kind, row=exc.row,
+                           column=exc.column, count=exc.count) from None
         raise
     # progress lines never carry a count of the private rows; such counts are warnings for the owner
     for note in table.notes:

@@ -15,6 +15,7 @@ from dpsynth_core import Domain, run
 from dpsynth_core.cli import main
 from dpsynth_core.mechanisms import MECHANISMS, load_all
 from dpsynth_core.tabular import load_csv
+from dpsynth_core.tabular.read import MAX_ROWS
 from dpsynth_core.transport import wasserstein1
 
 load_all()
@@ -459,3 +460,14 @@ def test_report_target_not_among_the_columns_is_said_in_the_commands_words(data,
     line = _one_error_line(capsys)
     assert "--target 'salary' of dpsynth report must be one of the columns read ('a', 'b')" in line, line
     assert "evaluate.report" not in line and not (tmp_path / "r.json").exists()
+
+
+
+def test_w1_of_files_too_large_to_read_says_what_to_do(data, tmp_path, capsys):
+    # one row more than the reader's limit (200,000): refused with what to do, for w1 as for synth
+    X, src = data
+    big = tmp_path / "big.csv"
+    big.write_text("a,b\n" + "0.5,0.25\n" * (MAX_ROWS + 1))
+    assert main(["w1", str(big), str(src), "-b", "0:10,-1:1", "-q"]) == 1
+    line = _one_error_line(capsys)
+    assert "compare a random sample of the rows of each" in line, line

@@ -386,7 +386,7 @@ def test_cli_report_errors(tmp_path, capsys):
     before = (tmp_path / "real.csv").read_bytes()
     for argv, match in [
         (["report", "-q", real, real, "--bounds", "0:1", "-o", real], "must not be one of the input files"),
-        (["report", "-q", real, real, "--bounds", "0:1", "--target", "z"], "'target' parameter of evaluate.report"),
+        (["report", "-q", real, real, "--bounds", "0:1", "--target", "z"], "--target 'z' of dpsynth report must be one of the columns read"),
         (["report", "-q", real, real, "--bounds", "0:1", "--w1", "big"], "'w1' parameter of dpsynth report"),
         (["report", "-q", real, real, "--bounds", "0:1,0:1,0:1"], "'bounds' parameter of dpsynth report"),
     ]:

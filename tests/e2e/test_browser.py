@@ -148,6 +148,8 @@ def test_upload_good_and_bad_csv(server, page, ui):
     # a good file: the bounds must be typed (never read off the data) before it can be used
     rows = "\n".join(f"{i % 7},{(i * 3) % 11},{i % 5}" for i in range(300))
     _upload(ui, page, "good.csv", ("age,score,group\n" + rows + "\n").encode())
+    # as for the missing value: wait for what this file shows (its bounds' inputs), not for the runs alone
+    page.get_by_label("lower bound of age", exact=True).wait_for(timeout=30_000)
     ui.assert_no_exception(page, "good CSV upload")
     ui.click_button(page, "Use this data")
     ui.assert_no_exception(page, "using the data without bounds")
@@ -267,6 +269,18 @@ HEADLINE_JS = """(bracket) => {
   const pending = caps.some(c => c.textContent.includes('certified to lie in') && c.textContent.includes('being computed'));
   return bracket ? (approx && pending) : (t !== '' && t !== '—' && !approx);
 }"""
+#: The headline's first state: "bracket" (a certified bracket, the exact value pending) or "exact" (already
+#: filled in: on a fresh browser context the metric's code can load after the fragment has swapped the
+#: bracket for the exact value), null while neither is on screen.
+HEADLINE_STATE_JS = """() => {
+  const m = document.querySelector('[data-testid="stMain"] [data-testid="stMetricValue"]');
+  const t = m ? m.textContent.trim() : '';
+  const approx = t.startsWith('[') || t.startsWith('≈');
+  const caps = Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stCaptionContainer"]'));
+  const pending = caps.some(c => c.textContent.includes('certified to lie in') && c.textContent.includes('being computed'));
+  if (approx && pending) return 'bracket';
+  return (t !== '' && t !== '—' && !approx) ? 'exact' : null;
+}"""
 
 
 def test_pmm_headline_shows_a_certified_bracket_then_fills_in_the_exact_value(server, page, ui):
@@ -277,13 +291,18 @@ def test_pmm_headline_shows_a_certified_bracket_then_fills_in_the_exact_value(se
     The bracket is photographed for the README (``pmm_headline.png``) when the picture can be taken
     before the exact value arrives; since the warm solves (docs/transport.md) the exact value follows
     the bracket within about half a second, and if it arrives during the picture at all three seeds the
-    committed picture stays (it shows the same state of the same page)."""
+    committed picture stays (it shows the same state of the same page). The bracket must be seen at one
+    seed at least: at the first one, on a fresh browser context, the metric's code can load only after the
+    exact value has replaced the bracket (seen once in a fresh-clone run), which is not a fault."""
     shot = False
-    for seed in (7, 8, 9):
+    seen = []
+    for seed in (7, 8, 9, 10):
         page.goto(f"{server}/pmm?seed={seed}", wait_until="commit")
-        page.wait_for_function(HEADLINE_JS, arg=True, timeout=ui.hang_s * 1000, polling="raf")
+        state = page.wait_for_function(HEADLINE_STATE_JS, timeout=ui.hang_s * 1000, polling="raf").json_value()
         caption = page.locator('[data-testid="stCaptionContainer"]', has_text="certified to lie in")
-        if not shot:
+        if state == "bracket":
+            seen.append(seed)
+        if state == "bracket" and not shot:
             taken = ui.shot_region(page, '[data-testid="stMain"] [data-testid="stHorizontalBlock"]:has([data-testid="stMetric"])',
                                    '[data-testid="stMain"] [data-testid="stCaptionContainer"]', "pmm_headline",
                                    end_text="certified to lie in")
@@ -296,3 +315,4 @@ def test_pmm_headline_shows_a_certified_bracket_then_fills_in_the_exact_value(se
         assert not caption.count()
         if shot:
             break
+    assert seen, "the certified bracket never showed before the exact value at seeds 7-10"
