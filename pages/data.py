@@ -120,7 +120,9 @@ else:
         except CSVError as exc:
             st.error(str(exc))
             if exc.kind == "missing":
-                st.checkbox(f"Drop the {exc.count} rows with missing values", key=drop_key)
+                offer = ("Drop the row with a missing value" if exc.count == 1 else
+                         f"Drop the {sources.rows_text(exc.count)} with missing values")
+                st.checkbox(offer, key=drop_key)
                 drop_shown = True
             if exc.kind in ("not_a_number", "decimal", "infinite") and exc.column and exc.column not in skipped:
                 st.checkbox(f"Leave out the column {exc.column!r} and read the rest",
@@ -220,7 +222,8 @@ else:
                     if (note := sources.small_table_note(ds.n)) is not None:
                         _ui.flash("warning", note)
                     if len(frame) < len(df):
-                        _ui.flash("info", f"Left out {len(df) - len(frame)} rows with a missing value in a text column.")
+                        _ui.flash("info", f"Left out {sources.rows_text(len(df) - len(frame))} with a missing value in a text "
+                                         "column.")
                     if not_private:
                         _ui.flash("warning", f"The {'bounds' if from_data else 'categories'}"
                                              f"{' and categories' if from_data and cats_from_data and categorical else ''}"

@@ -279,7 +279,7 @@ def test_missing_text_cell_is_refused_then_dropped_on_request():
     at.button(key="data_use_upload").click().run()
     assert not errors(at), errors(at)
     assert at.session_state["dataset"].n == 119
-    assert any("Left out 1 rows with a missing value" in i.value for i in at.info)
+    assert any("Left out 1 row with a missing value" in i.value for i in at.info)
 
 
 def test_use_the_values_in_this_file_makes_every_release_not_dp():

@@ -139,7 +139,7 @@ def test_upload_good_and_bad_csv(server, page, ui):
     _upload(ui, page, "holes.csv", b"age,score\n1,2\n,3\n4,5\n")
     # the upload's runs may finish before the uploader has handed over the new file: wait for the
     # offer itself (an element, not a sleep; it fails after 30 s)
-    offer = page.get_by_text("Drop the 1 rows with missing values")
+    offer = page.get_by_text("Drop the row with a missing value")
     offer.wait_for(timeout=30_000)
     ui.assert_no_exception(page, "CSV with a missing value")
     assert "missing" in ui.visible_text(page), "a missing value must be reported"
