@@ -205,6 +205,11 @@ class Prepared(Generic[C]):
         if capped is not None:
             params = {**params, "limits": capped}
             notes.append(limits.cap_note(capped, self.owner))
+        diameter = max((1.0, *self.domain.weights))  # of the unit cube (l_inf), or of the mixed metric
+        if bound is not None and bound >= diameter and not any("says nothing here" in str(n) for n in notes):
+            notes.append(f"The bound {float(bound):.3g} is not below the largest possible W1 ({diameter:g}, the "
+                         "space's diameter in unit-cube units): it says nothing here. More rows or a larger ε "
+                         "give an informative one.")
         return Release(synthetic=synthetic, epsilon=self.epsilon, delta=self.delta, neighbours=self.neighbours,
                        mechanism=self.mechanism, domain=self.domain, ledger=ledger, trace=trace, owner=owner,
                        params=params, bound=None if bound is None else float(bound), bound_kind=bound_kind,
