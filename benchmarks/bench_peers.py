@@ -345,6 +345,9 @@ def _ours_release(method: str, variant: str, X, dom, eps: float, seed: int):
 VARIANTS = ("today", "rule", "default")  # --variant=<one of them> restricts phase "ours"
 #: Version of the low_dim plan measured by the "rule" variant (2: PSMM's cells at ε/2 under replace).
 PLAN_VERSION = 2
+#: Version of PMM's depth rule measured by the "rule" and "default" variants (2: one level deeper than
+#: Corollary 12 in d = 5, 6, from the extended defaults study; rows without it measured the rule before).
+PMM_RULE_VERSION = 2
 
 
 def phase_ours(rows: dict, quick: bool) -> None:
@@ -355,6 +358,8 @@ def phase_ours(rows: dict, quick: bool) -> None:
         for eps, seed, method, variant in itertools.product(EPSILONS, SEEDS[:2] if quick else SEEDS, OURS,
                                                             VARIANTS):
             extra = {"plan": PLAN_VERSION} if (method, variant) == ("low_dim", "rule") else {}
+            if method == "pmm" and variant in ("rule", "default"):
+                extra = {"depth_rule": PMM_RULE_VERSION}
             kk = key(phase="run", table=name, method=method, variant=variant, eps=eps, seed=seed, **extra)
             if kk in rows:
                 continue
@@ -412,10 +417,13 @@ def oracle_summary(rows: dict, verdict: list[dict]) -> list[dict]:
             continue
         means: dict = {}
         for r in cell:
-            means.setdefault((r["method"], r["value"], r["rule"]), []).append(r["w1"])
-        (m, val, rule), ws = min(means.items(), key=lambda kv: float(np.mean(kv[1])))
+            means.setdefault((r["method"], r["value"]), []).append(r["w1"])
+        # the rules as they are now (a row records the rule of its day: the sweep around it may have moved)
+        rules = {mm: ORACLE_SPAN[mm][1](cell[0]["n"], v["eps"], cell[0]["d"]) for mm in ORACLE_SPAN}
+        (m, val), ws = min(means.items(), key=lambda kv: float(np.mean(kv[1])))
+        rule = rules[m]
         se = float(np.std(ws, ddof=1) / math.sqrt(len(ws))) if len(ws) > 1 else float("nan")
-        rule_w = {(mm, rr): float(np.mean(w)) for (mm, vv, rr), w in means.items() if vv == rr}
+        rule_w = {(mm, vv): float(np.mean(w)) for (mm, vv), w in means.items() if vv == rules[mm]}
         out.append(dict(table=v["table"], d=v["d"], eps=v["eps"], best_peer=v["best_peer"],
                         best_peer_w1=v["best_peer_w1"], oracle_method=m, oracle_param=ORACLE_SPAN[m][0],
                         oracle_value=val, rule_value=rule, oracle_w1=float(np.mean(ws)), oracle_w1_se=se,
@@ -581,7 +589,9 @@ def _audit_direct(mech, D, Dp, stat, eps, trials, thresholds):
 # ----------------------------------------------------------------------------------- summarise
 def summarise(rows: dict, bins: dict, audit_out: dict | None) -> dict:
     runs = [r for r in rows.values() if r.get("phase") == "run" and "w1" in r
-            and not ((r["method"], r["variant"]) == ("low_dim", "rule") and r.get("plan") != PLAN_VERSION)]
+            and not ((r["method"], r["variant"]) == ("low_dim", "rule") and r.get("plan") != PLAN_VERSION)
+            and not (r["method"] == "pmm" and r["variant"] in ("rule", "default")
+                     and r.get("depth_rule") != PMM_RULE_VERSION)]
     groups: dict = {}
     for r in runs:
         label = r["method"] if r["variant"] == "peer" else f"{r['method']} ({r['variant']})"

@@ -57,6 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import study_data  # noqa: E402
 from benchmarks.common import RESULTS, machine  # noqa: E402
 from dpsynth_core import Domain, defaults, run  # noqa: E402
+from dpsynth_core.grid import default_cells_per_axis  # noqa: E402
+from dpsynth_core.mechanisms.haar_walk import default_grid  # noqa: E402
 from dpsynth_core.mechanisms.low_dim import (  # noqa: E402
     mean_noise_scale,
     private_covariance,
@@ -64,6 +66,7 @@ from dpsynth_core.mechanisms.low_dim import (  # noqa: E402
     top_eigenvectors,
 )
 from dpsynth_core.noise import laplace  # noqa: E402
+from dpsynth_core.theory import AUTO_MAX_DEPTH, default_depth, paper_depth  # noqa: E402
 from dpsynth_core.transport import wasserstein1  # noqa: E402
 from dpsynth_core.transport.dense import POT_MAX_PAIRS  # noqa: E402
 
@@ -123,16 +126,14 @@ def _geom_ints(lo: float, hi: float, num: int) -> list[int]:
 def today_value(mech: str, n: int, eps: float, d: int) -> int:
     """The previous default of the swept parameter (before issue 27 wired the rules in; for the sweep range
     and the "today" runs): k^d ≈ εn for the histograms, the walk's ``grid_rule="log"``, PMM's depth rule."""
-    from dpsynth_core.grid import default_cells_per_axis
-    from dpsynth_core.mechanisms.haar_walk import default_grid
-    from dpsynth_core.mechanisms.pmm import default_depth
-
     if mech == "flat_histogram":
         return default_cells_per_axis(n, eps, d)
     if mech == "psmm":
         return default_cells_per_axis(n, eps, d, cap_cells=2**15)
     if mech == "haar_walk":
         return default_grid(n, eps, d, rule="log")
+    if d in (5, 6):  # the rule before this study moved d = 5, 6 one level deeper: Corollary 12's depth there
+        return min(paper_depth(n, eps, d), AUTO_MAX_DEPTH)
     return default_depth(n, eps, d)
 
 
@@ -140,10 +141,10 @@ def sweep_values(mech: str, n: int, eps: float, d: int) -> list[int]:
     x = eps * n
     today = today_value(mech, n, eps, d)
     if mech == "pmm":
-        from dpsynth_core.mechanisms.pmm import paper_depth
-
         p = paper_depth(n, eps, d)
-        return list(range(max(0, p - 7), min(p + 1, 20) + 1))
+        # up to three levels deeper than the paper's depth in d >= 2 (one level, before: the best depth in
+        # hindsight sat at that edge in 15 of the 27 settings with d >= 4, so the fit could not see beyond it)
+        return list(range(max(0, p - 7), min(p + (3 if d >= 2 else 1), 20) + 1))
     if mech == "haar_walk" and d == 1:
         top = int(math.ceil(math.log2(max(2.0, 1.3 * x))))
         return [2**j for j in range(1, min(top, 20) + 1)]
@@ -465,8 +466,6 @@ def phase_acceptance(cache: Cache, quick: bool) -> dict:
       the default; the study passes n public).
     Writes benchmarks/results/defaults_acceptance.json.
     """
-    from dpsynth_core.mechanisms.haar_walk import default_grid
-
     out: dict = {"low_dim_vs_psmm": [], "haar_walk_grid": {}, "digits": {}, "flat_histogram": None}
     for s in low_dim_settings(quick):
         X, dom, _ = data(s["table"], s["n"])
@@ -562,7 +561,7 @@ def fit_depth_shift(curves: dict, size: str = "eps*n") -> dict:
     out = {}
     for d, items in sorted(by_d.items()):
         res = {}
-        for s in range(0, 6):
+        for s in range(-3, 6):  # negative: deeper than the paper's depth
             regs = []
             for n, eps, curve in items:
                 r = max(0, int(round(math.log2(max(SIZES[size](n, eps), 1.0)))) - s)

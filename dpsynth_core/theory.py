@@ -54,6 +54,7 @@ __all__ = [
     "DEPTH_RULES",
     "MAX_PMM_DEPTH",
     "AUTO_SHIFT",
+    "auto_shift",
     "AUTO_MAX_DEPTH",
     "paper_depth",
     "default_depth",
@@ -266,12 +267,15 @@ DEPTH_RULES = ("auto", "paper", "bound")
 #: Deepest tree pmm builds (2^24 leaves; the trace holds four count trees of 2^25 int32 each).
 MAX_PMM_DEPTH = 24
 #: Levels the "auto" rule stays below Corollary 12's depth, per consistency map and dimension d >= 2
-#: (d >= 4 uses the d = 3 value); d = 1 uses the bound-minimising depth. Chosen by
-#: benchmarks/depth_study.py: smallest geometric-mean regret of exact W1 over n, ε and three data
-#: shapes, against Corollary 12's depth itself (the regrets per rule and dimension are in
-#: benchmarks/results/pmm_depth_study.json, "summary_phase_a").
+#: (a dimension not listed uses the d = 3 value; negative: deeper); d = 1 uses the bound-minimising
+#: depth. Chosen by benchmarks/depth_study.py (d = 2, 3: smallest geometric-mean regret of exact W1 over
+#: n, ε and three data shapes, against Corollary 12's depth itself; benchmarks/results/pmm_depth_study.json,
+#: "summary_phase_a") and, for least squares in d = 4, 5, 6, by the defaults study
+#: (benchmarks/defaults_study.py, depths up to three levels below Corollary 12's: shift 0 in d = 4, one
+#: level deeper in d = 5 and 6; "fit" -> "pmm" in benchmarks/results/defaults_study.json). Beyond d = 6
+#: nothing was measured, and the d = 3 value stays.
 AUTO_SHIFT = {
-    "least_squares": {2: 1, 3: 0},
+    "least_squares": {2: 1, 3: 0, 4: 0, 5: -1, 6: -1},
     "proportional": {2: 3, 3: 1},
     "uniform": {2: 3, 3: 1},
 }
@@ -300,17 +304,23 @@ def default_depth(n: int, epsilon: float, d: int, consistency: str = "least_squa
     .. math:: r = \\min\\big(\\mathrm{round}(\\log_2(\\varepsilon n)) - c_{d}, \\; 16\\big)^+ \\quad (d \\ge 2),
               \\qquad r = \\arg\\min_r \\text{Theorem 11} \\quad (d = 1)
 
-    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d >= 3; the
-    paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
+    with :math:`c_d` from :data:`AUTO_SHIFT` (least squares: 1 for d = 2, 0 for d = 3, 4 and d > 6,
+    -1 (one level deeper) for d = 5, 6; the paper's maps: 3 and 1) and the cap :data:`AUTO_MAX_DEPTH`. In d = 1 the best depth drifts
     below Corollary 12's by a growing number of levels (the (r+1)^2 of Theorem 11), which the
     bound-minimising depth tracks. Depends only on the public (n, ε, d) and the consistency map.
     """
     if d == 1:
         r = bound_depth(n, epsilon, d, neighbours)
     else:
-        table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
-        r = paper_depth(n, epsilon, d) - table.get(d, table[3])
+        r = paper_depth(n, epsilon, d) - auto_shift(consistency, d)
     return int(min(max(r, 0), AUTO_MAX_DEPTH))
+
+
+def auto_shift(consistency: str, d: int) -> int:
+    """:data:`AUTO_SHIFT` of ``consistency`` (the proportional map's for an unknown one) in dimension
+    d >= 2: levels below Corollary 12's depth (negative: deeper); a dimension not listed takes d = 3's."""
+    table = AUTO_SHIFT.get(consistency, AUTO_SHIFT["proportional"])
+    return int(table.get(d, table[3]))
 
 
 def bound_depth(n: int, epsilon: float, d: int, neighbours: str = "add_remove") -> int:

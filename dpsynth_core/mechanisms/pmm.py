@@ -19,7 +19,9 @@ Depth
     ``depth_rule="paper"`` is Corollary 12 (:math:`r = \\log_2(\\varepsilon n)` rounded, minus one
     for d = 1). The default ``"auto"`` (:func:`default_depth`) comes from the depth study in
     ``benchmarks/depth_study.py`` (exact W1, 42 settings of n, ε, d and data shape): Corollary 12's
-    depth is the rate-optimal order but too deep at moderate n, where leaf noise swamps leaf counts.
+    depth is the rate-optimal order but too deep in 2-D at moderate n, where leaf noise swamps leaf
+    counts; in 5-D and 6-D the defaults study (``benchmarks/defaults_study.py``) found one level deeper
+    than Corollary 12 best, where each axis is otherwise split only r/d times.
 
 Consistency
     ``"least_squares"`` (default) is the generalised least-squares estimate of the whole tree ([HRMS10],
@@ -479,9 +481,9 @@ class PMMConfig(Config):
         "or noisy n.", low=0, high=MAX_PMM_DEPTH)
     depth_rule: str = param(
         "choice", "auto", "How the default depth is chosen from (n, ε, d): 'auto' = rule dpsynth_core.defaults.pmm_depth "
-        "of the depth study, confirmed in d = 4-6 by the defaults study (benchmarks/defaults_study.py, "
-        "docs/defaults.md): Corollary 12's depth minus 1 level in 2-D with least squares, the bound-minimising depth "
-        "in 1-D, at most 16; 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising Theorem 11's "
+        "of the depth study (d = 2, 3) and the defaults study (d = 4-6; benchmarks/defaults_study.py, docs/defaults.md): "
+        "with least squares Corollary 12's depth minus 1 level in 2-D, Corollary 12's depth in 3-D and 4-D, plus 1 level "
+        "in 5-D and 6-D; the bound-minimising depth in 1-D; at most 16; 'paper' = Corollary 12, r = log2(εn) (−1 for d = 1); 'bound' = the depth minimising Theorem 11's "
         "bound.", choices=DEPTH_RULES)
     noise: Any = param(
         "choice", "optimal", "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "

@@ -16,11 +16,13 @@ from benchmarks import bench_peers as bp  # noqa: E402
 def _row(method: str, value: int, rule: int, seed: int, w1: float, eps: float = 1.0) -> dict:
     param = bp.ORACLE_SPAN[method][0]
     key = bp.key(phase="oracle", table="t:4", method=method, eps=eps, seed=seed, **{param: value})
-    return dict(key=key, phase="oracle", table="t:4", d=4, method=method, eps=eps, seed=seed, param=param,
+    return dict(key=key, phase="oracle", table="t:4", d=4, n=256, method=method, eps=eps, seed=seed, param=param,
                 value=value, rule=rule, w1=w1)
 
 
 def test_oracle_picks_the_lowest_mean_over_seeds_and_divides_by_the_best_peer():
+    # n = 256, ε = 1, d = 4: the rules give PMM depth 8 and PSMM 4 cells per axis (computed at summary time)
+    assert (bp.defaults.pmm_depth(256, 1.0, 4), bp.defaults.psmm_cells(256, 1.0, 4)) == (8, 4)
     rows = {}
     # PMM depth 8 (the rule): mean 0.30; depth 9: mean 0.20 (one seed lower than anything, one higher);
     # PSMM cells 3: mean 0.25, cells 4 (the rule): a single lucky seed 0.15 and a bad one 0.35 -> mean 0.25

@@ -401,10 +401,12 @@ def test_depth_rules():
             if d == 1:
                 assert got == min(r, AUTO_MAX_DEPTH)
             else:
-                shift = AUTO_SHIFT[cons][min(d, 3)]
+                shift = AUTO_SHIFT[cons].get(d, AUTO_SHIFT[cons][3])
                 assert got == min(max(paper_depth(n, eps, d) - shift, 0), AUTO_MAX_DEPTH)
     assert default_depth(5000, 0.95, 2) == 11 and default_depth(10**6, 1.0, 2) == AUTO_MAX_DEPTH == 16
     assert default_depth(5000, 0.95, 2, "proportional") == 9
+    # the defaults study: least squares one level deeper than Corollary 12 in d = 5, 6 (4000 * 2 = 2^12.97)
+    assert [default_depth(4000, 2.0, d) for d in (3, 4, 5, 6, 7, 64)] == [13, 13, 14, 14, 13, 13]
     rel = pmm(_X(1000), DOM2, epsilon=1.0, depth_rule="paper", n_public=1000, rng=0)
     assert rel.params["depth"] == 10 and rel.params["depth_rule"] == "paper"
     rel = pmm(_X(1000), DOM2, epsilon=1.0, depth=3, rng=0)
