@@ -141,10 +141,11 @@ def small_table_note(n: int) -> str | None:
     if n >= SMALL_TABLE:
         return None
     share = 100.0 / n
-    return (f"Only {rows_text(n)}: every mechanism runs, but one person is {share:.0f} % of the data, so the noise "
-            "that hides them dominates any release; Low-dimensional data needs at least 2 rows, and the Rates "
-            f"page's larger n are drawn with replacement from these {rows_text(n)}. A table of a few hundred rows or "
-            "more shows what differential privacy can keep.")
+    these = "this one row" if n == 1 else f"these {rows_text(n)}"
+    return (f"Only {rows_text(n)}: the mechanisms run, but one person is {share:.0f} % of the data, so the noise "
+            "that hides them dominates any release" + ("; Low-dimensional data needs at least 2 rows" if n < 2 else "")
+            + f", and the Rates page's larger n are drawn with replacement from {these}. A table of a few hundred "
+            "rows or more shows what differential privacy can keep.")
 
 
 def parse_categories(text: str | None) -> list[str]:

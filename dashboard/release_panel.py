@@ -55,6 +55,12 @@ def release_section(name: str, params: dict, *, title: str):
     spec = mechanisms()[name]
     if not relation_supported(spec):
         return None
+    n = data().n
+    if n < spec.min_rows:  # said before running, in the page's words (the library says it as a parameter error)
+        st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {sources.rows_text(n)}"
+                   + (f": {spec.min_rows_reason}." if spec.min_rows_reason else ".")
+                   + " Load a larger table on the Data page.", icon=":material/table_rows:")
+        return None
     rel = teaching_release(name, params)
     if rel is None:
         if refuses_categories(name):
@@ -463,9 +469,11 @@ def relation_supported(spec) -> bool:
     mechanism, not an error) and the page reruns; the page then says what was switched and why.
     """
     rel = settings()["neighbours"]
-    note = st.session_state.pop("_relation_note", None)
     if rel in spec.neighbours:
-        if note:
+        # the note stays while this page shows the switched relation (a page can run several times: a fragment's
+        # last poll, a widget); the sidebar drops it with the switch on the next page
+        note, restore = st.session_state.get("_relation_note"), st.session_state.get("_relation_restore")
+        if note and restore and restore["page"] == st.session_state.get("_page") and rel == restore["switched_to"]:
             st.info(note, icon=":material/swap_horiz:")
         return True
     other = spec.neighbours[0]
@@ -473,8 +481,8 @@ def relation_supported(spec) -> bool:
            "its analysis covers adding or removing a record")
     st.session_state["_pending_neighbours"] = other
     # the switch is for this page only: the sidebar restores the user's relation on the next page
-    st.session_state["_relation_restore"] = {"value": rel, "switched_to": other,
-                                             "page": st.session_state.get("_page"), "title": spec.title}
+    page = st.session_state.get("_page")
+    st.session_state["_relation_restore"] = {"value": rel, "switched_to": other, "page": page}
     st.session_state["_relation_note"] = (
         f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
         f"neighbouring relation was switched for this page; other pages go back to *{RELATION_WORDS[rel]}*.")

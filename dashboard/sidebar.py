@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from .data import rows_text
-from .registry import DELTA_PAGES
+from .registry import DELTA_PAGES, PAGES
 from .settings import DELTA_GRID, EPSILON_GRID
 from .state import data
 
@@ -62,12 +62,13 @@ def _restore_relation(page: str) -> None:
     if restore is None or page == restore["page"]:
         return
     del st.session_state["_relation_restore"]
+    st.session_state.pop("_relation_note", None)
     if st.session_state.get("neighbours") != restore["switched_to"]:
         return  # the user chose a relation since: theirs stands
     st.session_state["neighbours"] = restore["value"]
-    words = {"add_remove": "add / remove one record", "replace": "replace one record"}[restore["value"]]
-    st.toast(f"Neighbouring relation back to *{words}*: {restore['title']} had switched it for its own page.",
-             icon=":material/swap_horiz:")
+    words = {"add_remove": "add / remove", "replace": "replace"}[restore["value"]]
+    where = next((p.title for p in PAGES if p.url == restore["page"]), "the last page")
+    st.toast(f"Neighbours back to *{words}* ({where} had switched them).", icon=":material/swap_horiz:")
 
 
 def _domain_text(dom, most: int = 4) -> str:

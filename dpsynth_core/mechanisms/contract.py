@@ -223,7 +223,8 @@ class MechanismSpec:
 
     ``neighbours`` are the relations it supports (``default_neighbours`` first used), ``needs_delta``
     whether it is approximate (ε, δ)-DP, ``max_dim`` the largest dimension it accepts (with the reason
-    in ``max_dim_reason``; it counts numeric columns), ``min_rows`` the fewest private rows,
+    in ``max_dim_reason``; it counts numeric columns), ``min_rows`` the fewest private rows (with the
+    reason in ``min_rows_reason``),
     ``categorical`` whether it takes categorical columns (docs/mixed-data.md). ``params`` come from
     ``config``.
     ``theory`` describes its W1 bound (:class:`dpsynth_core.theory.Theory`).
@@ -243,6 +244,7 @@ class MechanismSpec:
     max_dim: int | None = None
     max_dim_reason: str = ""
     min_rows: int = 1
+    min_rows_reason: str = ""
     config: type[Config] = NoParams
     theory: Any = None
     categorical: bool = False
@@ -304,7 +306,11 @@ class Mechanism(Generic[C]):
                               (f" ({spec.max_dim_reason})" if spec.max_dim_reason else ""), f"d = {domain.k}")
         config = spec.config.from_values(params, owner=owner)
         config.check_domain(domain, owner)
-        rows = Rows(X, domain, owner=owner, min_rows=spec.min_rows)
+        rows = Rows(X, domain, owner=owner, min_rows=1)
+        if rows.n < spec.min_rows:
+            raise param_error(owner, "X", f"a table of at least {spec.min_rows} rows" +
+                              (f" ({spec.min_rows_reason})" if spec.min_rows_reason else ""),
+                              f"{rows.n} row" + ("" if rows.n == 1 else "s"))
         return Prepared(rows=rows, domain=domain, epsilon=eps, delta=dlt, neighbours=relation, rng=gen,
                         config=config, mechanism=owner, owner=owner)
 
@@ -332,7 +338,7 @@ def _signature(spec: MechanismSpec) -> inspect.Signature:
 def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, neighbours: tuple[str, ...],
               summary: str, config: type[Config] = NoParams, default_neighbours: str | None = None,
               needs_delta: bool = False, max_dim: int | None = None, max_dim_reason: str = "", min_rows: int = 1,
-              theory: Any = None, categorical: bool = False) -> Callable[[Callable[[Prepared[C]], Release]], Mechanism[C]]:
+              min_rows_reason: str = "", theory: Any = None, categorical: bool = False) -> Callable[[Callable[[Prepared[C]], Release]], Mechanism[C]]:
     """Register a mechanism: ``@mechanism(name=..., config=XConfig, ...)`` above its implementation
     ``def x(p: Prepared[XConfig]) -> Release``. Returns the public :class:`Mechanism`."""
 
@@ -340,7 +346,8 @@ def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, nei
         spec = MechanismSpec(name=name, func=impl, title=title, paper=paper, algorithm=algorithm, dp=dp,
                              neighbours=tuple(neighbours), params=config.specs(), summary=summary,
                              default_neighbours=default_neighbours or neighbours[0], needs_delta=needs_delta,
-                             max_dim=max_dim, max_dim_reason=max_dim_reason, min_rows=min_rows, config=config,
+                             max_dim=max_dim, max_dim_reason=max_dim_reason, min_rows=min_rows,
+                             min_rows_reason=min_rows_reason, config=config,
                              theory=theory, categorical=categorical)
         mech = Mechanism(spec, impl)
         spec = dataclasses.replace(spec, func=mech)

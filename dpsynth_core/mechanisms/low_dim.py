@@ -683,6 +683,9 @@ class _Subspace:
     algorithm="[HSVZ23] Algorithms 1-5; Theorems 2.1, 4.1, 4.2; Appendix E",
     dp="pure",
     neighbours=("replace",),
+    min_rows=2,
+    min_rows_reason="low_dim estimates the data's covariance, which divides by n - 1; PMM and PSMM work with any "
+                    "number of rows",
     config=LowDimConfig,
     theory=Theory(proven=False, rate=subspace_rate),
     summary="Private centred covariance and mean, projection on the top-d' noisy eigenvectors, PMM/PSMM in "
@@ -759,10 +762,6 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     See docs/references.md for the full entries.
     """
     n, domain = p.n, p.domain
-    if n < 2:  # (1.2) divides by n - 1
-        raise param_error(p.owner, "X", "a table of at least 2 rows (low_dim estimates the data's covariance, "
-                          "which divides by n - 1; PMM and PSMM work with any number of rows)",
-                          f"{n} row" + ("" if n == 1 else "s"))
     plan = resolve_plan(p.config, n, p.epsilon, domain.d)
     if not plan.project:
         return _handover(p, plan)
