@@ -387,9 +387,35 @@ def _dask_compute(args: argparse.Namespace):
         cluster.close()
 
 
-def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[str]) -> Exception:
+#: Bytes of CSV read again, at most, to find the row and column of a cell that is not a number (only after
+#: the Dask read failed on one: the workers' error does not say where it is).
+LOCATE_MAX_BYTES = 256 * 2**20
+
+
+def _locate_bad_cell(files: Sequence[str], columns: Sequence[str]) -> CSVError | None:
+    """The numpy engine's error (file, row, column; no cell quoted) for the first cell of ``columns`` that is
+    not a number, reading the CSV ``files`` in order with the library's reader within :data:`LOCATE_MAX_BYTES`
+    in all (a file is skipped whole if it would pass the budget); None if none is found within it."""
+    budget = LOCATE_MAX_BYTES
+    for f in files:
+        size = os.path.getsize(f)
+        if size > budget:
+            return None
+        budget -= size
+        try:
+            read_table(f, columns=list(columns), missing="drop", max_bytes=size + 1, max_rows=10**9,
+                       what=f"the input file {os.path.basename(f)!r}")
+        except CSVError as err:
+            if err.kind in ("not_a_number", "decimal", "infinite", "text_column") and err.row is not None:
+                return err
+    return None
+
+
+def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[str],
+                      files: Sequence[str] = (), kind: str = "CSV") -> Exception:
     """A clearer message for a bad value met while the workers read the files (never quoting a cell):
-    ``exc`` itself, or a :class:`WorkerError` caused by it; any other error is returned as it is."""
+    ``exc`` itself, or a :class:`WorkerError` caused by it; any other error is returned as it is. For a cell
+    that is not a number in CSV ``files``, the file, row and column are found by :func:`_locate_bad_cell`."""
     cause = exc.__cause__ if isinstance(exc, WorkerError) else exc
     if not isinstance(cause, ValueError):
         return exc
@@ -397,6 +423,9 @@ def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[
     if isinstance(cause, CSVError) and "missing value" in text and not getattr(args, "drop_missing", False):
         return ValueError(f"{text.rstrip('.')} (add --drop-missing to drop them).")
     if "could not convert string to float" in text or "Unable to parse string" in text:
+        found = _locate_bad_cell(files, names) if kind == "CSV" and files and names else None
+        if found is not None:
+            return ValueError(f"{str(found).rstrip('.')} (--columns chooses the columns read).")
         return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; choose "
                           f"columns that hold plain numbers (a dot as decimal mark) with --columns.")
     if "must contain only finite values" in text:
@@ -453,7 +482,7 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
             with Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb:
                 release = mechanism(frame, domain, rng=seed)
     except (ValueError, WorkerError) as exc:
-        clearer = _dask_value_error(exc, args, names)
+        clearer = _dask_value_error(exc, args, names, files, kind)
         if clearer is exc:
             raise
         raise clearer from exc
