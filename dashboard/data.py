@@ -28,12 +28,13 @@ from dpsynth_core import datasets as lib
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.domain import Domain
 from dpsynth_core.tabular import MISSING_TOKENS, CSVError, Table, read_table
+from dpsynth_core.tabular.read import plural
 from dpsynth_core.validation import check_float
 
 __all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
            "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",
            "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only",
-           "SMALL_TABLE", "rows_text", "small_table_note"]
+           "SMALL_TABLE", "small_table_note"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
@@ -130,19 +131,14 @@ MAX_CLAMPED_SHARE = 0.5
 SMALL_TABLE = 50
 
 
-def rows_text(n: int) -> str:
-    """``"1 row"``, ``"5000 rows"``."""
-    return f"{n} row" if n == 1 else f"{n} rows"
-
-
 def small_table_note(n: int) -> str | None:
     """A caution for a table of fewer than :data:`SMALL_TABLE` rows (``None`` otherwise): every mechanism
     runs, but one person is a large share of the data, so the noise that hides them dominates."""
     if n >= SMALL_TABLE:
         return None
     share = 100.0 / n
-    these = "this one row" if n == 1 else f"these {rows_text(n)}"
-    return (f"Only {rows_text(n)}: the mechanisms run, but one person is {share:.0f} % of the data, so the noise "
+    these = "this one row" if n == 1 else f"these {plural(n, 'row')}"
+    return (f"Only {plural(n, 'row')}: the mechanisms run, but one person is {share:.0f} % of the data, so the noise "
             "that hides them dominates any release" + ("; Low-dimensional data needs at least 2 rows" if n < 2 else "")
             + f", and the Rates page's larger n are drawn with replacement from {these}. A table of a few hundred "
             "rows or more shows what differential privacy can keep.")

@@ -22,6 +22,7 @@ import re
 import streamlit as st
 
 from dpsynth_core import export
+from dpsynth_core.tabular.read import plural
 
 from . import data as sources
 from .compute import (
@@ -57,7 +58,7 @@ def release_section(name: str, params: dict, *, title: str):
         return None
     n = data().n
     if n < spec.min_rows:  # said before running, in the page's words (the library says it as a parameter error)
-        st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {sources.rows_text(n)}"
+        st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {plural(n, 'row')}"
                    + (f": {spec.min_rows_reason}." if spec.min_rows_reason else ".")
                    + " Load a larger table on the Data page.", icon=":material/table_rows:")
         return None

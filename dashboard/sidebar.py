@@ -6,8 +6,10 @@ from typing import Any
 
 import streamlit as st
 
-from .data import rows_text
+from dpsynth_core.tabular.read import plural
+
 from .registry import DELTA_PAGES, PAGES
+from .release_panel import RELATION_WORDS
 from .settings import DELTA_GRID, EPSILON_GRID
 from .state import data
 
@@ -28,7 +30,7 @@ def sidebar(page: str) -> Any:
         st.caption(("Public domain: " if d.domain.is_mixed else "Public bounds: ") + _domain_text(d.domain))
         if not d.domain.declared:
             st.caption(":material/warning: read off the data: NOT private")
-        st.caption(f"n = {rows_text(d.n)} (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
+        st.caption(f"n = {plural(d.n, 'row')} (:material/lock: owner view: under add/remove n itself is private; mechanisms use a "
                    "noisy or declared size)")
         st.select_slider("ε (privacy budget, log scale)", options=EPSILON_GRID, key="epsilon", persist_state="session",
                          format_func=lambda v: f"{v:g}",
@@ -66,9 +68,9 @@ def _restore_relation(page: str) -> None:
     if st.session_state.get("neighbours") != restore["switched_to"]:
         return  # the user chose a relation since: theirs stands
     st.session_state["neighbours"] = restore["value"]
-    words = {"add_remove": "add / remove", "replace": "replace"}[restore["value"]]
     where = next((p.title for p in PAGES if p.url == restore["page"]), "the last page")
-    st.toast(f"Neighbours back to *{words}* ({where} had switched them).", icon=":material/swap_horiz:")
+    st.toast(f"Back to *{RELATION_WORDS[restore['value']]}* neighbours ({where} had switched them).",
+             icon=":material/swap_horiz:")
 
 
 def _domain_text(dom, most: int = 4) -> str:

@@ -9,6 +9,7 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import GENERATORS
 from dpsynth_core.tabular import CSVError
+from dpsynth_core.tabular.read import plural
 
 _ui.require_app(__file__)
 
@@ -97,7 +98,7 @@ elif source == MIXED_SOURCE:
                                 f"{c} ∈ [{lo:g}, {hi:g}]" for c, lo, hi in _domain_rows(dom)) + ".")
         if st.button("Load", type="primary", key="data_load_mixed"):
             _ui.set_data(ds, sources.Source("mixed", which))
-            _ui.flash("success", f"Using `{ds.name}`: {sources.rows_text(ds.n)}, {dom.k} numeric and {dom.d - dom.k} categorical "
+            _ui.flash("success", f"Using `{ds.name}`: {plural(ds.n, 'row')}, {dom.k} numeric and {dom.d - dom.k} categorical "
                                  "columns.")
             st.rerun()
 
@@ -121,7 +122,7 @@ else:
             st.error(str(exc))
             if exc.kind == "missing":
                 offer = ("Drop the row with a missing value" if exc.count == 1 else
-                         f"Drop the {sources.rows_text(exc.count)} with missing values")
+                         f"Drop the {plural(exc.count, 'row')} with missing values")
                 st.checkbox(offer, key=drop_key)
                 drop_shown = True
             if exc.kind in ("not_a_number", "decimal", "infinite") and exc.column and exc.column not in skipped:
@@ -218,11 +219,11 @@ else:
                     ds, outside = res
                     not_private = from_data or (cats_from_data and bool(categorical))
                     _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=not_private))
-                    _ui.flash("success", f"Using `{ds.name}`: {sources.rows_text(ds.n)}, d = {ds.d}.")
+                    _ui.flash("success", f"Using `{ds.name}`: {plural(ds.n, 'row')}, d = {ds.d}.")
                     if (note := sources.small_table_note(ds.n)) is not None:
                         _ui.flash("warning", note)
                     if len(frame) < len(df):
-                        _ui.flash("info", f"Left out {sources.rows_text(len(df) - len(frame))} with a missing value in a text "
+                        _ui.flash("info", f"Left out {plural(len(df) - len(frame), 'row')} with a missing value in a text "
                                          "column.")
                     if not_private:
                         _ui.flash("warning", f"The {'bounds' if from_data else 'categories'}"

@@ -279,7 +279,7 @@ def check_not_input(args: argparse.Namespace, inputs: Sequence[str]) -> None:
         if not out or out == "-":
             continue
         for path in inputs:
-            if _same_file(out, path) or os.path.abspath(out) == os.path.abspath(path):
+            if _same_path(out, path):
                 raise ValueError(f"The output {out!r} of {PROG} synth must not be the input file (it would "
                                  f"overwrite the private data).")
         _check_output(out)

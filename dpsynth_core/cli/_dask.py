@@ -395,7 +395,7 @@ LOCATE_MAX_BYTES = 256 * 2**20
 def _locate_bad_cell(files: Sequence[str], columns: Sequence[str]) -> CSVError | None:
     """The numpy engine's error (file, row, column; no cell quoted) for the first cell of ``columns`` that is
     not a number, reading the CSV ``files`` in order with the library's reader within :data:`LOCATE_MAX_BYTES`
-    in all (a file is skipped whole if it would pass the budget); None if none is found within it."""
+    in all (it stops at the first file that would pass the budget); None if none is found within it."""
     budget = LOCATE_MAX_BYTES
     for f in files:
         size = os.path.getsize(f)

@@ -41,6 +41,7 @@ from ..domain import Domain
 from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours
 from ..rows import Rows
 from ..schema import ParamSpec
+from ..tabular.read import plural
 from ..validation import check_int, check_probability, check_rng, param_error
 from .release import OwnerView, Release, Trace, describe_randomness
 
@@ -206,7 +207,7 @@ class Prepared(Generic[C]):
             params = {**params, "limits": capped}
             notes.append(limits.cap_note(capped, self.owner))
         diameter = max((1.0, *self.domain.weights))  # of the unit cube (l_inf), or of the mixed metric
-        if bound is not None and bound >= diameter and not any("says nothing here" in str(n) for n in notes):
+        if bound is not None and bound >= diameter:
             notes.append(f"The bound {float(bound):.3g} is not below the largest possible W1 ({diameter:g}, the "
                          "space's diameter in unit-cube units): it says nothing here. More rows or a larger ε "
                          "give an informative one.")
@@ -310,7 +311,7 @@ class Mechanism(Generic[C]):
         if rows.n < spec.min_rows:
             raise param_error(owner, "X", f"a table of at least {spec.min_rows} rows" +
                               (f" ({spec.min_rows_reason})" if spec.min_rows_reason else ""),
-                              f"{rows.n} row" + ("" if rows.n == 1 else "s"))
+                              plural(rows.n, "row"))
         return Prepared(rows=rows, domain=domain, epsilon=eps, delta=dlt, neighbours=relation, rng=gen,
                         config=config, mechanism=owner, owner=owner)
 

@@ -65,7 +65,7 @@ def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page():
     goto(app, "pmm")
     assert not app.exception, [e.value for e in app.exception]
     assert app.session_state["neighbours"] == "add_remove"
-    assert [t.value for t in app.toast] == ["Neighbours back to *add / remove* (Certified marginals had switched them)."]
+    assert [t.value for t in app.toast] == ["Back to *add / remove one record* neighbours (Certified marginals had switched them)."]
     assert "add/remove neighbours" in app.session_state["release_info"]["privacy"]
     app.sidebar.radio(key="neighbours").set_value("replace").run()  # the user's own choice: it stays
     goto(app, "psmm")

@@ -650,9 +650,4 @@ def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float,
         if budget.bounded:
             notes.append(f"{budget.bounded} U_T value(s) of marginal tables over more than {DENSE_MIXED_MAX} cells "
                          "with a categorical axis were replaced by their proven upper bounds (valid, looser).")
-        diam = max(1.0, max(grid.blocks.weights))
-        if bound >= diam:
-            notes.append(f"The bound {bound:.3g} is not below the largest distance in the space ({diam:g}), which "
-                         "bounds every W1 anyway: it says nothing here. More rows, a larger ε, a smaller s or "
-                         "fewer categories give an informative one.")
     return notes
