@@ -12,15 +12,16 @@ main thread's long tasks. This benchmark measures, per page (``url`` of ``dashbo
 * **ε notch**: with the page settled, the sidebar's ε slider ("ε (privacy budget, log scale)") is
   focused and ArrowRight / ArrowLeft are pressed alternately, K times (one notch on the log grid
   each; the first notch is a new ε, the later ones alternate between two cached values);
-* **floor**: a hello-world app (title, a ``select_slider`` in the sidebar, a metric) measured the
+* **floor**: a hello-world app (title, a ``select_slider`` in the sidebar, a metric labelled
+  like the W1 headline) measured the
   same way in the same run, so that the figures can be read as ratios to Streamlit's own cost.
 
 Nothing is sampled with sleeps. An init script installed in every page records, with
 ``performance.now()`` timestamps: every change of ``[data-testid=stApp]``'s
 ``data-test-script-state`` (``initial`` / ``running`` / ``notRunning`` / ``rerunRequested`` /
-``stopRequested`` / ``compilationError``), the last DOM mutation, the text of the first metric of the
-main area (the W1 headline), the key/pointer input events, the main thread's long tasks, and each
-websocket message (start of a run = ``new_session``; end = ``script_finished`` and its status; size).
+``stopRequested`` / ``compilationError``), the last DOM mutation, the text of the W1 headline metric
+of the main area (found by its label), the key/pointer input events, the
+main thread's long tasks, and each websocket message (start of a run = ``new_session``; end = ``script_finished`` and its status; size).
 
 An action (navigation or key press) has *settled* when a run started after it has finished with a
 status other than "finished early for a rerun", the script state is ``notRunning``, no element is
@@ -34,8 +35,8 @@ and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). F
   when the page stops changing on screen);
 * ``skeletons_gone``: input -> the last loading skeleton was replaced by its element;
 * ``ready``: the later of the two (the script is done AND every element is there);
-* ``headline``: input -> the first metric of the main area shows its final text (None when the text
-  did not change or the page has no metric); ``headline_first``: input -> its first new text (the W1
+* ``headline``: input -> the W1 headline metric shows its final text (None when the text
+  did not change or the page has no W1 metric); ``headline_first``: input -> its first new text (the W1
   headline shows a certified bracket first and fills in the exact value later);
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
@@ -85,7 +86,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # streamlit_wire: the websocket decoding the browser tests use
 
 from common import write  # noqa: E402
-from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs  # noqa: E402
+from streamlit_wire import FINISHED_EARLY_FOR_RERUN, HEADLINE_VALUE_JS, with_forward_msgs  # noqa: E402
 
 from dashboard.registry import PAGES  # noqa: E402  (plain Python: no Streamlit import)
 
@@ -100,7 +101,7 @@ EPS_LABEL = "ε (privacy budget, log scale)"
 EXCEPTION = '[data-testid="stException"]'
 
 # Installed before any page script runs (page.add_init_script). Records into window.__dps.
-INSTRUMENT_JS = with_forward_msgs(r"""
+INSTRUMENT_JS = with_forward_msgs(HEADLINE_VALUE_JS + r"""
   if (window.__dps) return;
   const R = window.__dps = {state: [], ws: [], inputs: [], headline: [], longtasks: [], skeletons: [],
                             domLast: 0, domMutations: 0, domBatches: 0};
@@ -112,7 +113,7 @@ INSTRUMENT_JS = with_forward_msgs(r"""
     const app = document.querySelector('[data-testid="stApp"]');
     const s = app ? app.getAttribute('data-test-script-state') : null;
     if (s !== lastState) { lastState = s; R.state.push([t, s]); }
-    const h = document.querySelector('[data-testid="stMain"] [data-testid="stMetricValue"]');
+    const h = headlineValue();
     const text = h ? h.textContent : null;
     if (text !== lastHeadline) { lastHeadline = text; R.headline.push([t, text]); }
     const n = document.querySelectorAll('[data-testid="stSkeleton"]').length;
@@ -153,7 +154,7 @@ HELLO_APP = textwrap.dedent('''\
     grid = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
     eps = st.sidebar.select_slider("ε (privacy budget, log scale)", options=grid, value=1.0,
                                    format_func=lambda v: f"{v:g}")
-    st.metric("f(ε)", f"{1.0 / (1.0 + eps):.4g}")
+    st.metric("f(ε) (W1)", f"{1.0 / (1.0 + eps):.4g}")
 ''')
 
 

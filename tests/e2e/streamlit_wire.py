@@ -15,7 +15,7 @@ Plain Python (no Playwright import): the benchmark adds this folder to ``sys.pat
 
 from __future__ import annotations
 
-__all__ = ["FINISHED_EARLY_FOR_RERUN", "FORWARD_MSG_JS", "with_forward_msgs"]
+__all__ = ["FINISHED_EARLY_FOR_RERUN", "FORWARD_MSG_JS", "HEADLINE_VALUE_JS", "with_forward_msgs"]
 
 #: ``ForwardMsg.ScriptFinishedStatus`` of a run that ended early because a rerun was requested.
 FINISHED_EARLY_FOR_RERUN = 2
@@ -51,6 +51,20 @@ FORWARD_MSG_JS = r"""
         });
       }
     };
+  };
+"""
+
+
+#: Defines ``headlineValue()``: the value element of the main area's W1 headline metric, found by its label
+#: ("Distance to the real data (W1)", or a label starting with "W1" as on the low-dimensional page), else
+#: null. By its label, not by its place: the metrics of a row load their code one by one, so for a moment
+#: the first metric on screen can be the one beside W1 (the theory's bound), which a test once took for W1.
+HEADLINE_VALUE_JS = r"""
+  const headlineValue = () => {
+    const ms = Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]'));
+    const label = (m) => { const l = m.querySelector('[data-testid="stMetricLabel"]'); return l ? l.textContent.trim() : ''; };
+    const m = ms.find((x) => label(x).includes('(W1)') || label(x).startsWith('W1'));
+    return m ? m.querySelector('[data-testid="stMetricValue"]') : null;
   };
 """
 

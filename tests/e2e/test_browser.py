@@ -18,6 +18,7 @@ import re
 import pytest
 
 from dashboard.registry import PAGES as REGISTRY
+from streamlit_wire import HEADLINE_VALUE_JS
 
 pytestmark = pytest.mark.e2e
 
@@ -259,27 +260,30 @@ def test_clinic_table_on_the_data_page(server, page, ui):
     ui.shot(page, "data_mixed")
 
 
-HEADLINE_JS = """(bracket) => {
-  const m = document.querySelector('[data-testid="stMain"] [data-testid="stMetricValue"]');
+HEADLINE_JS = """(bracket) => {""" + HEADLINE_VALUE_JS + """
+  const m = headlineValue();
   const t = m ? m.textContent.trim() : '';
   const approx = t.startsWith('[') || t.startsWith('≈');  // a bracket: shown as [a, b] or, when narrow, ≈ v
   // the bracket state is checked in one evaluation with its sentence (the exact value may replace both
   // at any moment: reading them in two steps would race the fragment)
   const caps = Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stCaptionContainer"]'));
   const pending = caps.some(c => c.textContent.includes('certified to lie in') && c.textContent.includes('being computed'));
-  return bracket ? (approx && pending) : (t !== '' && t !== '—' && !approx);
+  // the exact state likewise with its sentence: the metric and the caption are two elements, drawn one after the other
+  const exact = caps.some(c => /^W1 = [0-9.e-]+, exact/.test(c.textContent.trim()));
+  return bracket ? (approx && pending) : (t !== '' && t !== '—' && !approx && exact);
 }"""
 #: The headline's first state: "bracket" (a certified bracket, the exact value pending) or "exact" (already
 #: filled in: on a fresh browser context the metric's code can load after the fragment has swapped the
 #: bracket for the exact value), null while neither is on screen.
-HEADLINE_STATE_JS = """() => {
-  const m = document.querySelector('[data-testid="stMain"] [data-testid="stMetricValue"]');
+HEADLINE_STATE_JS = """() => {""" + HEADLINE_VALUE_JS + """
+  const m = headlineValue();
   const t = m ? m.textContent.trim() : '';
   const approx = t.startsWith('[') || t.startsWith('≈');
   const caps = Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stCaptionContainer"]'));
   const pending = caps.some(c => c.textContent.includes('certified to lie in') && c.textContent.includes('being computed'));
+  const exact = caps.some(c => /^W1 = [0-9.e-]+, exact/.test(c.textContent.trim()));
   if (approx && pending) return 'bracket';
-  return (t !== '' && t !== '—' && !approx) ? 'exact' : null;
+  return (t !== '' && t !== '—' && !approx && exact) ? 'exact' : null;
 }"""
 
 
