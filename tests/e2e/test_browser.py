@@ -16,9 +16,9 @@ import contextlib
 import re
 
 import pytest
+from streamlit_wire import HEADLINE_VALUE_JS
 
 from dashboard.registry import PAGES as REGISTRY
-from streamlit_wire import HEADLINE_VALUE_JS
 
 pytestmark = pytest.mark.e2e
 
