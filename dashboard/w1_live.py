@@ -13,7 +13,7 @@ Which results a job yields is the library's policy for these public sizes
 (:func:`dpsynth_core.transport.choose_method`, never the data):
 
 * the interactive budget is exact (dense POT or exact 1-D): that one exact result;
-* the interactive budget runs the sparse method (d = 2, 3, up to its point limit): every round of
+* the interactive budget runs the sparse method (d = 2 to 8, up to its point limit): every round of
   :func:`~dpsynth_core.transport.wasserstein1_rounds`, the last one exact;
 * otherwise: the interactive budget's certified interval, then the exact value when the unbudgeted
   policy has an exact method for this size (dense POT or the exact sparse method), else nothing more.

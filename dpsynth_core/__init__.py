@@ -6,10 +6,10 @@
 """
 
 from .domain import Domain
-from .mechanisms import MECHANISMS, Release, load_all, run
+from .mechanisms import MECHANISMS, ClampedRowsWarning, Release, load_all, run
 from .privacy import Ledger
 
 load_all()
 
-__all__ = ["Domain", "Release", "MECHANISMS", "run", "Ledger"]
+__all__ = ["Domain", "Release", "MECHANISMS", "run", "Ledger", "ClampedRowsWarning"]
 __version__ = "0.1.0"

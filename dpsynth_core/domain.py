@@ -21,6 +21,7 @@ Mixed rows
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -411,6 +412,24 @@ class Domain:
         num = arr[:, self.numeric_index] if self.is_mixed else arr
         return np.all((num >= self.lower_array) & (num <= self.upper_array), axis=1)
 
+    def _check_frame_columns(self, X: pd.DataFrame, name: str, owner: str) -> None:
+        """A DataFrame is read by column name, never by position: a domain without names (``x0``, ``x1``, ...)
+        or one naming columns the frame lacks is an error saying what to change (matching by position would
+        silently give one column another's bounds)."""
+        missing = [c for c in self.names if c not in X.columns]
+        if not missing:
+            return
+        cols = [str(c) for c in X.columns]
+        if self.names == tuple(f"x{i}" for i in range(self.d)):
+            raise ValueError(f"The '{name}' parameter of {owner} is a table with columns {cols[:8]}"
+                             f"{' ...' if len(cols) > 8 else ''}, but the domain has no column names, so its bounds "
+                             f"cannot be matched to them. Give the domain names=[...] in the order of its bounds, or "
+                             f"pass X.to_numpy() to match the bounds to the columns by position.")
+        close = difflib.get_close_matches(str(missing[0]), cols, n=1)
+        raise ValueError(f"The '{name}' parameter of {owner} must have the domain's columns {list(self.names)}; "
+                         f"it has no column {missing[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}. "
+                         f"Its columns are {cols[:8]}{' ...' if len(cols) > 8 else ''}.")
+
     def read(self, X: Any, *, name: str = "X", owner: str = "Domain.read", min_rows: int = 1) -> np.ndarray:
         """``X`` checked and encoded as a float array (n, d) in this domain's column order.
 
@@ -421,7 +440,9 @@ class Domain:
         categorical columns an array (n, d) is accepted as well, as it always was.
         """
         if not self.is_mixed:
-            cols = self.names if isinstance(X, pd.DataFrame) and all(n in X.columns for n in self.names) else None
+            if isinstance(X, pd.DataFrame):
+                self._check_frame_columns(X, name, owner)
+            cols = self.names if isinstance(X, pd.DataFrame) else None
             return check_points(X, name, owner, d=self.d, min_rows=min_rows, columns=cols)
         if not isinstance(X, pd.DataFrame):
             arr = check_points(X, name, owner, d=self.d, min_rows=min_rows)

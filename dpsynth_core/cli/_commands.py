@@ -157,8 +157,12 @@ def _cmd_w1(args: argparse.Namespace) -> int:
     metric = res.details.get("metric", args.metric)
     shown = ("mixed metric: l_inf on the numeric columns, the column's weight between two different categories"
              if metric == "mixed" else f"{metric} metric")
-    say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'a certified interval'}; "
+    say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'not exact'}; "
                f"unit-cube units, {shown}; computed from the private data: do not publish it)")
+    if not res.exact:  # said even with --quiet: the printed number is not W1
+        print(f"{PROG} w1: NOT the exact W1: W1 is certified to lie in [{res.lower:.6g}, {res.upper:.6g}], and the "
+              f"number printed is the {res.method} method's estimate inside that interval. For the exact value use "
+              f"--method sparse (exact, may take minutes at this size); --json prints the bounds.", file=sys.stderr)
     if args.json:
         figures = res.to_dict()
         figures["w1"] = figures.pop("value")

@@ -30,6 +30,7 @@ from typing import Any
 from ..domain import Domain, check_categories
 from ..export import report_json, synthetic_csv
 from ..mechanisms import MECHANISMS, bind
+from ..mechanisms.base import CLAMP_WARNING_SHARE
 from ..privacy import check_epsilon
 from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
 
@@ -41,8 +42,6 @@ __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES
 
 #: The command's name, at the start of every line it prints on stderr.
 PROG = "dpsynth"
-#: Share of rows clamped by --bounds above which the command warns (owner's eyes only).
-CLAMP_WARNING_SHARE = 0.01
 #: Seconds between two "still running" lines on stderr.
 HEARTBEAT_SECONDS = 5.0
 #: File names read as CSV (and as Parquet: :data:`dpsynth_core.tabular.PARQUET_SUFFIXES`).

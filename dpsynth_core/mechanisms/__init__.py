@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import importlib
 
-from .base import MECHANISMS, BoundMechanism, MechanismSpec, ParamSpec, Release, bind, load_all, run
+from .base import (
+    MECHANISMS,
+    BoundMechanism,
+    ClampedRowsWarning,
+    MechanismSpec,
+    ParamSpec,
+    Release,
+    bind,
+    load_all,
+    run,
+)
 
-__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "run", "load_all"]
+__all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "run", "load_all",
+           "ClampedRowsWarning"]
 
 def __getattr__(name: str):
     load_all()

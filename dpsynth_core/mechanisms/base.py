@@ -11,6 +11,7 @@ import importlib
 import inspect
 import pkgutil
 import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,15 @@ from .contract import MECHANISMS, MechanismSpec
 from .release import Release, describe_randomness, to_jsonable
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "BoundMechanism", "run",
-           "describe_randomness", "to_jsonable", "mechanism_spec"]
+           "describe_randomness", "to_jsonable", "mechanism_spec", "ClampedRowsWarning", "CLAMP_WARNING_SHARE"]
+
+#: Share of the private rows clamped into the domain above which :func:`run` (and the command line) warns.
+CLAMP_WARNING_SHARE = 0.01
+
+
+class ClampedRowsWarning(UserWarning):
+    """Many private rows lay outside the domain's bounds and were clamped into them (owner's eyes only:
+    the count is computed from the private data without noise, and is in no release or export)."""
 
 
 # ------------------------------------------------------------------------------------ registry
@@ -157,11 +166,28 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     ``epsilon``, ``delta``, ``neighbours``, ``n_public`` and ``rng`` are the privacy settings (see
     :func:`bind`); every other keyword is a mechanism parameter. ``rng=None`` (the default) draws
     fresh randomness from the operating system: the release is private. A fixed ``rng`` makes it
-    reproducible, for tests and teaching only.
+    reproducible, for tests and teaching only. When more than 1% of the rows lay outside the domain's bounds
+    (and were clamped into them), a :class:`ClampedRowsWarning` says how many (owner's eyes only).
     """
     spec = mechanism_spec(name, "run")
     if "epsilon" not in kwargs:
         raise param_error(spec.name, "epsilon", "a float in (0, inf)", "none")
     settings = {k: kwargs.pop(k) for k in _SETTINGS if k in kwargs}
     rng = settings.pop("rng", None)
-    return bind(name, params=kwargs, **settings)(X, domain, rng=rng)
+    rel = bind(name, params=kwargs, **settings)(X, domain, rng=rng)
+    warn_clamped(rel)
+    return rel
+
+
+def warn_clamped(rel: Release) -> None:
+    """A :class:`ClampedRowsWarning` when more than :data:`CLAMP_WARNING_SHARE` of the private rows had a
+    value outside the bounds (``rel.owner.n_clamped``): bounds much narrower than the data make a release
+    about the clamped data. Owner's eyes only (a local warning; nothing is added to the release)."""
+    owner = getattr(rel, "owner", None)
+    clamped, n = getattr(owner, "n_clamped", None), getattr(owner, "n", None)
+    if clamped is None or not n or clamped <= CLAMP_WARNING_SHARE * n:
+        return
+    warnings.warn(f"{clamped:,} of {n:,} rows ({clamped / n:.0%}) had a value outside the domain's bounds and were "
+                  "clamped into them before the release. Check the bounds: they should be the range the values can "
+                  "take in principle (public knowledge, never read off the data). Owner view: computed from your "
+                  "data, not part of the release.", ClampedRowsWarning, stacklevel=3)

@@ -32,9 +32,10 @@ W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
 #: "interactive" (well under a second per solve: a page that recomputes on every click),
 #: "preview" (about a tenth of that: many small pictures at once).
 BUDGETS = (None, "interactive", "preview")
-#: Largest n*m for which "auto" (no budget) runs dense POT in d = 2, 3: above it the sparse method is
+#: Largest n*m for which "auto" (no budget) runs dense POT in d = 2 to 8: above it the sparse method is
 #: faster (measured crossover, benchmarks/results/exact_w1.json: with the warm solves even at n = m = 1000,
-#: 0.93-0.99x, and 0.3-0.7x at 1500; it was 2000 before them).
+#: 0.93-0.99x, and 0.3-0.7x at 1500; it was 2000 before them; in d = 4 to 8, exact_w1_dims.json: 0.5-4x at
+#: n = m = 1000, about 0.1 s either way, 0.10-1.07x at 2500).
 AUTO_POT_PAIRS = 1_500_000
 #: Largest n*m for which "auto" (no budget) runs dense POT under the mixed metric (categorical columns); above
 #: it the sparse method (measured crossover, benchmarks/results/mixed_w1.json: 1.17x at n = m = 1000,
@@ -42,11 +43,15 @@ AUTO_POT_PAIRS = 1_500_000
 AUTO_MIXED_POT_PAIRS = 1_500_000
 #: The methods that take categorical columns (the mixed metric).
 MIXED_METHODS = ("auto", "pot", "sparse")
-#: Largest n + m for which "auto" runs the exact sparse method (d = 2, 3: about a minute at the top on a
-#: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json).
+#: Largest n + m for which "auto" runs the exact sparse method (d = 2 to 8: about a minute at the top on a
+#: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json, exact_w1_dims.json).
 AUTO_SPARSE_MAX_POINTS = 40_000
-#: Dimensions in which the sparse method was measured against dense POT (elsewhere "auto" is unchanged).
-_SPARSE_DIMS = (2, 3)
+#: Dimensions in which the sparse method was measured against dense POT: d = 2, 3
+#: (benchmarks/results/exact_w1.json) and d = 4 to 8 (exact_w1_dims.json: 0.10-1.07x dense POT's time from
+#: n = m = 2500, exact within 40 s up to 20 000 + 20 000 points, where the grid's interval was 1-20 times as
+#: wide as W1 and its point value 0.07-1.5 times W1). Above 8 "auto" is unchanged: dense POT up to its
+#: own limit, then the grid.
+_SPARSE_DIMS = tuple(range(2, 9))
 #: Cells per axis of the grid "auto" uses above the exact methods' limits (l_inf, l1; about a second each).
 _AUTO_GRID = {2: 128, 3: 20}
 #: The budgets' largest n*m for dense POT and their grids (interval half-width = one cell).
@@ -66,12 +71,12 @@ def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str |
                   grid: int | None = None) -> tuple[str, int | None]:
     """The method ``wasserstein1(method="auto")`` uses for these public sizes, and its grid.
 
-    Without a budget: exact 1-D on the line; in d = 2, 3 dense POT up to :data:`AUTO_POT_PAIRS` pairs
+    Without a budget: exact 1-D on the line; in d = 2 to 8 dense POT up to :data:`AUTO_POT_PAIRS` pairs
     (the measured crossover), the exact sparse method up to :data:`AUTO_SPARSE_MAX_POINTS` points, then
-    the certified grid interval (l_inf, l1); in other dimensions dense POT up to :data:`POT_MAX_PAIRS`,
+    the certified grid interval (l_inf, l1); in higher dimensions dense POT up to :data:`POT_MAX_PAIRS`,
     then the grid. l2 has no grid: the sparse method up to 20 000 points in any dimension, refused
     beyond. With ``budget="interactive"`` or ``"preview"``: dense POT only up to a smaller size, then (d
-    = 2, 3) the sparse method stopped at a certified bracket (:data:`BUDGET_SPARSE`: relative width 1%
+    = 2 to 8) the sparse method stopped at a certified bracket (:data:`BUDGET_SPARSE`: relative width 1%
     or 5%, or when the next round would end after 0.6 s or 0.08 s), then a coarser grid, so that one
     call stays well under a second (interactive) or about a tenth of that (preview) on two cores.
 

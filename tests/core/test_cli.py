@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -344,6 +345,24 @@ def test_w1_uses_the_synthetic_files_columns(tmp_path, capsys):
     assert main(["w1", str(data), str(syn), "-b", "0:1", "-q"]) == 0
     value = float(capsys.readouterr().out.strip())
     assert value == pytest.approx(wasserstein1(X[:, [2, 0]], X[:40, [2, 0]], metric="linf"), rel=1e-12)
+
+
+def test_w1_says_when_the_number_it_prints_is_not_w1(tmp_path, capsys):
+    """A method that is not exact (the grid) prints its estimate; stderr says, even with -q, that it is not
+    W1 and gives the certified interval, which contains the exact value."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((300, 4)), rng.beta(2, 3, size=(200, 4))
+    data = _write_csv(tmp_path / "data.csv", X, names=("a", "b", "c", "d"))
+    syn = _write_csv(tmp_path / "syn.csv", Y, names=("a", "b", "c", "d"))
+    assert main(["w1", str(data), str(syn), "-b", "0:1", "--method", "grid", "-q"]) == 0
+    out, err = capsys.readouterr()
+    lo, hi = (float(v) for v in re.search(r"certified to lie in \[([^,]+), ([^\]]+)\]", err).groups())
+    assert "NOT the exact W1" in err and lo <= float(out) <= hi
+    assert lo <= wasserstein1(X, Y, method="pot") <= hi
+    # the default (auto) in d = 4 at this size is exact, and says nothing of the kind
+    assert main(["w1", str(data), str(syn), "-b", "0:1", "-q"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and float(out) == pytest.approx(wasserstein1(X, Y, method="pot"), rel=1e-9)
 
 
 def test_wrong_column_lists_the_columns_with_a_close_match(data, tmp_path, capsys):

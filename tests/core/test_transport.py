@@ -95,13 +95,24 @@ def test_auto_routes_and_certifies(monkeypatch):
     assert r4.method == "grid" and not r4.exact and r4.details["grid"] == 128
     assert r4.lower <= dense_w1(X, Y) <= r4.upper
     assert wasserstein1(X, Y, metric="l2", return_result=True).method == "sparse"
-    # d = 4 was not measured against POT: dense POT up to its own limit, then the grid
+    # d = 4 to 8 (measured, exact_w1_dims.json): as in 2-D, dense POT, then the exact sparse method, then the grid
+    monkeypatch.undo()
     X4, Y4 = rng.random((60, 4)), rng.random((50, 4))
     assert wasserstein1(X4, Y4, return_result=True).method == "pot"
-    monkeypatch.setattr(tr.w1, "POT_MAX_PAIRS", 100)
+    monkeypatch.setattr(tr.w1, "AUTO_POT_PAIRS", 100)
     r5 = wasserstein1(X4, Y4, return_result=True)
-    assert r5.method == "grid" and not r5.exact
-    assert r5.lower <= dense_w1(X4, Y4) <= r5.upper
+    assert r5.method == "sparse" and r5.exact and rel_err(r5.value, dense_w1(X4, Y4)) < REL
+    monkeypatch.setattr(tr.w1, "AUTO_SPARSE_MAX_POINTS", 100)
+    r6 = wasserstein1(X4, Y4, return_result=True)
+    assert r6.method == "grid" and not r6.exact
+    assert r6.lower <= dense_w1(X4, Y4) <= r6.upper
+    # d = 9 was not measured: dense POT up to its own limit, then the grid
+    X9, Y9 = rng.random((60, 9)), rng.random((50, 9))
+    assert wasserstein1(X9, Y9, return_result=True).method == "pot"
+    monkeypatch.setattr(tr.w1, "POT_MAX_PAIRS", 100)
+    r7 = wasserstein1(X9, Y9, return_result=True)
+    assert r7.method == "grid" and not r7.exact
+    assert r7.lower <= dense_w1(X9, Y9) <= r7.upper
 
 
 def test_choose_method_budgets():
@@ -114,7 +125,11 @@ def test_choose_method_budgets():
     assert cm(20_000, 20_000, 2, budget="interactive") == ("grid", 128)
     assert cm(1000, 1000, 3, budget="preview") == ("sparse", None)
     assert cm(5000, 5000, 2, budget="preview") == ("grid", 64)
-    assert cm(5000, 5000, 5) == ("pot", None)
+    assert cm(5000, 5000, 5) == ("sparse", None)
+    assert cm(1000, 1000, 8) == ("pot", None)
+    assert cm(5000, 5000, 8, budget="interactive") == ("sparse", None)
+    assert cm(30_000, 30_000, 6)[0] == "grid"
+    assert cm(5000, 5000, 9) == ("pot", None)
     with pytest.raises(ValueError, match=r"must name an approximation for l2"):
         cm(20_000, 20_000, 2, "l2", budget="interactive")
 
