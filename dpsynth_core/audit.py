@@ -323,7 +323,7 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
     D, D_prime : array (n, d) and (n', d)
         A neighbouring pair (:func:`neighbouring_pair`).
     statistic : callable ``Release -> float``
-        A scalar of the release's public part (not ``trace["owner"]``); helpers below.
+        A scalar of the release's public part (never ``release.owner``); helpers below.
     trials : int in [20, 10^7]
         Runs per dataset.
     epsilon : float in [0, inf)
@@ -654,7 +654,7 @@ def trace_value(key: Any, index: Any = None, *, reduce: str | None = None) -> Ca
     if not path or not isinstance(path[0], str):
         raise param_error(owner, "key", "a trace key (str) or a tuple path starting with one", key, kind=TypeError)
     if path[0] == "owner":
-        raise param_error(owner, "key", "a public trace entry (trace['owner'] is owner-side, not private)", key)
+        raise param_error(owner, "key", "a public trace entry (the owner view, release.owner, is not private)", key)
     if reduce is not None and reduce not in _REDUCERS:
         raise param_error(owner, "reduce", "None or one of " + ", ".join(repr(r) for r in _REDUCERS), reduce)
 
@@ -718,7 +718,7 @@ def count_shift(key: Any, cells: Sequence[Any], base: Sequence[float], sign: Seq
     if not path or not isinstance(path[0], str):
         raise param_error(owner, "key", "a trace key (str) or a tuple path starting with one", key, kind=TypeError)
     if path[0] == "owner":
-        raise param_error(owner, "key", "a public trace entry (trace['owner'] is owner-side, not private)", key)
+        raise param_error(owner, "key", "a public trace entry (the owner view, release.owner, is not private)", key)
     cells = list(cells)
     b = np.asarray(base, dtype=float).ravel()
     sg = np.asarray(sign, dtype=float).ravel()
