@@ -229,4 +229,5 @@ def cap_note(record: dict, owner: str) -> str:
     return (f"Output size capped at {_fmt(record['max_synthetic_rows'])} rows (dpsynth_core.limits "
             f"{which}); the planned size was {_fmt(record['planned_rows'])} ({record['source']}). "
             f"The released measure is the same, rounded to fewer points: post-processing, no privacy cost. "
-            f"Pass n_synthetic, use a larger epsilon, or raise the limit to change it.")
+            f"To release more rows, raise the limit: dpsynth_core.limits.override(max_synthetic_rows=...) in "
+            f"Python, --max-rows on the command line.")

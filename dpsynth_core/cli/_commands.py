@@ -29,8 +29,10 @@ from ._common import (
     check_not_input,
     check_takes_categories,
     domain_options,
+    max_rows_arg,
     one_line,
     read_input,
+    row_limit,
     say,
     say_running,
     seed_arg,
@@ -134,11 +136,12 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
     seed = seed_arg(args)
+    max_rows = max_rows_arg(args)
     say(args, f"reading {args.input}")
     df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
     _warn_clamping(args, df, domain, args.input)
     say_running(args, spec, mechanism, domain, seed)
-    with Heartbeat(args, spec.name) as hb:
+    with Heartbeat(args, spec.name) as hb, row_limit(max_rows, domain.d):
         release = mechanism(df, domain, rng=seed)
     say(args, f"{spec.name} done in {hb.seconds:.2f} s: {release.privacy}")
     write_release(args, release, seed)
@@ -212,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_syn.add_argument("--memory-limit", dest="memory_limit", default=None, metavar="SIZE",
                        help="memory limit of each local Dask worker, e.g. 2GB (default auto: this machine's memory "
                             "shared equally)")
+    p_syn.add_argument("--max-rows", dest="max_rows", default=None, metavar="N",
+                       help="the most synthetic rows written (default 1,000,000: a larger release is rounded to this "
+                            "many points, post-processing, with a warning)")
     p_syn.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
     add_domain_options(p_syn)
 

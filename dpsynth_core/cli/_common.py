@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import limits
 from ..domain import Domain, check_categories
 from ..export import report_json, synthetic_csv
 from ..mechanisms import MECHANISMS, bind
@@ -36,7 +37,7 @@ from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
 
 __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
            "one_line", "say", "Heartbeat", "float_arg", "int_arg", "columns_arg", "domain_from_bounds",
-           "bind_mechanism", "seed_arg", "write_outputs", "check_not_input", "say_running", "write_release",
+           "bind_mechanism", "seed_arg", "max_rows_arg", "row_limit", "write_outputs", "check_not_input", "say_running", "write_release",
            "DOMAIN_HELP", "DOMAIN_FILE_MAX_BYTES", "DomainOptions", "add_domain_options", "domain_options",
            "read_domain_file", "domain_from_args", "read_input", "check_takes_categories"]
 
@@ -200,6 +201,31 @@ def seed_arg(args: argparse.Namespace) -> int | None:
     return seed
 
 
+def max_rows_arg(args: argparse.Namespace) -> int | None:
+    """``--max-rows N``: the most synthetic rows the release may have (default: the library's limit,
+    :data:`dpsynth_core.limits.DEFAULTS`). Checked before any file is read."""
+    if getattr(args, "max_rows", None) is None:
+        return None
+    text = str(args.max_rows).replace("_", "").replace(",", "")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise ValueError(f"The 'max-rows' parameter of {PROG} synth must be a whole number of rows >= 1, e.g. "
+                         f"5000000 or 5e6. Got {args.max_rows!r}.")
+    return int(value)
+
+
+def row_limit(max_rows: int | None, d: int):
+    """The library's output limits for this run: raised (or lowered) to ``max_rows`` rows of ``d`` columns
+    by ``--max-rows``, else unchanged."""
+    if max_rows is None:
+        return contextlib.nullcontext()
+    values = max(limits.current().max_synthetic_values, max_rows * max(1, int(d)))
+    return limits.override(max_synthetic_rows=max_rows, max_synthetic_values=values)
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
@@ -301,6 +327,11 @@ def write_release(args: argparse.Namespace, release, seed: int | None) -> None:
     write_outputs(outputs)
     m = release.synthetic.shape[0]
     say(args, f"wrote {m} synthetic rows to {args.output} (in random order)")
+    cap = release.params.get("limits") if isinstance(release.params, dict) else None
+    if cap:  # said even with --quiet: fewer rows than the release planned
+        print(f"{PROG}: warning: the output was capped at {cap['max_synthetic_rows']:,} rows (the release planned "
+              f"{cap['planned_rows']:,}; same distribution, fewer points). --max-rows N allows more.",
+              file=sys.stderr, flush=True)
     if m == 0:  # not an error (the release is valid and private), but never a silent surprise
         print(f"{PROG}: warning: the release has no rows: at ε = {release.epsilon:g} the noise left no synthetic "
               "point (the report's notes say why); a larger ε gives rows.", file=sys.stderr, flush=True)
@@ -498,8 +529,8 @@ def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
                            f"size without holding them in memory.", exc.kind, row=exc.row, column=exc.column,
                            count=exc.count) from None
         if exc.kind in ("size", "too_many_rows"):  # w1, report: the measures themselves need rows in memory
-            raise CSVError(f"{str(exc).rstrip('.')}; to compare larger files, compare a random sample of the rows "
-                           f"of each (an exact W1 between 10^5 rows takes about a minute).", exc.kind, row=exc.row,
+            raise CSVError(f"{str(exc).rstrip('.')}; to compare larger files, compare a random sample of at most "
+                           f"20,000 rows of each (the exact W1 at that size takes seconds to a minute).", exc.kind, row=exc.row,
                            column=exc.column, count=exc.count) from None
         raise
     # progress lines never carry a count of the private rows; such counts are warnings for the owner

@@ -46,7 +46,9 @@ from ._common import (
     domain_from_args,
     domain_options,
     int_arg,
+    max_rows_arg,
     one_line,
+    row_limit,
     say,
     say_running,
     seed_arg,
@@ -468,6 +470,7 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
     check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
     seed = seed_arg(args)
+    max_rows = max_rows_arg(args)
     names: list[str] = []
     try:
         frame, used = _dask_frame(args, files, kind, options)
@@ -479,7 +482,8 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
                   file=sys.stderr, flush=True)
         with _dask_compute(args) as count:
             say_running(args, spec, mechanism, domain, seed)
-            with Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb:
+            with (Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb,
+                  row_limit(max_rows, domain.d)):
                 release = mechanism(frame, domain, rng=seed)
     except (ValueError, WorkerError) as exc:
         clearer = _dask_value_error(exc, args, names, files, kind)

@@ -797,7 +797,7 @@ def _notes(cfg: PEConfig, plan: _Plan, run: _Run) -> list[str]:
     if not run.keep_all:
         notes.append("Trace keeps variations and histograms for the last iteration only (memory bound).")
     if plan.release_cap is not None:
-        notes.append(limits.cap_note(plan.release_cap, OWNER).replace("Pass n_synthetic", "Pass n_release"))
+        notes.append(limits.cap_note(plan.release_cap, OWNER))
     return notes
 
 

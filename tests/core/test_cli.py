@@ -365,6 +365,24 @@ def test_w1_says_when_the_number_it_prints_is_not_w1(tmp_path, capsys):
     assert err == "" and float(out) == pytest.approx(wasserstein1(X, Y, method="pot"), rel=1e-9)
 
 
+def test_a_capped_output_is_said_and_max_rows_sets_the_cap(tmp_path, capsys):
+    """The output limit rounds a large release to fewer points: the command says so on stderr (even with
+    -q), and --max-rows moves the limit (here down to 300, below the release's ~1200 rows, so that the
+    test stays small; raising it works the same way). A bad value is refused before any reading."""
+    rng = np.random.default_rng(6)
+    src = _write_csv(tmp_path / "data.csv", rng.random((1200, 2)), names=("a", "b"))
+    out = tmp_path / "o.csv"
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", str(src), "-o", str(out), "-q", "--max-rows", "300"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"warning: the output was capped at 300 rows \(the release planned 1,\d{3}", err), err
+    assert len(out.read_text().splitlines()) == 301
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", str(src), "-o", str(out), "-q", "--max-rows", "1e4"]) == 0
+    assert capsys.readouterr().err == "" and len(out.read_text().splitlines()) > 1000
+    assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", str(tmp_path / "missing.csv"), "-o", str(out), "-q",
+                 "--max-rows", "lots"]) == 1
+    assert "'max-rows' parameter of dpsynth synth must be a whole number of rows >= 1" in _one_error_line(capsys)
+
+
 def test_wrong_column_lists_the_columns_with_a_close_match(data, tmp_path, capsys):
     _, src = data
     assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:1", "--columns", "a,bb", str(src), "-o",
