@@ -507,4 +507,4 @@ def test_w1_of_files_too_large_to_read_says_what_to_do(data, tmp_path, capsys):
     big.write_text("a,b\n" + "0.5,0.25\n" * (MAX_ROWS + 1))
     assert main(["w1", str(big), str(src), "-b", "0:10,-1:1", "-q"]) == 1
     line = _one_error_line(capsys)
-    assert "compare a random sample of the rows of each" in line, line
+    assert "compare a random sample of at most 20,000 rows of each" in line, line
