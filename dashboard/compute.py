@@ -16,6 +16,7 @@ import dataclasses
 import json
 import logging
 import math
+import re
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -29,11 +30,11 @@ from dpsynth_core.domain import Domain
 from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
 from dpsynth_core.transport import choose_method, wasserstein1
 
-from . import w1_live
+from . import registry, w1_live
 from .state import data, settings
 
 __all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "refuses_categories", "cached_report", "headline_w1", "headline_job",
+           "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job",
            "certified_w1_measure"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
@@ -205,3 +206,21 @@ def mechanisms() -> dict:
 def mechanism_spec(name: str):
     """The registry entry of a mechanism."""
     return mechanisms()[name]
+
+
+def mechanism_label(name: str) -> str:
+    """A mechanism as people read it: the title of its page in the navigation ("Random walk"), or for a
+    mechanism without a page its registry title without the remark in brackets ("Flat Laplace histogram")."""
+    page = next((p for p in registry.PAGES if p.mechanism == name), None)
+    if page is not None:
+        return page.title
+    spec = mechanisms().get(name)
+    return name if spec is None else re.sub(r"\s*\([^)]*\)\s*$", "", spec.title) or spec.title
+
+
+def mechanism_pages(names) -> str:
+    """The pages of the mechanisms ``names`` that have one, by their titles ("Partition tree (PMM), Random
+    walk"); "none yet" when none has."""
+    wanted = set(names)
+    titles = [p.title for p in registry.PAGES if p.mechanism is not None and p.mechanism in wanted]
+    return ", ".join(titles) or "none yet"

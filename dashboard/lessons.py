@@ -55,6 +55,13 @@ class Lesson:
     expect: tuple[str, ...]
     ask: tuple[str, ...]
     papers: tuple[str, ...] = field(default_factory=tuple)
+    #: "Try this" on a table with categorical columns, when the page's ``try_this`` uses views that are drawn
+    #: for numeric rows only (None: ``try_this`` holds on every table).
+    mixed_try: tuple[str, ...] | None = None
+
+    def try_on(self, mixed: bool) -> tuple[str, ...]:
+        """The "Try this" items that hold on the current table (``mixed``: it has categorical columns)."""
+        return self.mixed_try if mixed and self.mixed_try is not None else self.try_this
 
 
 LESSONS: dict[str, Lesson] = {
@@ -69,7 +76,9 @@ LESSONS: dict[str, Lesson] = {
          "distribution functions: that area is W1.",
          "Under *A first release*, press **ε = 0.01**, then **ε = 10**, and compare the synthetic points with the "
          "real ones."),
-        ("W1 grows in step with the shift of the synthetic distribution.",
+        ("W1 is not 0 even with the slider at 0: ν is not μ moved sideways (its two clusters have other weights "
+         "and the left one is wider), so W1 starts near 0.03. Moving ν to the right, W1 grows steadily, by about "
+         "three quarters of the move: the left cluster moves by the slider's amount, the right one by half of it.",
          "At ε = 0.01 the synthetic points are a blur over the whole square; at ε = 10 they trace the two clusters, "
          "and W1 drops by a large factor."),
         ("Every coordinate lies in [0, 1]. Why can W1 (with the largest-coordinate distance) never exceed 1?",
@@ -106,7 +115,9 @@ LESSONS: dict[str, Lesson] = {
          "page): patients with age, sex, BMI, blood pressure, region and diabetes, the categories declared with "
          "the table. PMM releases it; compare the **rows per category** of the real and the synthetic data, then "
          "open *What the release preserves* and look at the blood pressure within each region."),
-        ("At smaller ε the synthetic points spread out and W1 grows, roughly like 1/ε at first.",
+        ("At smaller ε the synthetic points spread out and W1 grows, but more slowly than ε shrinks: ten times "
+         "less ε (1 → 0.1) makes W1 a few times larger (about 4 to 5 times on the default data), not ten times. "
+         "In 2-D the theory's rate is (εn)^(−1/2) up to logarithmic factors; *How fast W1 shrinks* measures it.",
          "At a deep level many noisy counts are negative. The consistent counts are never negative, and the two "
          "children of every cell add up to their parent.",
          "On the clinic table the first levels of the tree split the categories, then the numbers. At ε = 1 the "
@@ -169,6 +180,11 @@ LESSONS: dict[str, Lesson] = {
         ("Why does Private Evolution need δ > 0 while PMM does not?",
          "What limits how close the cloud can get to the data?"),
         ("GFR25",),
+        mixed_try=("Choose the start **one corner (the origin)** and read *W1 after each iteration*: the cloud "
+                   "starts far from the data and W1 drops as it moves.",
+                   "On a table with categorical columns, like this one, the iterations picture (with its **Play** "
+                   "button) is not drawn: it draws numeric rows. Load a table of numbers on the *Data and bounds* "
+                   "page to watch the cloud travel to the data."),
     ),
     "low_dim": Lesson(
         "Low-dimensional data (private PCA)",

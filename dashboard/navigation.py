@@ -10,6 +10,7 @@ import streamlit as st
 from . import registry
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
+from .state import data
 from .widgets import param_controls
 
 __all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
@@ -50,12 +51,13 @@ def page_intro(url: str) -> None:
 def lesson_box(url: str) -> None:
     """Try this / what you should see / questions for the class (open on the first visit)."""
     lesson = LESSONS[url]
-    if not (lesson.try_this or lesson.expect or lesson.ask):
+    try_this = lesson.try_on(data().domain.is_mixed)
+    if not (try_this or lesson.expect or lesson.ask):
         return
     seen = st.session_state.setdefault("_lessons_seen", set())
     with st.expander("Lesson: try this", expanded=url not in seen, icon=":material/school:"):
-        if lesson.try_this:
-            st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(lesson.try_this, 1)))
+        if try_this:
+            st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(try_this, 1)))
         if lesson.expect:
             st.markdown("**What you should see**\n" + "\n".join(f"- {t}" for t in lesson.expect))
         if lesson.ask:

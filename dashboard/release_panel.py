@@ -31,18 +31,19 @@ from .compute import (
     dom_key,
     headline_job,
     headline_w1,
+    mechanism_label,
+    mechanism_pages,
     mechanisms,
-    refuses_categories,
     safe,
     teaching_release,
 )
 from .state import bounds_from_data, data, flash, record_release, set_data, settings
-from .widgets import OWNER, plot
+from .widgets import OWNER, plot, readable_category_axes
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short", "privacy_label",
-           "private_downloads", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
+           "private_downloads", "fits_limits", "left_out", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
            "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_metric_text", "w1_sentence",
-           "POLL_SECONDS"]
+           "POLL_SECONDS", "release_stem", "space_diameter", "vacuous_note"]
 
 #: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
 UNIT_DIAMETER = 1.0
@@ -54,31 +55,92 @@ POLL_SECONDS = 0.5
 def release_section(name: str, params: dict, *, title: str):
     """Run the mechanism (cached), show the headline and real against synthetic. Returns (rel, w1) or None."""
     spec = mechanisms()[name]
-    if not relation_supported(spec):
-        return None
-    n = data().n
-    if n < spec.min_rows:  # said before running, in the page's words (the library says it as a parameter error)
-        st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {plural(n, 'row')}"
-                   + (f": {spec.min_rows_reason}." if spec.min_rows_reason else ".")
-                   + " Load a larger table on the Data page.", icon=":material/table_rows:")
+    if not fits_limits(spec, key=title) or not relation_supported(spec):  # the limits first: said before running
         return None
     rel = teaching_release(name, params)
     if rel is None:
-        if refuses_categories(name):
-            offer_numeric_part(key=title)
         return None
     w, w1_key = headline_w1(rel.synthetic)
     release_panel(rel, w, params, title=title, w1_key=w1_key)
     d = data()
     mixed = d.domain.is_mixed
-    plot(_scatter(d, rel.synthetic),
-         "Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
-         "dotted box is the public domain." + (" The numeric columns; the categories are counted below." if mixed
-                                               else ""), key=f"{title}_scatter")
+    plot(_scatter(d, rel.synthetic), _scatter_caption(d.domain), key=f"{title}_scatter")
     if mixed:
         category_views(d, rel, key=title)
     preserves_view(d, rel, w, key=title)
     return rel, w
+
+
+def fits_limits(spec, *, key: str) -> bool:
+    """True when the current table is within the limits ``spec`` (the mechanism contract) declares: categorical
+    columns, the number of numeric columns, the number of rows. Otherwise False, after saying so BEFORE
+    running, in the page's words and with what to change (the library says it as a parameter error)."""
+    d = data()
+    dom, label = d.domain, mechanism_label(spec.name)
+    if dom.is_mixed and not spec.categorical:
+        takers = mechanism_pages(n for n, s in mechanisms().items() if s.categorical)
+        offer_numeric_part(key=key, why=f"{label} does not take categorical columns, and the table `{d.name}` has "
+                                        f"{plural(len(dom.categories), 'categorical column')} "
+                                        f"({', '.join(dom.categories)}). The pages of the mechanisms that take them: "
+                                        f"{takers}. Or continue here with the numeric columns:")
+        return False
+    if spec.max_dim is not None and dom.k > spec.max_dim:
+        others = mechanism_pages(n for n, s in mechanisms().items() if n != spec.name and (s.max_dim or dom.k) >= dom.k
+                                 and (s.categorical or not dom.is_mixed))
+        st.warning(f"{label} takes at most {spec.max_dim} numeric columns"
+                   + (f" ({spec.max_dim_reason})" if spec.max_dim_reason else "")
+                   + f", and the table `{d.name}` has {dom.k}. Pick at most {spec.max_dim} columns under *Columns to "
+                   f"use* on the Data and bounds page, or use a page without this limit: {others}.",
+                   icon=":material/view_column:")
+        return False
+    if d.n < spec.min_rows:
+        st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {plural(d.n, 'row')}"
+                   + (f": {spec.min_rows_reason}." if spec.min_rows_reason else ".")
+                   + " Load a larger table on the Data page.", icon=":material/table_rows:")
+        return False
+    return True
+
+
+def left_out(names, *, key: str) -> set[str]:
+    """Before a run of several mechanisms (the Compare page): the ones the sidebar's relation or the table's
+    limits (the mechanism contract) rule out, said in words BEFORE running, with the switch of the relation that
+    brings them in. Returns their names."""
+    d, relation = data(), settings()["neighbours"]
+    specs = mechanisms()
+    by_relation: dict[str, list[str]] = {}
+    limits = []
+    for name in names:
+        spec = specs[name]
+        if relation not in spec.neighbours:
+            by_relation.setdefault(spec.neighbours[0], []).append(name)
+        elif d.domain.is_mixed and not spec.categorical:
+            limits.append((name, "it does not take categorical columns"))
+        elif spec.max_dim is not None and d.domain.k > spec.max_dim:
+            limits.append((name, f"it takes at most {spec.max_dim} numeric columns and the table has {d.domain.k}"))
+        elif d.n < spec.min_rows:
+            limits.append((name, f"it needs at least {spec.min_rows} rows and the table has {d.n:,}"))
+    for other, out in by_relation.items():
+        c1, c2 = st.columns([4, 1])
+        c1.warning(f"Left out under *{RELATION_WORDS[relation]}* neighbours: {_and(map(mechanism_label, out))}. "
+                   + ("It works" if len(out) == 1 else "They work")
+                   + f" with *{RELATION_WORDS[other]}* neighbours only ("
+                   + ("the dataset size n must be public" if other == "replace" else
+                      "the analysis covers adding or removing a record")
+                   + "). To include " + ("it" if len(out) == 1 else "them")
+                   + f", switch the sidebar's neighbouring relation to *{RELATION_WORDS[other]}*.",
+                   icon=":material/block:")
+        c2.button(f"Switch to {RELATION_WORDS[other]}", key=f"{key}_switch_{other}", on_click=switch_relation,
+                  args=(other,), help="Changes the sidebar's neighbouring relation; then run again.")
+    if limits:
+        st.warning("Left out on this table: " + "; ".join(f"{mechanism_label(n)} ({why})" for n, why in limits)
+                   + ". Change the table on the Data and bounds page to include them.", icon=":material/block:")
+    return {n for out in by_relation.values() for n in out} | {n for n, _ in limits}
+
+
+def _and(words) -> str:
+    """"a", "a and b", "a, b and c"."""
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _scatter(d, Y):
@@ -87,6 +149,20 @@ def _scatter(d, Y):
     X, names = sources.numeric_part(d)
     return viz.scatter_compare(X, sources.numeric_rows(Y, d.domain), names, lower=d.domain.lower,
                                upper=d.domain.upper)
+
+
+def _scatter_caption(dom) -> str:
+    """What :func:`_scatter` draws: two panels side by side, or one overlaid histogram for one numeric column."""
+    if len(dom.numeric_names) == 1:
+        text = ("The real data (dotted outline, :material/lock: owner view) and the synthetic data (bars) as "
+                "histograms overlaid on the same axis; the axis spans the public domain.")
+    else:
+        text = ("Left: the real data (:material/lock: owner view). Right: the synthetic data, on the same axes; the "
+                "dotted box is the public domain.")
+    if dom.is_mixed:
+        text += (f" The numeric column {dom.numeric_names[0]}" if len(dom.numeric_names) == 1 else
+                 " The numeric columns") + "; the categories are counted below."
+    return text
 
 
 def offer_numeric_part(*, key: str, why: str | None = None) -> None:
@@ -113,10 +189,10 @@ def numeric_page_gate(*, key: str, what: str) -> bool:
     d = data()
     if not d.domain.is_mixed:
         return True
-    takers = ", ".join(sorted(n for n, s in mechanisms().items() if s.categorical)) or "none yet"
-    offer_numeric_part(key=key, why=f"{what} The data `{d.name}` have categorical columns "
-                                    f"({', '.join(d.domain.categories)}): the mechanisms that take them ({takers}) "
-                                    "show their releases on their own pages. Continue here with the numeric columns:")
+    takers = mechanism_pages(n for n, s in mechanisms().items() if s.categorical)
+    offer_numeric_part(key=key, why=f"{what} The table `{d.name}` has categorical columns "
+                                    f"({', '.join(d.domain.categories)}): the mechanisms that take them show their "
+                                    f"releases on their own pages ({takers}). Continue here with the numeric columns:")
     return False
 
 
@@ -138,8 +214,8 @@ def category_views(d, rel, *, key: str) -> None:
     from dpsynth_core import viz
 
     dom = d.domain
-    plot(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom), dom.categories,
-                             title="rows per category: real and synthetic"),
+    plot(readable_category_axes(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom),
+                                                    dom.categories, title="rows per category: real and synthetic")),
          "Shares of the rows in every declared category. Grey: the real data (" + OWNER + ") Vermillion: the "
          "synthetic data. A release within W1 = w of the data keeps every share within w (category weight 1).",
          key=f"{key}_categories")
@@ -403,7 +479,10 @@ def bound_view(rel) -> tuple[str, str, str]:
         why = "This mechanism has no bound from its paper." if "baseline" in kind or not kind else rel.bound_kind
         return "Theory's bound", "—", why
     b = float(b)
+    diameter = space_diameter(rel.domain)
     if "certificate" in kind:
+        if b >= diameter:
+            return ("Certified bound", "—", vacuous_note(b, diameter, what="certificate"))
         return ("Certified bound", f"{b:.3g}",
                 "A private, high-probability upper bound on the largest W1 over the released marginals, published "
                 "with the data (see the certificate below).")
@@ -411,10 +490,8 @@ def bound_view(rel) -> tuple[str, str, str]:
         return ("Theory's rate", "—",
                 f"The paper gives a rate whose constants it does not specify; evaluated with constant 1 it is "
                 f"{b:.3g} here, which is not a bound.")
-    if b >= UNIT_DIAMETER:
-        return ("Theory's bound", "—",
-                f"The paper's bound at this n and ε is {b:.3g}, above the largest possible W1 (1): it says nothing "
-                "yet. It becomes informative with more data or a larger ε.")
+    if b >= diameter:
+        return "Theory's bound", "—", vacuous_note(b, diameter, what="paper's bound")
     if "estimated" in kind:
         return ("Theory's estimate", f"{b:.3g}",
                 f"{rel.bound_kind}: part of it is estimated rather than proven, so read it as an estimate.")
@@ -422,6 +499,18 @@ def bound_view(rel) -> tuple[str, str, str]:
     label = "Theory's bound (reference)" if reference else "Theory's bound"
     return label, f"{b:.3g}", (rel.bound_kind or "") + (" For these settings the proof does not apply; the value "
                                                         "is shown for reference." if reference else "")
+
+
+def space_diameter(domain) -> float:
+    """The largest possible W1 in the release's space: the unit cube's diameter (:data:`UNIT_DIAMETER`), or a
+    heavier category weight's on a table with categorical columns (as the mechanism contract's note says)."""
+    return max((UNIT_DIAMETER, *(float(w) for w in getattr(domain, "weights", ()))))
+
+
+def vacuous_note(b: float, diameter: float = UNIT_DIAMETER, *, what: str = "paper's bound") -> str:
+    """Why a bound at or above the space's diameter is shown as "—": it says nothing yet."""
+    return (f"The {what} at this n and ε is {b:.3g}, not below the largest possible W1 ({diameter:g}): it says "
+            "nothing yet. It becomes informative with more data or a larger ε.")
 
 
 def private_downloads(name: str, params: dict, *, key: str) -> None:
@@ -450,12 +539,20 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
                f"{fresh.privacy}.")
     d1, d2 = st.columns(2)
     d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
-                       file_name=f"{fresh.mechanism}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
+                       file_name=f"{release_stem(fresh)}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
                        help="The synthetic data of the fresh release, rows in random order.")
     d2.download_button("Report (JSON)", data=export.report_json(fresh), icon=":material/download:",
-                       file_name=f"{fresh.mechanism}_report.json", mime="application/json", key=f"dl_json_{key}",
+                       file_name=f"{release_stem(fresh)}_report.json", mime="application/json", key=f"dl_json_{key}",
                        help="The fresh release's public report: ε, δ, relation, ledger, parameters, bound. Nothing "
                             "computed from the real data without noise.")
+
+
+def release_stem(rel) -> str:
+    """A download's file name before its suffix: the mechanism, ε, δ and the neighbouring relation, compact and
+    safe in any file system ("pmm_eps1_delta0_add-remove"; "1e-06" for δ = 10⁻⁶). The CSV itself stays plain
+    (a comment line would break CSV readers); the report inside the JSON says the same in full."""
+    parts = (rel.mechanism, f"eps{float(rel.epsilon):g}", f"delta{float(rel.delta or 0.0):g}", rel.neighbours)
+    return "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-.") or "x" for p in parts)
 
 
 def switch_relation(value: str) -> None:

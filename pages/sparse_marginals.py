@@ -58,6 +58,8 @@ if res is not None:
                  f"The certificate is the sum of three private parts; with probability at least "
                  f"{1 - tr.delta_cert:g} over the noise the true loss is below it. Grey: the realised loss, the "
                  f"largest W1 over the {s_ord}-column views (" + _ui.OWNER + ")", key="sm_cert")
+        if terms.total >= _ui.space_diameter(rel.domain):  # the headline shows "—" for it, and says why here
+            st.caption(_ui.vacuous_note(terms.total, _ui.space_diameter(rel.domain), what="certificate"))
         if loss is not None and loss[2] - loss[1] > 1e-12:
             st.caption(f"Realised loss {loss[0]:.3g}, proven to lie in [{loss[1]:.3g}, {loss[2]:.3g}].")
 

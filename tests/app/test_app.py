@@ -454,11 +454,13 @@ def test_compare_runs_every_mechanism_and_explains_refusals():
     at.button(key="compare_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     _, (df, synth, best) = at.session_state["compare_result"]
-    assert set(df["mechanism"]) == set(MECHANISMS)
+    # the mechanisms that support only replace are left out under add/remove, said in words before running
+    replace_only = {n for n, spec in MECHANISMS.items() if "add_remove" not in spec.neighbours}
+    assert "per_point_laplace" in replace_only
+    assert set(df["mechanism"]) == set(MECHANISMS) - replace_only
+    assert any("Left out under *add / remove one record*" in w.value and "Per-point Laplace noise" in w.value
+               for w in at.warning)
     assert best is not None and best["rule_bins"] == df[df["mechanism"] == "flat_histogram"].iloc[0]["resolved"]["bins"]
-    # per_point_laplace supports only replace: under add/remove it is refused with a message, not run
-    row = df[df["mechanism"] == "per_point_laplace"].iloc[0]
-    assert row["status"] == "not run" and "replace" in row["reason"]
     assert set(synth) == set(df[df["status"] == "ok"]["mechanism"])
 
 

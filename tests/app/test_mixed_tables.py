@@ -53,7 +53,7 @@ def test_mixed_source_on_every_page_renders_or_refuses_cleanly(mixed_app, page):
         assert "on numeric columns" in infos and at.button(key=f"numeric_only_{page}")
     elif mech is not None and not MECHANISMS[mech].categorical:
         assert REFUSAL in infos, infos  # the library's own words, naming the mechanisms that take them
-        assert "pmm" in infos.split(REFUSAL, 1)[1]
+        assert "Partition tree (PMM)" in infos.split(REFUSAL, 1)[1]  # the pages of those that take them
         assert at.button(key=f"numeric_only_{page}")
     elif mech is not None:  # a mechanism that takes categorical columns: its release, with category pictures
         assert len(at.metric) >= 4
