@@ -160,6 +160,7 @@ def check_points(
     given, those columns are selected (a missing column is a ``ValueError`` naming it). A 1-D input
     is read as n points in dimension 1 when ``d`` is None or 1.
     """
+    labels = None  # a DataFrame's column names, for the messages below
     if isinstance(X, pd.DataFrame):
         if columns is not None:
             missing = [c for c in columns if c not in X.columns]
@@ -169,10 +170,22 @@ def check_points(
                     f"Got a table without {missing}."
                 )
             X = X.loc[:, list(columns)]
+        dup = X.columns[X.columns.duplicated()].unique().tolist()
+        if dup:
+            raise ValueError(f"The '{name}' parameter of {owner} has the column name {str(dup[0])!r} more than once: "
+                             f"give every column its own name.")
+        labels = [str(c) for c in X.columns]
         non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
         if non_numeric:
-            raise param_error(owner, name, "numeric; non-numeric columns " + repr(non_numeric[:5]), "a DataFrame",
-                              kind=TypeError)
+            times = [c for c in non_numeric if pd.api.types.is_datetime64_any_dtype(X[c])
+                     or pd.api.types.is_timedelta64_dtype(X[c])]
+            hint = (f" ({str(times[0])!r} holds dates or times: convert it to a number first, e.g. days since a "
+                    "fixed date, with public bounds)" if times else "")
+            raise param_error(owner, name, "numeric; non-numeric columns " + repr(non_numeric[:5]) + hint,
+                              "a DataFrame", kind=TypeError)
+        if X.shape[0] < min_rows:
+            raise ValueError(f"The '{name}' parameter of {owner} must have at least {plural_rows(min_rows)}. "
+                             f"Got a table with {plural_rows(X.shape[0])} and columns {labels[:8]}.")
         X = X.to_numpy(dtype=float)
     if isinstance(X, (str, bytes)) or X is None or isinstance(X, numbers.Number):
         raise param_error(owner, name, "an array of shape (n, d)", X, kind=TypeError)
@@ -199,8 +212,15 @@ def check_points(
         raise param_error(owner, name, f"an array with at least {min_rows} row(s)", arr)
     if not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
+        col = f"column {labels[int(bad[1])]!r}" if labels else f"column {int(bad[1])}"
+        what = "a missing value (NaN)" if np.isnan(arr[bad[0], bad[1]]) else "an infinite value"
         raise ValueError(
             f"The '{name}' parameter of {owner} must contain only finite values. "
-            f"Got a non-finite value at row {int(bad[0])}, column {int(bad[1])}."
+            f"Got {what} at row {int(bad[0])} (counting from 0), {col}: drop or fill such rows first."
         )
     return arr
+
+
+def plural_rows(n: int) -> str:
+    """"1 row", "0 rows", "2,000 rows"."""
+    return f"{n:,} row" + ("" if n == 1 else "s")

@@ -431,8 +431,9 @@ def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[
         return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; choose "
                           f"columns that hold plain numbers (a dot as decimal mark) with --columns.")
     if "must contain only finite values" in text:
-        found = re.search(r"column (\d+)", text)
-        col = names[int(found.group(1))] if found and int(found.group(1)) < len(names) else None
+        found = re.search(r"column (?:'([^']*)'|(\d+))", text)  # by name (a partition's frame) or by position
+        col = None if found is None else found.group(1) if found.group(1) is not None else (
+            names[int(found.group(2))] if int(found.group(2)) < len(names) else None)
         where = f" in column {col!r}" if col is not None else ""
         hint = "" if getattr(args, "drop_missing", False) else " (add --drop-missing to drop rows with a missing value)"
         return ValueError(f"The input {args.input!r} has a missing or infinite value{where}; every value of the "

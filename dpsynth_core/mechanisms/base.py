@@ -139,8 +139,8 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
     kwargs: dict[str, Any] = {"epsilon": epsilon}
     if spec.needs_delta:
         if delta is None:
-            raise param_error(owner, "delta", f"a float in (0, 1): {spec.title} is approximate (ε, δ)-DP",
-                              "none")
+            raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {spec.title} is approximate "
+                              "(ε, δ)-DP", "no delta")
         kwargs["delta"] = delta
     elif delta is not None:
         raise param_error(owner, "delta", f"left out: {spec.title} is pure ε-DP (δ = 0)", delta)

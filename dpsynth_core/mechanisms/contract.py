@@ -288,7 +288,8 @@ class Mechanism(Generic[C]):
         eps = check_epsilon(epsilon, owner)
         if spec.needs_delta:
             if delta is None:
-                raise param_error(owner, "delta", f"a float in (0, 1): {spec.title} is approximate (ε, δ)-DP", "none")
+                raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {spec.title} is approximate "
+                                  "(ε, δ)-DP", "no delta")
             dlt = check_probability(delta, "delta", owner)
         elif delta is not None:
             raise param_error(owner, "delta", f"left out: {spec.title} is pure ε-DP (δ = 0)", delta, kind=TypeError)

@@ -52,3 +52,28 @@ def test_bounds_that_clamp_many_rows_warn_with_the_count_and_no_more():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ClampedRowsWarning)  # within the bounds: no warning
         run("pmm", df, wide, epsilon=1.0, rng=0)
+
+
+@pytest.mark.parametrize("frame, kind, words", [
+    (pd.DataFrame({"age": [30.0, np.nan, 50.0], "bp": [100.0, 110.0, 120.0]}), ValueError,
+     r"a missing value \(NaN\) at row 1 \(counting from 0\), column 'age': drop or fill such rows first"),
+    (pd.DataFrame({"age": [30.0, 40.0], "bp": [100.0, np.inf]}), ValueError, r"an infinite value at row 1 .*column 'bp'"),
+    (pd.DataFrame({"age": pd.Series([], dtype=float), "bp": pd.Series([], dtype=float)}), ValueError,
+     r"must have at least 1 row\. Got a table with 0 rows and columns \['age', 'bp'\]"),
+    (pd.DataFrame({"age": pd.to_datetime(["2020-01-01"] * 3), "bp": [1.0, 2.0, 3.0]}), TypeError,
+     r"'age' holds dates or times: convert it to a number first"),
+    (pd.DataFrame([[30.0, 100.0, 31.0]], columns=["age", "bp", "age"]), ValueError,
+     r"has the column name 'age' more than once"),
+])
+def test_a_tables_problem_is_said_by_column_name(frame, kind, words):
+    """Each message names the column (not its position) and what to do; before, NaN was "column 0", an empty
+    table "array of shape (0, 2)", a date column just "non-numeric", a repeated name "non-numeric ['age', 'age']"."""
+    dom = Domain(lower=[0, 50], upper=[120, 250], names=["age", "bp"])
+    with pytest.raises(kind, match=words):
+        run("pmm", frame, dom, epsilon=1.0, rng=0)
+
+
+def test_an_approximate_dp_mechanism_without_delta_says_what_to_pass():
+    with pytest.raises(ValueError, match=r"'delta' parameter of private_evolution must be a float in \(0, 1\), e\.g\. "
+                                         r"delta=1e-6.*Got 'no delta'"):
+        run("private_evolution", np.random.default_rng(0).random((50, 2)), Domain.unit(2), epsilon=1.0)

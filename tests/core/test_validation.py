@@ -103,7 +103,7 @@ def test_points_rules():
         check_points(np.ones((3, 2)), "X", "f", d=3)
     with pytest.raises(ValueError, match="at least 1 row"):
         check_points(np.ones((0, 2)), "X", "f")
-    with pytest.raises(ValueError, match="row 1, column 0"):
+    with pytest.raises(ValueError, match=r"a missing value \(NaN\) at row 1 \(counting from 0\), column 0"):
         check_points([[0.0], [np.nan]], "X", "f")
     with pytest.raises(ValueError, match="finite"):
         check_points([[np.inf, 0.0]], "X", "f")
