@@ -27,17 +27,20 @@ import pandas as pd
 from dpsynth_core import datasets as lib
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.domain import Domain
-from dpsynth_core.tabular import MISSING_TOKENS, CSVError, Table, read_table
+from dpsynth_core.tabular import MAX_BYTES, MISSING_TOKENS, CSVError, Table, read_table
 from dpsynth_core.tabular.read import plural
 from dpsynth_core.validation import check_float
 
-__all__ = ["Source", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
+__all__ = ["Source", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
            "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",
            "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only",
            "SMALL_TABLE", "small_table_note"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
+#: The largest file read (the library's byte cap; the browser refuses larger ones, .streamlit/config.toml), and
+#: the largest the Data page keeps in the session's memory so that the work on it survives a visit to another page.
+MAX_UPLOAD_BYTES = MAX_BYTES
 MAX_UPLOAD_COLUMNS = 64
 #: Most categories one column of an upload may have (typed, or read off the file for exploration).
 MAX_UPLOAD_CATEGORIES = 1_000

@@ -10,7 +10,7 @@ import streamlit as st
 from . import registry
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
-from .state import data
+from .state import data, show_flash
 from .widgets import param_controls
 
 __all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
@@ -39,13 +39,15 @@ def require_app(page_file: str) -> None:
 
 
 def page_intro(url: str) -> None:
-    """The page's title, what it teaches, its papers and its place on the lesson path."""
+    """The page's title, what it teaches, its papers and its place on the lesson path; then the messages of
+    the last action (:func:`~dashboard.state.show_flash`)."""
     lesson = LESSONS[url]
     st.caption(f"Lesson {step_of(url)} of {len(ORDER)}")
     st.title(lesson.title)
     st.markdown(lesson.teaches)
     if lesson.papers:
         st.caption("From " + "; ".join(PAPERS[k].cite() for k in lesson.papers) + ".")
+    show_flash()  # what the last action did (e.g. "Using the numeric columns of ..."), on the page it was done on
 
 
 def lesson_box(url: str) -> None:

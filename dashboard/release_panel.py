@@ -176,7 +176,8 @@ def offer_numeric_part(*, key: str, why: str | None = None) -> None:
     if st.button(f"Use the numeric columns of {d.name} only ({', '.join(d.domain.numeric_names)})",
                  key=f"numeric_only_{key}", icon=":material/filter_alt:",
                  help="Makes a dataset of the numeric columns, with their declared bounds, for every page. The Data "
-                      "page brings the whole table back."):
+                      "page brings the whole table back (Load for a bundled table; \"Use the whole table again\" "
+                      "for an upload)."):
         part = sources.numeric_only(d)
         set_data(part, sources.Source("upload", part.name, bounds_from_data=not part.domain.declared))
         flash("info", f"Using the numeric columns of `{d.name}`: {', '.join(part.domain.names)}.")

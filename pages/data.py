@@ -49,6 +49,46 @@ def _leave_out(filename: str, column: str) -> None:
     st.session_state[key] = tuple(rest + ([column] if st.session_state.get(f"data_skip_{filename}_{column}") else []))
 
 
+def _form(filename: str) -> dict:
+    """What the user chose and typed for the upload ``filename`` ({widget key: value}), kept in the session's
+    own state: Streamlit forgets a widget's state on a run that does not draw it (another page's run), and
+    the work on an upload is never lost. The forms of the last few files are kept (a file uploaded again
+    gets its values back)."""
+    forms = st.session_state.setdefault("data_forms", {})
+    form = forms.pop(filename, {})
+    forms[filename] = form
+    while len(forms) > 4:
+        forms.pop(next(iter(forms)))
+    return form
+
+
+def _kept(form: dict, widget, label: str, key: str, default=None, *, arg: str = "value", **kwargs):
+    """``widget`` drawn with the value kept in ``form`` (``default`` before anything was chosen), its value
+    kept there again (copied on every run that draws it)."""
+    form[key] = widget(label, key=key, **{arg: form.get(key, default)}, **kwargs)
+    return form[key]
+
+
+def _checked(form: dict, key: str) -> bool:
+    """Whether the box ``key`` is checked, read before the box is drawn (its kept value on a first run)."""
+    return bool(st.session_state.get(key, form.get(key, False)))
+
+
+def _forget_upload() -> None:
+    """Forget the file kept in the session's memory and what was typed for it (the user cleared or forgot it;
+    a table already in use stays in use)."""
+    kept = st.session_state.pop("data_kept_file", None)
+    if kept is not None:
+        st.session_state.get("data_forms", {}).pop(kept[0], None)
+
+
+def _upload_changed() -> None:
+    """The uploader changed: emptied by the user (its ×), the kept file is forgotten; a new file replaces it
+    (below, on the run)."""
+    if st.session_state.get("data_upload") is None:
+        _forget_upload()
+
+
 MIXED_SOURCE = "Clinic (mixed)"
 
 
@@ -60,7 +100,14 @@ def _domain_rows(dom):
 
 _ui.page_intro("data")
 _ui.lesson_box("data")
-_ui.show_flash()
+whole = st.session_state.get("data_used_upload")  # (dataset, source): the uploaded table last used, whole
+if whole is not None and whole[0] is not _ui.data():
+    if st.button(f"Use the whole table {whole[0].name} again", key="data_whole_upload", icon=":material/table:",
+                 help="The table you uploaded and used, as you used it: every column chosen, with the bounds and "
+                      "categories you declared (kept in this session's memory only)."):
+        _ui.set_data(*whole)
+        _ui.flash("success", f"Using `{whole[0].name}` again: {plural(whole[0].n, 'row')}, d = {whole[0].d}.")
+        st.rerun()
 source = st.radio("Source", ["Generator", "Real dataset", MIXED_SOURCE, "Upload CSV"], horizontal=True,
                   key="data_source", persist_state="session",
                   help="Clinic (mixed): a generated health-like table with numbers and categories (sex, region, "
@@ -105,42 +152,54 @@ elif source == MIXED_SOURCE:
 else:
     st.caption(f"A CSV file with a header row; at most {sources.MAX_UPLOAD_ROWS:,} rows and "
                f"{sources.MAX_UPLOAD_COLUMNS} columns. The file stays in memory: it is never written to disk.")
-    up = st.file_uploader("CSV file", type=["csv", "txt"], key="data_upload")
-    if up is not None:
-        drop_key = f"data_drop_{up.name}"
-        drop = st.session_state.get(drop_key, False)
-        skip_key = f"data_skipped_{up.name}"
-        # the columns left out: those whose box is still checked (a box not shown for a while is forgotten)
-        skipped = tuple(c for c in st.session_state.get(skip_key, ())
-                        if st.session_state.get(f"data_skip_{up.name}_{c}", False))
+    up = st.file_uploader("CSV file", type=["csv", "txt"], key="data_upload", on_change=_upload_changed)
+    kept = st.session_state.get("data_kept_file")  # (name, bytes): the file worked on, kept across pages
+    if up is not None:  # it replaces the kept one (a file above the cap is refused by the reader, never kept)
+        kept = (up.name, up.getvalue())
+        if up.size <= sources.MAX_UPLOAD_BYTES:
+            st.session_state["data_kept_file"] = kept
+        else:
+            _forget_upload()
+    if up is None and kept is not None:
+        a, b = st.columns([4, 1], vertical_alignment="center")
+        a.caption(f"Still working on `{kept[0]}`, kept in this session's memory with what you typed (never written "
+                  "to disk). Upload another file to replace it.")
+        b.button("Forget this file", key="data_forget_upload", on_click=_forget_upload)
+    if kept is not None:
+        filename, raw = kept
+        form = _form(filename)
+        drop_key = f"data_drop_{filename}"
+        drop = _checked(form, drop_key)
+        skip_key = f"data_skipped_{filename}"
+        # the columns left out: those whose box is still checked
+        skipped = tuple(c for c in st.session_state.get(skip_key, ()) if _checked(form, f"data_skip_{filename}_{c}"))
         st.session_state[skip_key] = skipped
         table = None
         drop_shown = False
         try:
-            table = _read(up.getvalue(), up.name, "drop" if drop else "error", skipped)
+            table = _read(raw, filename, "drop" if drop else "error", skipped)
         except CSVError as exc:
             st.error(str(exc))
             if exc.kind == "missing":
                 offer = ("Drop the row with a missing value" if exc.count == 1 else
                          f"Drop the {plural(exc.count, 'row')} with missing values")
-                st.checkbox(offer, key=drop_key)
+                _kept(form, st.checkbox, offer, drop_key, False)
                 drop_shown = True
             if exc.kind in ("not_a_number", "decimal", "infinite") and exc.column and exc.column not in skipped:
-                st.checkbox(f"Leave out the column {exc.column!r} and read the rest",
-                            key=f"data_skip_{up.name}_{exc.column}", on_change=_leave_out,
-                            args=(up.name, exc.column))
+                _kept(form, st.checkbox, f"Leave out the column {exc.column!r} and read the rest",
+                      f"data_skip_{filename}_{exc.column}", False, on_change=_leave_out, args=(filename, exc.column))
         except (ValueError, TypeError) as exc:
             st.error(str(exc))
         if skipped:  # keep the choices on screen (and their state alive) so that each can be undone
             st.caption(f"Left out as you asked: {', '.join(repr(c) for c in skipped)} (uncheck a box to read "
                        "its column again).")
             for c in skipped:
-                st.checkbox(f"Leave out the column {c!r} and read the rest", key=f"data_skip_{up.name}_{c}",
-                            on_change=_leave_out, args=(up.name, c))
+                _kept(form, st.checkbox, f"Leave out the column {c!r} and read the rest",
+                      f"data_skip_{filename}_{c}", False, on_change=_leave_out, args=(filename, c))
         if table is not None:
             df = table.frame
             if drop:  # keep the choice on screen (and its state alive) so that it can be undone
-                st.checkbox("Drop the rows with missing values", key=drop_key)
+                _kept(form, st.checkbox, "Drop the rows with missing values", drop_key, False)
                 drop_shown = True
             texts = list(table.text_columns)
             for note in table.notes:
@@ -152,73 +211,79 @@ else:
                            "to use them as categorical columns, with the categories you declare below.")
             preview = df
             if texts:
-                preview = _ui.safe(_with_text, up.getvalue(), up.name, "keep", tuple(texts),
+                preview = _ui.safe(_with_text, raw, filename, "keep", tuple(texts),
                                    "drop" if drop else "error", skipped, what="reading the text columns")
                 preview = df if preview is None else preview
             st.caption("First rows (:material/lock: your private data, shown to you only):")
             st.dataframe(preview.head(10), hide_index=True)
             order = list(preview.columns) if set(texts) <= set(preview.columns) else list(df.columns) + texts
-            picked = st.multiselect("Columns to use", order, default=list(df.columns)[:2], key=f"data_cols_{up.name}",
-                                    help="The columns the mechanisms see (in the file's order). A column holding text "
-                                         "becomes a categorical column with the categories you declare.")
+            cols_key = f"data_cols_{filename}"
+            if cols_key in form:  # a column no longer read (left out) cannot be chosen
+                form[cols_key] = [c for c in form[cols_key] if c in order]
+            picked = _kept(form, st.multiselect, "Columns to use", cols_key, list(df.columns)[:2], arg="default",
+                           options=order,
+                           help="The columns the mechanisms see (in the file's order). A column holding text "
+                                "becomes a categorical column with the categories you declare.")
             chosen = [c for c in order if c in picked]
             numeric = [c for c in chosen if c not in texts]
             categorical = [c for c in chosen if c in texts]
             st.markdown("**Public bounds**: type the range each column can take *in principle* (an age in [0, 120], "
                         "an income in [0, 10⁶]), not what this file happens to contain. Values outside are moved onto "
                         "the box's edge.")
-            from_data = st.checkbox("Use the data's own range instead (NOT private: for exploration only)",
-                                    key=f"data_from_data_{up.name}",
-                                    help="The smallest and largest values of your data leak information about "
-                                         "the people at the extremes: with this box no release is differentially "
-                                         "private, and downloads are disabled.")
+            from_data = _kept(form, st.checkbox, "Use the data's own range instead (NOT private: for exploration only)",
+                              f"data_from_data_{filename}", False,
+                              help="The smallest and largest values of your data leak information about "
+                                   "the people at the extremes: with this box no release is differentially "
+                                   "private, and downloads are disabled.")
             lows, highs = [], []
             if not from_data:
                 for c in numeric:
                     a, b = st.columns(2)
-                    lows.append(a.number_input(f"lower bound of {c}", value=None, key=f"data_lo_{c}", format="%.6g",
-                                               placeholder="type it"))
-                    highs.append(b.number_input(f"upper bound of {c}", value=None, key=f"data_hi_{c}",
-                                                format="%.6g", placeholder="type it"))
+                    lows.append(_kept(form, a.number_input, f"lower bound of {c}", f"data_lo_{c}", format="%.6g",
+                                      placeholder="type it"))
+                    highs.append(_kept(form, b.number_input, f"upper bound of {c}", f"data_hi_{c}", format="%.6g",
+                                       placeholder="type it"))
             typed, other, cats_from_data = {}, {}, False
             if categorical:
                 st.markdown("**Public categories**: type every value each text column can take *in principle* (the "
                             "choices of the form it comes from), one per line or separated by `|` (`F|M`), not the "
                             "values this file happens to contain: one rare value can reveal one person. A value "
                             "outside them is refused with its row, unless you name an *other* category for it.")
-                cats_from_data = st.checkbox("Use the values in this file as the categories — NOT private, for "
-                                             "exploration only", key=f"data_cats_from_data_{up.name}",
-                                             help="The values present in your file are themselves private: with them "
-                                                  "no release of this dataset is differentially private (its label "
-                                                  "and exports say so), and downloads are disabled.")
+                cats_from_data = _kept(form, st.checkbox, "Use the values in this file as the categories — NOT "
+                                       "private, for exploration only", f"data_cats_from_data_{filename}", False,
+                                       help="The values present in your file are themselves private: with them "
+                                            "no release of this dataset is differentially private (its label "
+                                            "and exports say so), and downloads are disabled.")
                 for c in categorical:
                     if cats_from_data:
                         break
                     a, b = st.columns([3, 1])
-                    typed[c] = a.text_area(f"categories of {c}", key=f"data_cat_{c}", height=90,
-                                           placeholder="one per line, or a|b|c")
-                    other[c] = b.text_input(f"'other' category of {c} (optional)", key=f"data_other_{c}",
-                                            placeholder="e.g. other",
-                                            help="Values outside the list go to this category instead of being "
-                                                 "refused (it is added to the list).")
+                    typed[c] = _kept(form, a.text_area, f"categories of {c}", f"data_cat_{c}", "", height=90,
+                                     placeholder="one per line, or a|b|c")
+                    other[c] = _kept(form, b.text_input, f"'other' category of {c} (optional)", f"data_other_{c}", "",
+                                     placeholder="e.g. other",
+                                     help="Values outside the list go to this category instead of being "
+                                          "refused (it is added to the list).")
                 if not drop_shown:
-                    st.checkbox("Drop the rows with missing values", key=drop_key,
-                                help="Rows with an empty or NA cell in a column used are left out (how many is said).")
+                    _kept(form, st.checkbox, "Drop the rows with missing values", drop_key, False,
+                          help="Rows with an empty or NA cell in a column used are left out (how many is said).")
             if st.button("Use this data", type="primary", key="data_use_upload"):
                 frame = df
                 if categorical:
-                    frame = _ui.safe(_with_text, up.getvalue(), up.name, "drop" if drop else "error",
+                    frame = _ui.safe(_with_text, raw, filename, "drop" if drop else "error",
                                      tuple(categorical), "drop" if drop else "error", skipped,
                                      what="reading the text columns")
                 res = None if frame is None else _ui.safe(
                     sources.upload_dataset, frame, chosen, lows or [None] * len(numeric),
-                    highs or [None] * len(numeric), up.name, from_data=from_data,
+                    highs or [None] * len(numeric), filename, from_data=from_data,
                     categories=typed if not cats_from_data else {c: "" for c in categorical},
                     categories_from_data=cats_from_data, other=other, what="using the file")
                 if res is not None:
                     ds, outside = res
                     not_private = from_data or (cats_from_data and bool(categorical))
                     _ui.set_data(ds, sources.Source("upload", ds.name, bounds_from_data=not_private))
+                    # the whole table, kept so that the page can bring it back (after its numeric columns only)
+                    st.session_state["data_used_upload"] = (ds, st.session_state["dataset_source"])
                     _ui.flash("success", f"Using `{ds.name}`: {plural(ds.n, 'row')}, d = {ds.d}.")
                     if (note := sources.small_table_note(ds.n)) is not None:
                         _ui.flash("warning", note)
