@@ -38,7 +38,7 @@ from .compute import (
     teaching_release,
 )
 from .state import bounds_from_data, data, flash, record_release, set_data, settings
-from .widgets import OWNER, plot, readable_category_axes
+from .widgets import OWNER, plot
 
 __all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short", "privacy_label",
            "private_downloads", "fits_limits", "left_out", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
@@ -215,8 +215,8 @@ def category_views(d, rel, *, key: str) -> None:
     from dpsynth_core import viz
 
     dom = d.domain
-    plot(readable_category_axes(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom),
-                                                    dom.categories, title="rows per category: real and synthetic")),
+    plot(viz.category_counts(d.to_frame(), sources.table_of(rel.synthetic, dom), dom.categories,
+                             title="rows per category: real and synthetic"),
          "Shares of the rows in every declared category. Grey: the real data (" + OWNER + ") Vermillion: the "
          "synthetic data. A release within W1 = w of the data keeps every share within w (category weight 1).",
          key=f"{key}_categories")

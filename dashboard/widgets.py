@@ -12,7 +12,7 @@ import streamlit as st
 
 from .lessons import CONTROLS
 
-__all__ = ["OWNER", "explain", "plot", "readable_category_axes", "look_closer", "w1_text", "param_controls", "schema_controls"]
+__all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
 
 #: Said of every number or picture computed from the real data without noise.
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
@@ -29,55 +29,6 @@ def plot(fig, what: str, formula: str | None = None, *, key: str | None = None) 
     """A Plotly figure across the page, with its explanation (and formula) below it."""
     st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
     explain(what, formula)
-
-
-#: About this many category labels fit across a full-width panel; a narrower panel gets proportionally fewer.
-_LABELS_FULL_WIDTH = 30
-_PANEL_PX = 650  # a full-width panel's plotting width, roughly, and a label character's width below
-_CHAR_PX = 7
-
-
-def _nice_step(span: float) -> float:
-    """1, 2 or 5 times a power of ten, at least ``span``."""
-    power = 10.0 ** math.floor(math.log10(span))
-    return next(m * power for m in (1, 2, 5, 10) if m * power >= span * (1 - 1e-9))
-
-
-def readable_category_axes(fig, *, ticks: int = 4):
-    """Readable axes for a figure of bars per category (the library's :func:`dpsynth_core.viz.category_counts`).
-
-    A share axis (a ``%`` tick format) gets a step of 1, 2 or 5 times a power of ten (about ``ticks`` steps up
-    to its largest bar) and as many decimals as that step needs, so that no two ticks read the same ("0%, 1%,
-    1%" at small shares). A category axis with more labels than its panel's width holds shows every k-th one,
-    and its labels are turned when they would run together. Returns the figure."""
-    lay = fig.layout
-    for key in [k for k in lay if k.startswith("yaxis")]:
-        ax = lay[key]
-        if not (ax.tickformat or "").endswith("%"):
-            continue
-        ref = "y" + key[len("yaxis"):]
-        top = max((float(max(t.y)) for t in fig.data if (t.yaxis or "y") == ref and t.y is not None and len(t.y)),
-                  default=0.0)
-        if not top > 0:
-            continue
-        step = _nice_step(top / ticks)
-        decimals = max(0, -math.floor(math.log10(100 * step) + 1e-9))
-        ax.update(tickmode="linear", tick0=0, dtick=step, tickformat=f".{decimals}%")
-    for key in [k for k in lay if k.startswith("xaxis")]:
-        ax = lay[key]
-        labels = [str(c) for c in (ax.categoryarray or ())]
-        if ax.type != "category" or not labels:
-            continue
-        width = float(ax.domain[1] - ax.domain[0]) if ax.domain else 1.0
-        fits = max(4, int(_LABELS_FULL_WIDTH * width))
-        if len(labels) > fits:
-            shown = labels[::math.ceil(len(labels) / fits)]
-            ax.update(tickmode="array", tickvals=shown, ticktext=shown)
-        else:
-            shown = labels
-        if len(shown) * (max(map(len, shown)) * _CHAR_PX + 8) > _PANEL_PX * width:
-            ax.update(tickangle=-45)
-    return fig
 
 
 def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str | None = None) -> None:

@@ -73,6 +73,41 @@ def _grid(n_panels: int, cols: int, row_px: int, title: str, note: str | None):
     return rows, height, panel_grid(n_panels, cols, hgap=0.07 if cols > 1 else 0.0, vgap=vgap)
 
 
+#: About this many category labels fit across a full-width panel; a narrower panel gets proportionally fewer.
+_LABELS_FULL_WIDTH = 30
+_PANEL_PX = 650  # a full-width panel's plotting width, roughly, and a label character's width below
+_CHAR_PX = 7
+
+
+def _nice_step(span: float) -> float:
+    """1, 2 or 5 times a power of ten, at least ``span``."""
+    power = 10.0 ** math.floor(math.log10(span))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= span * (1 - 1e-9))
+
+
+def _share_ticks(top: float, ticks: int = 4) -> dict:
+    """A share axis up to ``top``: a step of 1, 2 or 5 times a power of ten (about ``ticks`` steps) and as many
+    decimals as the step needs, so that no two ticks read the same ("0%, 1%, 1%" at small shares)."""
+    if not top > 0:
+        return dict(tickformat=".0%")
+    step = _nice_step(top / ticks)
+    decimals = max(0, -math.floor(math.log10(100 * step) + 1e-9))
+    return dict(tickmode="linear", tick0=0, dtick=step, tickformat=f".{decimals}%")
+
+
+def _category_ticks(shown: Sequence[str], width: float) -> dict:
+    """A category axis of a panel ``width`` (share of the figure) wide: every k-th label when more labels than
+    fit, turned when they would run together."""
+    fits = max(4, int(_LABELS_FULL_WIDTH * width))
+    out: dict = {}
+    if len(shown) > fits:
+        shown = list(shown)[::math.ceil(len(shown) / fits)]
+        out.update(tickmode="array", tickvals=shown, ticktext=shown)
+    turned = len(shown) * (max(map(len, shown)) * _CHAR_PX + 8) > _PANEL_PX * width
+    out["tickangle"] = -45 if turned else 0
+    return out
+
+
 def category_counts(real: pd.DataFrame, synthetic: pd.DataFrame | None, categories: Mapping[str, Sequence[str]],
                     *, columns: Sequence[str] | None = None, title: str = "", note: str | None = None,
                     cols: int | None = None, max_bars: int = MAX_CATEGORY_BARS) -> go.Figure:
@@ -125,8 +160,7 @@ def category_counts(real: pd.DataFrame, synthetic: pd.DataFrame | None, categori
                             line=dict(width=0), pattern=dict(shape="/" if owner else "", fgcolor="white", size=7,
                                          fillmode="overlay")),
                 hovertemplate=hover))
-            lay[yk] = axis_spec(title=what if i % cols == 0 else None, tickformat=".0%" if share else None,
-                                rangemode="tozero", nticks=5)
+            lay[yk] = axis_spec(title=what if i % cols == 0 else None, rangemode="tozero", nticks=5)
         if share:
             r, s = layers[0], layers[1]
             if r[2] > 0 and s[2] > 0:
@@ -137,8 +171,11 @@ def category_counts(real: pd.DataFrame, synthetic: pd.DataFrame | None, categori
             sub.append(f"{int(n_real):,} rows")
         if len(declared) > len(shown):
             sub.append(f"first {len(shown)} of {len(declared)} categories")
-        lay[xk] = axis_spec(type="category", categoryorder="array", categoryarray=shown, tickangle=-30
-                            if max(len(s) for s in shown) > 6 and len(shown) > 4 else 0, automargin=True)
+        if share:  # readable shares whatever their size
+            top = max(float(np.max(c[:len(shown)] / t)) if t > 0 else 0.0 for _, c, t in layers)
+            lay[yk].update(_share_ticks(top))
+        lay[xk] = axis_spec(type="category", categoryorder="array", categoryarray=shown, automargin=True,
+                            **_category_ticks(shown, dom[i][0][1] - dom[i][0][0]))
         lay[xk]["domain"], lay[yk]["domain"] = dom[i]
         lay[xk]["anchor"], lay[yk]["anchor"] = yr, xr
         ann.append(panel_title(two_lines(f"<b>{col}</b>", " · ".join(sub)), *dom[i][0], dom[i][1][1]))
