@@ -120,8 +120,7 @@ def left_out(names, *, key: str) -> set[str]:
         elif d.n < spec.min_rows:
             limits.append((name, f"it needs at least {spec.min_rows} rows and the table has {d.n:,}"))
     for other, out in by_relation.items():
-        c1, c2 = st.columns([4, 1])
-        c1.warning(f"Left out under *{RELATION_WORDS[relation]}* neighbours: {_and(map(mechanism_label, out))}. "
+        st.warning(f"Left out under *{RELATION_WORDS[relation]}* neighbours: {_and(map(mechanism_label, out))}. "
                    + ("It works" if len(out) == 1 else "They work")
                    + f" with *{RELATION_WORDS[other]}* neighbours only ("
                    + ("the dataset size n must be public" if other == "replace" else
@@ -129,7 +128,7 @@ def left_out(names, *, key: str) -> set[str]:
                    + "). To include " + ("it" if len(out) == 1 else "them")
                    + f", switch the sidebar's neighbouring relation to *{RELATION_WORDS[other]}*.",
                    icon=":material/block:")
-        c2.button(f"Switch to {RELATION_WORDS[other]}", key=f"{key}_switch_{other}", on_click=switch_relation,
+        st.button(f"Switch to {RELATION_WORDS[other]}", key=f"{key}_switch_{other}", on_click=switch_relation,
                   args=(other,), help="Changes the sidebar's neighbouring relation; then run again.")
     if limits:
         st.warning("Left out on this table: " + "; ".join(f"{mechanism_label(n)} ({why})" for n, why in limits)
@@ -339,6 +338,8 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
         st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
     else:
         _headline(w1v, w1_key, others, rel.domain.is_mixed)
+    if value == "—" and rel.bound is not None and float(rel.bound) >= space_diameter(rel.domain):
+        st.caption(note)  # why the bound shows "—", next to it rather than only in its help
     if bounds_from_data():
         st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
                    "release of it is differentially private. Type public bounds and declare the categories to make "
@@ -540,19 +541,21 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
                f"{fresh.privacy}.")
     d1, d2 = st.columns(2)
     d1.download_button("Synthetic data (CSV)", data=export.synthetic_csv(fresh), icon=":material/download:",
-                       file_name=f"{release_stem(fresh)}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
+                       file_name=f"{release_stem(fresh, data().name)}_synthetic.csv", mime="text/csv", key=f"dl_csv_{key}",
                        help="The synthetic data of the fresh release, rows in random order.")
     d2.download_button("Report (JSON)", data=export.report_json(fresh), icon=":material/download:",
-                       file_name=f"{release_stem(fresh)}_report.json", mime="application/json", key=f"dl_json_{key}",
+                       file_name=f"{release_stem(fresh, data().name)}_report.json", mime="application/json", key=f"dl_json_{key}",
                        help="The fresh release's public report: ε, δ, relation, ledger, parameters, bound. Nothing "
                             "computed from the real data without noise.")
 
 
-def release_stem(rel) -> str:
-    """A download's file name before its suffix: the mechanism, ε, δ and the neighbouring relation, compact and
-    safe in any file system ("pmm_eps1_delta0_add-remove"; "1e-06" for δ = 10⁻⁶). The CSV itself stays plain
-    (a comment line would break CSV readers); the report inside the JSON says the same in full."""
-    parts = (rel.mechanism, f"eps{float(rel.epsilon):g}", f"delta{float(rel.delta or 0.0):g}", rel.neighbours)
+def release_stem(rel, dataset: str | None = None) -> str:
+    """A download's file name before its suffix: the table's name, the mechanism, ε, δ and the neighbouring
+    relation, compact and safe in any file system ("clinic_pmm_eps1_delta0_add-remove"; "1e-06" for δ = 10⁻⁶).
+    The CSV itself stays plain (a comment line would break CSV readers); the report inside the JSON says the
+    same in full."""
+    parts = ((dataset,) if dataset else ()) + (rel.mechanism, f"eps{float(rel.epsilon):g}",
+                                               f"delta{float(rel.delta or 0.0):g}", rel.neighbours)
     return "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-.") or "x" for p in parts)
 
 

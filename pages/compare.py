@@ -88,10 +88,16 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
                        icon=":material/block:")
         if len(ok):
             labelled = df.assign(mechanism=[_ui.mechanism_label(m) for m in df["mechanism"]])
-            _ui.plot(viz.compare_bars(labelled, title="W1 and time per mechanism", reference=reference),
-                     "Left: W1 per mechanism (log scale)" + ("; dashed: the flat histogram at its best grid in hindsight "
-                                                             "(owner view, not DP)" if reference else "") +
-                     ". Right: the time of one release.", key="compare_bars")
+            diameter = _ui.space_diameter(d.domain)
+            vacuous = [_ui.mechanism_label(m) for m, b in zip(ok["mechanism"], ok["bound"], strict=True)
+                       if pd.notna(b) and b >= diameter] if "bound" in ok else []
+            _ui.plot(viz.compare_bars(labelled, title="W1 and time per mechanism", reference=reference,
+                                      diameter=diameter),
+                     "Left: W1 per mechanism (log scale); black ticks: the theory's bounds" +
+                     ("; dashed: the flat histogram at its best grid in hindsight (owner view, not DP)" if reference
+                      else "") + ". Right: the time of one release." +
+                     (f" Not drawn: the bounds of {', '.join(vacuous)}, at or above the largest possible W1 "
+                      f"({diameter:g}): they say nothing at this n and ε." if vacuous else ""), key="compare_bars")
             names = list(ok["mechanism"])
             _ui.plot(viz.draws_grid(d.X, [synth[m] for m in names], list(ok["w1"]), d.domain.names, lower=d.domain.lower,
                                     upper=d.domain.upper, titles=[_ui.mechanism_label(m) for m in names]),

@@ -7,6 +7,7 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import certificate_measure, sweep
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
+from dpsynth_core.tabular.read import plural
 from dpsynth_core.transport import sparse_utility_loss
 
 _ui.require_app(__file__)
@@ -35,9 +36,13 @@ if res is not None:
     subsets = tr.subsets
     names = d.domain.names
     consistent = tr.certificate_key.endswith("_consistent")
-    st.caption(f"Every {s_ord}-column table on a grid of {k} cells per axis ({tr.K} table(s)) got noise whose "
+    st.caption(f"Every {s_ord}-column table on a grid of {plural(k, 'cell')} per axis ({plural(tr.K, 'table')}) got "
+               "noise whose "
                f"running sums along a snake path stay small; {tr.support_size:,} candidate points were fitted to "
-               "the noisy tables by a linear program.")
+               "the noisy tables by a linear program."
+               + (" With one cell per axis every synthetic point is the centre of the box (one dot in the pictures "
+                  "below): at this n and ε the noise leaves nothing finer to say; more rows or a larger ε give more "
+                  "cells." if k == 1 else ""))
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\mathcal U(\mu_D,\mu)=\max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)\ \le\ \tfrac1{2k} + "
                  r"q_{1-\delta}\big(\mathcal G(0," + (r"\Pi" if consistent else "") + r"\eta)\big) + "

@@ -126,11 +126,12 @@ def rates_loglog(df, *, x: str = "eps_n", group: str = "mechanism", bounds: Mapp
 
 
 def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str | None = None,
-                 reference: tuple[float, str] | None = None) -> go.Figure:
+                 reference: tuple[float, str] | None = None, diameter: float | None = None) -> go.Figure:
     """W1 (left, log scale; the ``bound`` column as a black tick where one is given, named
     ``bound_label``) and run time (right, log scale) per mechanism, as horizontal bars so the
     mechanism names stay readable at any width. ``reference`` = (W1, label): a dashed vertical line
-    on the W1 panel (e.g. the flat histogram at its best grid in hindsight, an owner view)."""
+    on the W1 panel (e.g. the flat histogram at its best grid in hindsight, an owner view). ``diameter``:
+    the largest possible W1; a bound at or above it says nothing and is not drawn (the caller says so)."""
     ok = df[df["status"] == "ok"]
     if len(ok) == 0:
         return empty_figure("no mechanism ran")
@@ -140,8 +141,10 @@ def compare_bars(df, *, title: str = "", bound_label: str = "bound", note: str |
     traces = [go.Bar(y=mech, x=w1, name="W1", orientation="h", marker=dict(color=COLORS["synthetic"], opacity=0.85),
                      hovertemplate="<b>%{y}</b><br>W1 %{x:.4g}<extra></extra>")]
     bvals = None
-    if "bound" in ok and ok["bound"].notna().any():
-        b = ok[ok["bound"].notna()]
+    informative = ok["bound"].notna() & (ok["bound"] < diameter if diameter is not None else True) \
+        if "bound" in ok else None
+    if informative is not None and informative.any():
+        b = ok[informative]
         bvals = b["bound"].to_numpy(dtype=float)
         traces.append(go.Scatter(y=[str(m) for m in b["mechanism"]], x=bvals, mode="markers", name=bound_label,
                                  marker=dict(symbol="line-ns-open", size=22, color="black",

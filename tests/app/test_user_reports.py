@@ -115,17 +115,18 @@ def test_downloads_carry_epsilon_delta_and_the_relation_in_their_names(monkeypat
     at = goto(new_app(small_data(300)), "pmm")
     at.button(key="make_pmm").click().run()
     assert not at.exception and not errors(at)
-    assert "pmm_eps1_delta0_add-remove_synthetic.csv" in saved, sorted(saved)
-    assert "pmm_eps1_delta0_add-remove_report.json" in saved, sorted(saved)
-    csv = saved["pmm_eps1_delta0_add-remove_synthetic.csv"]
+    # the table's name first: two downloads from two tables never share a name
+    assert "small_pmm_eps1_delta0_add-remove_synthetic.csv" in saved, sorted(saved)
+    assert "small_pmm_eps1_delta0_add-remove_report.json" in saved, sorted(saved)
+    csv = saved["small_pmm_eps1_delta0_add-remove_synthetic.csv"]
     assert csv.decode().splitlines()[0] == "a,b"  # the CSV itself stays plain: a header, then rows
     # under replace neighbours, at another ε (Private Evolution also has a δ)
     at.session_state["epsilon"] = 0.5
     at.session_state["neighbours"] = "replace"
     goto(at, "private_evolution").button(key="make_private_evolution").click().run()
     assert not at.exception and not errors(at)
-    name = next(n for n in saved if n.startswith("private-evolution_") and n.endswith("_synthetic.csv"))
-    assert name.startswith("private-evolution_eps0.5_delta1e-06_replace"), name
+    name = next(n for n in saved if "private-evolution_" in n and n.endswith("_synthetic.csv"))
+    assert name.startswith("small_private-evolution_eps0.5_delta1e-06_replace"), name
     assert all(ch.isalnum() or ch in "._-" for ch in name), name
 
 
@@ -216,3 +217,45 @@ def test_numeric_pages_name_the_pages_of_the_mechanisms_that_take_categories(pag
     assert "The table `clinic` has categorical columns" in notice
     assert not any(w in notice for w in DEV_WORDS), notice
     assert "Partition tree (PMM)" in notice and "Random walk" in notice and "Certified marginals" in notice
+
+
+# from the second browser walk -----------------------------------------------------------------------------
+def test_compare_does_not_draw_bounds_that_say_nothing():
+    """At ε = 0.2 on 300 rows the theory's bounds of PMM and the random walk lie above 1, the largest possible
+    W1: they are not drawn as if they were values, and the caption names them."""
+    at = new_app(small_data(300))
+    at.session_state["epsilon"] = 0.2
+    goto(at, "compare")
+    at.multiselect(key="compare_mechs").set_value(["pmm", "haar_walk", "psmm"]).run()
+    at.button(key="compare_run").click().run()
+    assert not at.exception and not errors(at)
+    bars = chart(at, "W1 and time per mechanism")
+    ticks = [x for t in bars["data"] if t.get("name") == "bound" for x in _values(t["x"])]
+    assert all(x < 1 for x in ticks), ticks
+    caption = next(c.value for c in at.caption if c.value.startswith("Left: W1 per mechanism"))
+    assert "Not drawn: the bounds of" in caption and "Partition tree (PMM)" in caption, caption
+
+
+def _values(v):
+    return list(np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])) if isinstance(v, dict) else list(v)
+
+
+def test_a_bound_shown_as_a_dash_says_why_beside_the_headline():
+    at = new_app(small_data(300))
+    at.session_state["epsilon"] = 0.05
+    goto(at, "pmm")
+    assert not at.exception and not errors(at)
+    bound = next(m for m in at.metric if m.label == "Theory's bound")
+    assert bound.value == "—"
+    assert any(c.value.startswith("The paper's bound at this n and ε is") for c in at.caption)
+
+
+def test_a_success_is_also_a_toast():
+    """"Using ..." is drawn at the top of the Data page, often far above the button pressed: a toast shows it
+    wherever the page is scrolled."""
+    at = goto(new_app(), "data")
+    at.radio(key="data_source").set_value("Real dataset").run()
+    load = next(b for b in at.button if b.label.startswith("Load"))
+    load.click().run()
+    assert not at.exception and not errors(at)
+    assert any(t.value.startswith("Using `") for t in at.toast), [t.value for t in at.toast]
