@@ -76,12 +76,12 @@ def flash(kind: str, message: str) -> None:
 
 
 def show_flash() -> None:
-    """Show (and forget) the queued messages; a success also as a toast, which is seen wherever the page is
+    """Show (and forget) the queued messages; a success or an error also as a toast, which is seen wherever the page is
     scrolled (the button that caused it is often far below the top, where the message is drawn)."""
     for kind, message in st.session_state.pop("_flash", []):
         getattr(st, kind)(message)
-        if kind == "success":
-            st.toast(message, icon=":material/check_circle:")
+        if kind in ("success", "error"):
+            st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/error:")
 
 
 def record_release(rel, title: str) -> None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import data as sources
 from dashboard import ui as _ui
-from dpsynth_core import viz
+from dpsynth_core import Domain, viz
 from dpsynth_core.datasets import GENERATORS
 from dpsynth_core.tabular import CSVError
 from dpsynth_core.tabular.read import plural
@@ -80,6 +80,21 @@ def _forget_upload() -> None:
     kept = st.session_state.pop("data_kept_file", None)
     if kept is not None:
         st.session_state.get("data_forms", {}).pop(kept[0], None)
+
+
+def _fill_bounds(form: dict, filename: str, columns: tuple[str, ...]) -> None:
+    """The "Fill the boxes" button: the typed ``lo:hi`` into every bound box (and the kept form); a typo is said."""
+    text = st.session_state.get(f"data_all_{filename}", "")
+    try:
+        dom = Domain.parse(text, names=columns[:1])
+    except (TypeError, ValueError):
+        _ui.flash("error", f"Type the bounds as lo:hi, e.g. 0:1 or 18:90 (got {text!r}).")
+        return
+    lo, hi = float(dom.lower[0]), float(dom.upper[0])
+    for c in columns:
+        for key, v in ((f"data_lo_{c}", lo), (f"data_hi_{c}", hi)):
+            st.session_state[key] = v
+            form[key] = v
 
 
 def _upload_changed() -> None:
@@ -236,6 +251,13 @@ else:
                                    "the people at the extremes: with this box no release is differentially "
                                    "private, and downloads are disabled.")
             lows, highs = [], []
+            if not from_data and len(numeric) >= 3:  # many columns: one range typed once, each box still editable
+                a, b = st.columns([3, 1], vertical_alignment="bottom")
+                a.text_input("The same bounds for every numeric column (lo:hi)", key=f"data_all_{filename}",
+                             placeholder="e.g. 0:1", help="Fills every lower and upper bound box below; change any "
+                                                          "of them afterwards. Public knowledge, as every bound.")
+                b.button("Fill the boxes", key=f"data_fill_{filename}", on_click=_fill_bounds,
+                         args=(form, filename, tuple(numeric)))
             if not from_data:
                 for c in numeric:
                     a, b = st.columns(2)

@@ -129,3 +129,32 @@ def test_the_whole_uploaded_table_comes_back_after_using_its_numeric_columns_onl
     goto(at, "data")
     at.button(key="data_whole_upload").click().run()
     _assert_used(at)
+
+
+def _wide(n: int = 200, k: int = 5) -> bytes:
+    lines = [",".join(f"x{j}" for j in range(k))]
+    lines += [",".join(f"{((i * (j + 3)) % 97) / 97:.4f}" for j in range(k)) for i in range(n)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_many_columns_get_their_bounds_typed_once():
+    """Five numeric columns: one "lo:hi" fills the ten bound boxes (each still editable); a typo is said."""
+    at = goto(new_app(), "data")
+    at.radio(key="data_source").set_value("Upload CSV").run()
+    at.file_uploader(key="data_upload").set_value(("wide.csv", _wide(), "text/csv")).run()
+    names = [f"x{j}" for j in range(5)]
+    at.multiselect(key="data_cols_wide.csv").set_value(names).run()
+    at.text_input(key="data_all_wide.csv").input("0:oops").run()
+    at.button(key="data_fill_wide.csv").click().run()
+    assert any("Type the bounds as lo:hi" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.number_input(key="data_lo_x0").value is None  # nothing filled by a typo
+    at.text_input(key="data_all_wide.csv").input("0:1").run()
+    at.button(key="data_fill_wide.csv").click().run()
+    assert not at.exception, exceptions(at)
+    assert [at.number_input(key=f"data_lo_{c}").value for c in names] == [0.0] * 5
+    assert [at.number_input(key=f"data_hi_{c}").value for c in names] == [1.0] * 5
+    at.number_input(key="data_hi_x4").set_value(2.0).run()  # one box changed by hand afterwards
+    at.button(key="data_use_upload").click().run()
+    assert not at.exception and not errors(at), (exceptions(at), errors(at))
+    d = at.session_state["dataset"]
+    assert d.domain.names == tuple(names) and d.domain.upper == (1.0, 1.0, 1.0, 1.0, 2.0) and d.domain.declared
