@@ -279,6 +279,7 @@ def shot(page, name: str, max_height: int = 5000) -> None:
     container, so the viewport is grown to the content's height first (capped), then restored; the
     picture is taken once Plotly has redrawn for the new size (the DOM is quiet)."""
     SCREENS.mkdir(parents=True, exist_ok=True)
+    page.mouse.move(2, 2)  # no tooltip of whatever the last click left the pointer on
     page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll('[data-testid=\"stMain\"], "
                   "[data-testid=\"stAppViewContainer\"]').forEach(e => e.scrollTo(0, 0)); }")
     size = page.viewport_size
