@@ -163,7 +163,8 @@ class PSMMOwner(OwnerView):
     neighbours=("add_remove", "replace"),
     categorical=True,
     max_dim=PSMM_MAX_DIM,
-    max_dim_reason="the exact projection is a grid LP exponential in d",
+    max_dim_reason="its projection solves a linear program over every cell of a grid, and the grid grows "
+                   "exponentially with the number of columns",
     config=PSMMConfig,
     theory=Theory(proven=False),  # Theorem 7's complexity constant is unspecified: a rate, not a number
     summary="Discrete-Laplace noise on a regular grid, projected onto probability measures in the "
