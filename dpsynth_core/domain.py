@@ -331,16 +331,20 @@ class Domain:
         categorical columns, ``categories``, optionally ``weights``, ``other`` and ``provenance``)."""
         if not isinstance(spec, Mapping):
             raise param_error("Domain.from_dict", "spec", "a mapping (a JSON object)", spec, kind=TypeError)
-        known = {"lower", "upper", "names", "categories", "weights", "other", "provenance"}
+        known = {"lower", "upper", "names", "numeric_names", "categories", "weights", "other", "provenance"}
         unknown = sorted(set(spec) - known)
         if unknown:
             raise param_error("Domain.from_dict", "spec", f"keys among {sorted(known)}", repr(unknown[0]))
         for key in ("lower", "upper"):
             if key not in spec:
                 raise param_error("Domain.from_dict", "spec", f"a {key!r} list of bounds", "none")
-        return cls(lower=spec["lower"], upper=spec["upper"], names=tuple(spec.get("names") or ()),
-                   categories=spec.get("categories") or {}, weights=spec.get("weights") or {},
-                   other=spec.get("other") or {}, provenance=spec.get("provenance", "declared"))
+        dom = cls(lower=spec["lower"], upper=spec["upper"], names=tuple(spec.get("names") or ()),
+                  categories=spec.get("categories") or {}, weights=spec.get("weights") or {},
+                  other=spec.get("other") or {}, provenance=spec.get("provenance", "declared"))
+        if "numeric_names" in spec and list(spec["numeric_names"] or ()) != list(dom.numeric_names):
+            raise param_error("Domain.from_dict", "spec", f"'numeric_names' {list(dom.numeric_names)} (the columns "
+                              "'lower' and 'upper' bound, in order)", spec["numeric_names"])
+        return dom
 
     # ------------------------------------------------------------------ columns
     @property
@@ -539,7 +543,8 @@ class Domain:
 
     def to_dict(self) -> dict:
         out = {"lower": list(self.lower), "upper": list(self.upper), "names": list(self.names)}
-        if self.is_mixed:
+        if self.is_mixed:  # "lower"/"upper" bound the numeric columns only: say which, beside all the names
+            out["numeric_names"] = list(self.numeric_names)
             out["categories"] = {k: list(v) for k, v in self.categories.items()}
             out["weights"] = dict(zip(self.categories, self.weights, strict=True))
             if self.other:

@@ -363,7 +363,8 @@ of values present in a private file is itself private). Either:
       "weights": {"region": 0.5}, "other": {"region": "elsewhere"}}. "lower"/"upper" are the bounds of
       the numeric columns, in their order; "names" lists the numeric columns, or every column in the
       table's order; optional "weights" (the distance between two different categories, default 1)
-      and "other" (a category that receives every undeclared value, instead of an error);
+      and "other" (a category that receives every undeclared value, instead of an error); optional
+      "numeric_names" (the columns "lower"/"upper" bound, as a release's report writes it: checked);
       "provenance": "data" marks a domain read off the data (its releases are NOT differentially
       private). The file names the columns used: --bounds, --categories and --columns are refused
       with it (one declaration, no contradiction to resolve).

@@ -263,6 +263,12 @@ def test_domain_file_and_categories_text():
     dom = _dom(weights={"region": 0.5}, other={"region": "elsewhere"})
     again = Domain.from_dict(json.loads(json.dumps(dom.to_dict())))
     assert again == dom and again.weights == (1.0, 0.5) and again.other == dom.other
+    # the file says which columns "lower"/"upper" bound (a reader of a report sees it beside all the names)
+    spec = dom.to_dict()
+    assert spec["numeric_names"] == list(dom.numeric_names) and len(spec["lower"]) == len(spec["numeric_names"])
+    with pytest.raises(ValueError, match=r"'numeric_names' \["):
+        Domain.from_dict({**spec, "numeric_names": list(reversed(dom.names))})
+    assert "numeric_names" not in Domain(lower=[0], upper=[1], names=["x"]).to_dict()  # all numeric: nothing to say
     assert Domain.parse_categories(" sex = F|M ; region=north| south |east;") == {
         "sex": ["F", "M"], "region": ["north", "south", "east"]}
     for bad in ("sex", "=F|M", "sex=F;sex=M", " ; "):
