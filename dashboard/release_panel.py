@@ -71,34 +71,46 @@ def release_section(name: str, params: dict, *, title: str):
     return rel, w
 
 
+def misfit(spec, d) -> tuple[str, str] | None:
+    """Why the table ``d`` is outside the limits ``spec`` (the mechanism contract) declares: ("categories" |
+    "columns" | "rows", a short reason), or None when it fits. One check for every page."""
+    dom = d.domain
+    if dom.is_mixed and not spec.categorical:
+        return "categories", "it does not take categorical columns"
+    if spec.max_dim is not None and dom.k > spec.max_dim:
+        return "columns", f"it takes at most {spec.max_dim} numeric columns and the table has {dom.k}"
+    if d.n < spec.min_rows:
+        return "rows", f"it needs at least {spec.min_rows} rows and the table has {d.n:,}"
+    return None
+
+
 def fits_limits(spec, *, key: str) -> bool:
     """True when the current table is within the limits ``spec`` (the mechanism contract) declares: categorical
     columns, the number of numeric columns, the number of rows. Otherwise False, after saying so BEFORE
     running, in the page's words and with what to change (the library says it as a parameter error)."""
     d = data()
     dom, label = d.domain, mechanism_label(spec.name)
-    if dom.is_mixed and not spec.categorical:
+    why = misfit(spec, d)
+    if why is None:
+        return True
+    if why[0] == "categories":
         takers = mechanism_pages(n for n, s in mechanisms().items() if s.categorical)
         offer_numeric_part(key=key, why=f"{label} does not take categorical columns, and the table `{d.name}` has "
                                         f"{plural(len(dom.categories), 'categorical column')} "
                                         f"({', '.join(dom.categories)}). The pages of the mechanisms that take them: "
                                         f"{takers}. Or continue here with the numeric columns:")
-        return False
-    if spec.max_dim is not None and dom.k > spec.max_dim:
-        others = mechanism_pages(n for n, s in mechanisms().items() if n != spec.name and (s.max_dim or dom.k) >= dom.k
-                                 and (s.categorical or not dom.is_mixed))
+    elif why[0] == "columns":
+        others = mechanism_pages(n for n, s in mechanisms().items() if n != spec.name and misfit(s, d) is None)
         st.warning(f"{label} takes at most {spec.max_dim} numeric columns"
                    + (f" ({spec.max_dim_reason})" if spec.max_dim_reason else "")
                    + f", and the table `{d.name}` has {dom.k}. Pick at most {spec.max_dim} columns under *Columns to "
                    f"use* on the Data and bounds page, or use a page without this limit: {others}.",
                    icon=":material/view_column:")
-        return False
-    if d.n < spec.min_rows:
+    else:
         st.warning(f"{spec.title} needs at least {spec.min_rows} rows and this table has {plural(d.n, 'row')}"
                    + (f": {spec.min_rows_reason}." if spec.min_rows_reason else ".")
                    + " Load a larger table on the Data page.", icon=":material/table_rows:")
-        return False
-    return True
+    return False
 
 
 def left_out(names, *, key: str) -> set[str]:
@@ -111,14 +123,11 @@ def left_out(names, *, key: str) -> set[str]:
     limits = []
     for name in names:
         spec = specs[name]
+        why = misfit(spec, d)
         if relation not in spec.neighbours:
             by_relation.setdefault(spec.neighbours[0], []).append(name)
-        elif d.domain.is_mixed and not spec.categorical:
-            limits.append((name, "it does not take categorical columns"))
-        elif spec.max_dim is not None and d.domain.k > spec.max_dim:
-            limits.append((name, f"it takes at most {spec.max_dim} numeric columns and the table has {d.domain.k}"))
-        elif d.n < spec.min_rows:
-            limits.append((name, f"it needs at least {spec.min_rows} rows and the table has {d.n:,}"))
+        elif why is not None:
+            limits.append((name, why[1]))
     for other, out in by_relation.items():
         st.warning(f"Left out under *{RELATION_WORDS[relation]}* neighbours: {_and(map(mechanism_label, out))}. "
                    + ("It works" if len(out) == 1 else "They work")

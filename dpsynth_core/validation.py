@@ -23,6 +23,7 @@ __all__ = [
     "check_float",
     "check_int",
     "check_choice",
+    "plural",
     "check_bool",
     "check_rng",
     "check_points",
@@ -183,9 +184,6 @@ def check_points(
                     "fixed date, with public bounds)" if times else "")
             raise param_error(owner, name, "numeric; non-numeric columns " + repr(non_numeric[:5]) + hint,
                               "a DataFrame", kind=TypeError)
-        if X.shape[0] < min_rows:
-            raise ValueError(f"The '{name}' parameter of {owner} must have at least {plural_rows(min_rows)}. "
-                             f"Got a table with {plural_rows(X.shape[0])} and columns {labels[:8]}.")
         X = X.to_numpy(dtype=float)
     if isinstance(X, (str, bytes)) or X is None or isinstance(X, numbers.Number):
         raise param_error(owner, name, "an array of shape (n, d)", X, kind=TypeError)
@@ -209,6 +207,9 @@ def check_points(
     if max_dim is not None and arr.shape[1] > max_dim:
         raise param_error(owner, name, f"an array with at most {max_dim} columns", arr)
     if arr.shape[0] < min_rows:
+        if labels is not None:  # a table: said with its columns, not as an array's shape
+            raise ValueError(f"The '{name}' parameter of {owner} must have at least {plural(min_rows, 'row')}. "
+                             f"Got a table with {plural(arr.shape[0], 'row')} and columns {labels[:8]}.")
         raise param_error(owner, name, f"an array with at least {min_rows} row(s)", arr)
     if not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
@@ -221,6 +222,6 @@ def check_points(
     return arr
 
 
-def plural_rows(n: int) -> str:
-    """"1 row", "0 rows", "2,000 rows"."""
-    return f"{n:,} row" + ("" if n == 1 else "s")
+def plural(n: int, word: str, plural: str | None = None) -> str:
+    """"1 row", "0 rows", "3 categories" (``plural`` for an irregular word)."""
+    return f"{n} {word if n == 1 else (plural or word + 's')}"

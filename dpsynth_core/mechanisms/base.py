@@ -183,9 +183,8 @@ def warn_clamped(rel: Release) -> None:
     """A :class:`ClampedRowsWarning` when more than :data:`CLAMP_WARNING_SHARE` of the private rows had a
     value outside the bounds (``rel.owner.n_clamped``): bounds much narrower than the data make a release
     about the clamped data. Owner's eyes only (a local warning; nothing is added to the release)."""
-    owner = getattr(rel, "owner", None)
-    clamped, n = getattr(owner, "n_clamped", None), getattr(owner, "n", None)
-    if clamped is None or not n or clamped <= CLAMP_WARNING_SHARE * n:
+    clamped, n = rel.owner.n_clamped, rel.owner.n
+    if not clamped or not n or clamped <= CLAMP_WARNING_SHARE * n:
         return
     warnings.warn(f"{clamped:,} of {n:,} rows ({clamped / n:.0%}) had a value outside the domain's bounds and were "
                   "clamped into them before the release. Check the bounds: they should be the range the values can "

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import CategoryMap
-from ..validation import check_choice, check_int, param_error
+from ..validation import check_choice, check_int, param_error, plural
 from ._categories import MISSING_CODE, ColumnMatcher, Declared, declared, undeclared_message
 from ._cells import (
     COMMA,
@@ -247,10 +247,6 @@ def load_csv(
     return _read_table(source, columns=columns, categories=categories, domain=domain, missing="error",
                        max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=MAX_FILE_COLS,
                        what=None, owner="load_csv").frame
-
-
-def plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
 def names_text(names: Sequence[str], limit: int = 10) -> str:

@@ -15,9 +15,10 @@ from apptest import errors, exceptions, goto, new_app, small_data
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from dashboard import registry
-from dpsynth_core import MECHANISMS, Domain
-from dpsynth_core.datasets import Dataset, clinic
+from dpsynth_core import MECHANISMS, Domain, run
+from dpsynth_core.datasets import Dataset, clinic, default_dataset
 from dpsynth_core.mechanisms import load_all
+from dpsynth_core.transport import wasserstein1
 
 load_all()
 DEV_WORDS = ("parameter of", "Got '", "flat_histogram", "haar_walk", "per_point_laplace", "sparse_marginals")
@@ -259,3 +260,33 @@ def test_a_success_is_also_a_toast():
     load.click().run()
     assert not at.exception and not errors(at)
     assert any(t.value.startswith("Using `") for t in at.toast), [t.value for t in at.toast]
+
+
+def _home_w1(at, shift: float) -> float:
+    at.slider(key="home_shift").set_value(shift).run()
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "shaded area between them" in c.proto.spec)
+    text = next(a["text"] for a in spec["layout"]["annotations"] if "shaded area between them = W1 = " in a.get("text", ""))
+    return float(text.split("W1 = ")[1].split("<")[0])
+
+
+def test_the_home_lessons_figures_are_what_the_picture_computes():
+    """The home lesson says W1 starts near 0.03 at no shift and grows by about three quarters of the move; the
+    picture's own W1 (printed to 3 decimals) at shifts 0 and 0.3 must say so (tolerance: the text's rounding,
+    0.03 ± 0.01 and a slope in [0.65, 0.85])."""
+    at = goto(new_app(small_data()), "home")
+    w0, w3 = _home_w1(at, 0.0), _home_w1(at, 0.3)
+    assert 0.02 <= w0 <= 0.04, w0
+    assert 0.65 <= (w3 - w0) / 0.3 <= 0.85, (w0, w3)
+
+
+def test_the_pmm_lessons_epsilon_figure_is_what_the_default_data_show():
+    """PMM's lesson: ten times less ε (1 -> 0.1) makes W1 "about 4 to 5 times" larger on the default data. PMM
+    with its defaults on the default data (three fixed seeds; exact W1) must agree, to the text's rounding: each
+    ratio in [3, 6.5], their mean in [3.5, 5.5] (one seed's noise at ε = 0.1 moves a ratio by about a tenth)."""
+    ds = default_dataset()
+    ratios = []
+    for seed in (0, 1, 2):
+        w = [wasserstein1(ds.X, run("pmm", ds.X, ds.domain, epsilon=eps, rng=seed).synthetic, domain=ds.domain)
+             for eps in (1.0, 0.1)]
+        ratios.append(w[1] / w[0])
+    assert all(3.0 <= r <= 6.5 for r in ratios) and 3.5 <= float(np.mean(ratios)) <= 5.5, ratios
