@@ -157,6 +157,11 @@ class Domain:
     provenance : {"declared", "data"}
         "data" marks a domain read off the private data (a teaching shortcut): every release on it
         is NOT differentially private, and says so in its label and every export.
+    integers : sequence of str, optional
+        Numeric columns whose values are whole numbers (counts, ages in years, number of children),
+        declared like the bounds. Every release rounds them to whole numbers inside the bounds
+        (post-processing: :meth:`round_integers`), so a count never comes out as 3.716. Each needs a
+        whole number between its bounds.
 
     Notes
     -----
@@ -174,6 +179,7 @@ class Domain:
     weights: tuple[float, ...] = field(default=())
     other: CategoryMap = field(default_factory=CategoryMap)
     provenance: str = "declared"
+    integers: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         lower = self._as_bounds(self.lower, "lower")
@@ -205,6 +211,7 @@ class Domain:
         object.__setattr__(self, "categories", cats)
         object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "other", other)
+        object.__setattr__(self, "integers", self._as_integers(self.integers, names, cats, lower, upper))
 
     @staticmethod
     def _as_categories(categories: Any, other: Any) -> tuple[CategoryMap, CategoryMap]:
@@ -234,6 +241,32 @@ class Domain:
         if len(set(out)) != len(out):
             raise param_error(_OWNER, "names", "a sequence of distinct strings", names)
         return out
+
+    @staticmethod
+    def _as_integers(integers: Any, names: tuple[str, ...], cats: CategoryMap, lower: tuple[float, ...],
+                     upper: tuple[float, ...]) -> tuple[str, ...]:
+        if integers is None:
+            return ()
+        if isinstance(integers, (str, bytes)) or not isinstance(integers, (Sequence, np.ndarray, pd.Index)):
+            raise param_error(_OWNER, "integers", "a list of numeric column names", integers, kind=TypeError)
+        numeric = [n for n in names if n not in cats]
+        out = []
+        for name in integers:
+            if not isinstance(name, str) or name not in names:
+                close = difflib.get_close_matches(str(name), numeric, n=1)
+                raise param_error(_OWNER, "integers", f"names of numeric columns ({', '.join(numeric)})",
+                                  f"{name!r}{f' (did you mean {close[0]!r}?)' if close else ''}")
+            if name in cats:
+                raise param_error(_OWNER, "integers", "names of numeric columns (a categorical column's values "
+                                  "are its categories)", repr(name))
+            if name in out:
+                raise param_error(_OWNER, "integers", "each column named once", repr(name))
+            i = numeric.index(name)
+            if math.ceil(lower[i]) > math.floor(upper[i]):
+                raise param_error(_OWNER, "integers", f"columns with a whole number between their bounds; {name!r} "
+                                  f"is bounded by [{lower[i]:g}, {upper[i]:g}]", repr(name))
+            out.append(name)
+        return tuple(n for n in numeric if n in out)  # in the table's column order
 
     @staticmethod
     def _as_weights(weights: Any, cats: CategoryMap) -> tuple[float, ...]:
@@ -331,7 +364,8 @@ class Domain:
         categorical columns, ``categories``, optionally ``weights``, ``other`` and ``provenance``)."""
         if not isinstance(spec, Mapping):
             raise param_error("Domain.from_dict", "spec", "a mapping (a JSON object)", spec, kind=TypeError)
-        known = {"lower", "upper", "names", "numeric_names", "categories", "weights", "other", "provenance"}
+        known = {"lower", "upper", "names", "numeric_names", "categories", "weights", "other", "provenance",
+                 "integers"}
         unknown = sorted(set(spec) - known)
         if unknown:
             raise param_error("Domain.from_dict", "spec", f"keys among {sorted(known)}", repr(unknown[0]))
@@ -340,7 +374,8 @@ class Domain:
                 raise param_error("Domain.from_dict", "spec", f"a {key!r} list of bounds", "none")
         dom = cls(lower=spec["lower"], upper=spec["upper"], names=tuple(spec.get("names") or ()),
                   categories=spec.get("categories") or {}, weights=spec.get("weights") or {},
-                  other=spec.get("other") or {}, provenance=spec.get("provenance", "declared"))
+                  other=spec.get("other") or {}, provenance=spec.get("provenance", "declared"),
+                  integers=tuple(spec.get("integers") or ()))
         if "numeric_names" in spec and list(spec["numeric_names"] or ()) != list(dom.numeric_names):
             raise param_error("Domain.from_dict", "spec", f"'numeric_names' {list(dom.numeric_names)} (the columns "
                               "'lower' and 'upper' bound, in order)", spec["numeric_names"])
@@ -370,6 +405,33 @@ class Domain:
     @property
     def numeric_names(self) -> tuple[str, ...]:
         return tuple(n for n in self.names if n not in self.categories)
+
+    @property
+    def integer_mask(self) -> np.ndarray:
+        """Which numeric columns are declared whole numbers (a bool array over :attr:`numeric_names`)."""
+        return np.array([n in self.integers for n in self.numeric_names], dtype=bool)
+
+    def round_integers(self, X: Any) -> Any:
+        """``X`` in the domain's units with its declared integer columns rounded to whole numbers inside
+        the bounds (post-processing of a release; no other column changes). ``X`` is an array (n, k) of
+        the numeric columns, an encoded array (n, d), or a DataFrame with the domain's columns; the
+        result has the same type (a copy when anything is rounded)."""
+        if not self.integers:
+            return X
+        lo = np.ceil(self.lower_array[self.integer_mask])
+        hi = np.floor(self.upper_array[self.integer_mask])
+        if isinstance(X, pd.DataFrame):
+            out = X.copy()
+            for name, a, b in zip(self.integers, lo, hi, strict=True):
+                out[name] = np.clip(np.round(out[name].to_numpy(dtype=float)), a, b)
+            return out
+        arr = np.array(X, dtype=float, copy=True)
+        if arr.ndim != 2 or arr.shape[1] not in (self.k, self.d):
+            raise param_error("Domain.round_integers", "X", f"an array with {self.k} (or {self.d}) columns",
+                              f"shape {arr.shape}")
+        cols = self.numeric_index[self.integer_mask] if arr.shape[1] == self.d else np.flatnonzero(self.integer_mask)
+        arr[:, cols] = np.clip(np.round(arr[:, cols]), lo, hi)
+        return arr
 
     @property
     def numeric_index(self) -> np.ndarray:
@@ -549,6 +611,8 @@ class Domain:
             out["weights"] = dict(zip(self.categories, self.weights, strict=True))
             if self.other:
                 out["other"] = {k: v[0] for k, v in self.other.items()}
+        if self.integers:
+            out["integers"] = list(self.integers)
         if not self.declared:
             out["provenance"] = self.provenance
         return out

@@ -200,9 +200,10 @@ class Prepared(Generic[C]):
                bound: float | None = None, bound_kind: str = "", notes: Iterable[str] = (),
                capped: dict | None = None, is_dp: bool = True) -> Release:
         """The release of this run: (ε, δ, relation) from the settings, the ledger that must add up to
-        them, and the record of a capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`)
+        them, the domain's declared integer columns rounded (:meth:`Domain.round_integers`), and the record of a capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`)
         in ``params["limits"]`` and in the notes."""
         notes = list(notes)
+        synthetic = self.domain.round_integers(synthetic)  # declared whole-number columns (post-processing)
         if capped is not None:
             params = {**params, "limits": capped}
             notes.append(limits.cap_note(capped, self.owner))

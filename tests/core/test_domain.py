@@ -69,3 +69,38 @@ def test_no_function_derives_bounds_from_data():
     # The privacy model forbids it: the class offers no constructor from a sample.
     public = [n for n in dir(Domain) if not n.startswith("_")]
     assert not [n for n in public if "fit" in n or "from_data" in n or "infer" in n]
+
+
+# ----------------------------------------------------------------------------- integer columns
+def test_integer_columns_declared_round_trip_and_checked():
+    dom = Domain([0, 0], [10, 1], names=["children", "x"], integers=["children"])
+    assert dom.integers == ("children",)
+    assert dom.integer_mask.tolist() == [True, False]
+    assert Domain.from_dict(dom.to_dict()) == dom
+    assert "integers" not in Domain([0], [1]).to_dict()  # a domain without them reads as before
+    with pytest.raises(ValueError, match="whole number between their bounds"):
+        Domain([0.2], [0.8], integers=["x0"])
+    with pytest.raises(ValueError, match="did you mean 'children'"):
+        Domain([0, 0], [10, 1], names=["children", "x"], integers=["childern"])
+    with pytest.raises(ValueError, match="numeric columns"):
+        Domain([0], [1], names=["x", "sex"], categories={"sex": ["F", "M"]}, integers=["sex"])
+
+
+def test_round_integers_keeps_other_columns_and_stays_inside_the_bounds():
+    dom = Domain([0.5, 0], [9.5, 1], names=["k", "x"], integers=["k"])
+    X = np.array([[0.5, 0.25], [3.716, 0.5], [9.5, 0.75]])
+    out = dom.round_integers(X)
+    assert out[:, 0].tolist() == [1.0, 4.0, 9.0]  # rounded, then clipped to the whole numbers in [0.5, 9.5]
+    assert out[:, 1].tolist() == X[:, 1].tolist()
+    assert X[1, 0] == 3.716  # the input is not changed
+
+
+def test_every_mechanism_releases_whole_numbers_in_declared_integer_columns():
+    from dpsynth_core import run
+
+    dom = Domain([0, 0], [10, 1], names=["k", "x"], integers=["k"])
+    X = np.random.default_rng(0).random((600, 2)) * [10, 1]
+    for name in ("pmm", "psmm", "haar_walk", "flat_histogram", "low_dim"):
+        Y = run(name, X, dom, epsilon=1.0, rng=0).synthetic
+        assert np.array_equal(Y[:, 0], np.round(Y[:, 0])), name
+        assert not np.array_equal(Y[:, 1], np.round(Y[:, 1])), name  # the other column is untouched
