@@ -43,7 +43,7 @@ import pandas as pd
 from . import limits
 from .domain import Domain
 from .downstream import Downstream, Scores, train_synthetic_test_real
-from .transport import AUTO_MIXED_POT_PAIRS, AUTO_SPARSE_MAX_POINTS, W1Result, w1_1d, wasserstein1
+from .transport import W1Result, w1_1d, wasserstein1
 from .validation import check_float, check_int, param_error
 
 __all__ = [
@@ -465,8 +465,8 @@ def report(real: Any, synthetic: Any, domain: Domain, *, target: str | None = No
         ``dpsynth_core.transport.wasserstein1(real, synthetic, domain=domain)``. A W1Result gives its
         proven upper end. Any larger number (W1 under l1 or l2) gives valid, looser ceilings.
         "auto": computed with ``wasserstein1(method="auto")`` (its upper end), under the mixed metric for a
-        mixed domain (exact up to ``transport.AUTO_SPARSE_MAX_POINTS`` rows in both tables together; beyond,
-        no ceilings unless it is given). None: no ceilings.
+        mixed domain: exact where an exact method fits, beyond that the upper end of a proven interval
+        (:func:`dpsynth_core.transport.plan_w1`), so the ceilings hold at every size. None: no ceilings.
     holdout : DataFrame or array, optional
         Real rows to test the downstream models on (rows the mechanism never saw). Without it a share
         ``test_size`` of ``real`` is held out with ``seed``.
@@ -656,12 +656,6 @@ def _resolve_w1(w1: Any, domain: Domain, R: np.ndarray, S: np.ndarray) -> tuple[
     if isinstance(w1, str):
         if w1 != "auto":
             raise param_error(_OWNER, "w1", "'auto', a float in [0, inf), a W1Result or None", w1)
-        n, m = R.shape[0], S.shape[0]
-        if domain.is_mixed and n * m > AUTO_MIXED_POT_PAIRS and n + m > AUTO_SPARSE_MAX_POINTS:
-            # the mixed metric has no grid interval: beyond the exact methods' sizes the caller passes W1
-            return None, (f"W1 under the mixed metric is computed exactly up to {AUTO_SPARSE_MAX_POINTS} rows in "
-                          f"both tables together (got {n} + {m}): pass w1=... (e.g. wasserstein1 on a random "
-                          "subsample, or method='sparse' with max_seconds for a certified upper end)")
         res = wasserstein1(R, S, domain=domain, return_result=True)
         kind = "exact" if res.exact else f"certified interval [{res.lower:.6g}, {res.upper:.6g}], its upper end"
         metric = " under the mixed metric" if domain.is_mixed else ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,27 @@ __all__ = [
     "check_points",
     "check_probability",
     "fmt_value",
+    "Advice",
 ]
+
+
+@dataclass(frozen=True)
+class Advice:
+    """An option the user may change, said once by the library and worded by each front end in its own
+    terms (a keyword in Python, a flag on the command line, a control in the dashboard).
+
+    ``param`` is the library's keyword (``"method"``, ``"max_seconds"``, ``"bounds"``, ``"drop_bad_rows"``),
+    ``value`` what to set it to (None: the user chooses), ``why`` the reason in plain words that name no
+    interface. A result or an error carries a tuple of them (``W1Result.advice``, ``CSVError.advice``,
+    ``Clamping.advice``)."""
+
+    param: str
+    value: Any = None
+    why: str = ""
+
+    def python(self) -> str:
+        """In the library's words, e.g. ``method='sparse'``."""
+        return self.param if self.value is None else f"{self.param}={self.value!r}"
 
 
 def fmt_value(value: Any) -> str:

@@ -32,11 +32,14 @@ from ..validation import param_error
 from ._cells import NUMBER_LIKE, SPACE, cell_state
 from ._errors import CSVError
 
-__all__ = ["MISSING_CODE", "Declared", "declared", "ColumnMatcher", "undeclared_message", "few_labels",
+__all__ = ["MISSING_CODE", "BAD_CODE", "Declared", "declared", "ColumnMatcher", "undeclared_message", "few_labels",
            "category_text", "normalise_partition", "category_dtype"]
 
 #: The code of a missing value in a categorical column (before rows are dropped or the file refused).
 MISSING_CODE = -1
+#: The code of a value outside the declared categories (a column without an ``other`` category): the table
+#: is refused, or, with ``drop_bad_rows``, its row is dropped.
+BAD_CODE = -2
 _SHOWN_CHARS = 60
 _CLOSE_MATCH_LABELS = 1000  # difflib's suggestion only among at most this many labels (it is quadratic)
 
@@ -168,7 +171,7 @@ class ColumnMatcher:
                 codes[bad] = self._other
                 self.n_other += int(bad.size)
             else:
-                codes[bad] = MISSING_CODE  # never used: the table is refused
+                codes[bad] = BAD_CODE  # the table is refused, or the row dropped (drop_bad_rows)
                 if self.first_bad is None:
                     self.first_bad = (row0 + int(bad[0]), str(values[bad[0]]))
                 self.n_bad += int(bad.size)

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import check_bool
+from ._bad import BadRows, drop_bad
 from ._categories import ColumnMatcher, declared
 from ._cells import SPACE
 from .read import (
@@ -83,6 +85,7 @@ def read_parquet(
     categories: Mapping[str, Sequence[str]] | None = None,
     domain: Any = None,
     missing: str = "error",
+    drop_bad_rows: bool = False,
     max_rows: int = MAX_ROWS,
     max_cols: int = MAX_COLS,
     max_bytes: int = MAX_BYTES,
@@ -94,7 +97,9 @@ def read_parquet(
     Parameters are those of :func:`~.read.read_table`: ``source`` is a path, the file's bytes or a
     binary file-like (an upload); ``columns``, ``categories`` and ``domain`` choose and declare the
     columns as there; ``missing`` refuses or drops rows with a null (or an empty text in a categorical
-    column); the limits are checked on the footer before the columns are read.
+    column); ``drop_bad_rows`` drops the rows with an infinite value or a value outside a categorical
+    column's declared categories (a Parquet column of numbers holds no text); the limits are checked on
+    the footer before the columns are read.
 
     Returns
     -------
@@ -105,6 +110,7 @@ def read_parquet(
     owner = "read_parquet"
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
+    drop_bad_rows = check_bool(drop_bad_rows, "drop_bad_rows", owner)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
     if what is None:
@@ -134,12 +140,12 @@ def read_parquet(
         raise CSVError(f"{What} is not a readable Parquet file ({' '.join(str(exc).split())[:200]}): save it "
                        f"as Parquet, or as CSV UTF-8 and read it as CSV.", "binary") from None
     try:
-        return _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols, What)
+        return _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols, What, drop_bad_rows)
     finally:
         pf.close()
 
 
-def _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols, What) -> Table:
+def _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols, What, drop_bad_rows=False) -> Table:
     schema = pf.schema_arrow
     names = [str(n) for n in schema.names]
     if len(names) > max_file_cols:
@@ -197,15 +203,23 @@ def _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols,
         text = pc.cast(col, pa.string()).to_numpy(zero_copy_only=False)
         C[:, t] = m.codes(pd.Series(text, dtype="string").str.strip(SPACE), 0)
     del data
-    refuse_undeclared(matchers, What, lambda r: f"data row {r + 1}", lambda r: r + 1)
+    index, bad = np.arange(n_rows), BadRows()
+    if drop_bad_rows:
+        X, C, index, bad = drop_bad(X, numeric, C, [m.column for m in matchers], chosen, {}, What,
+                                    lambda r: r + 1, "data row")
+    else:
+        refuse_undeclared(matchers, What, lambda r: f"data row {r + 1}", lambda r: r + 1)
     keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
-                                           lambda r: r + 1, "data row",
+                                           lambda r: int(index[r]) + 1, "data row",
                                            "a null, or an empty text in a categorical column")
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
     notes = read_notes(frame.shape[0], numeric, [], [], n_missing, dropped, matchers, "data row")
     if text_cols:
         notes.insert(1, f"Left out {plural(len(text_cols), 'column')} holding text or values that are not "
                         f"numbers: {names_text(text_cols)}.")
+    if bad.count:
+        notes.append(bad.note("data row"))
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols), empty_columns=(),
                  dropped_rows=n_missing, dropped_row_numbers=dropped, dialect={"format": "parquet"},
-                 notes=tuple(notes), categorical=tuple(m.column for m in matchers), categories=cats)
+                 notes=tuple(notes), categorical=tuple(m.column for m in matchers), categories=cats,
+                 bad_rows=bad.count, bad_cells=bad.where)

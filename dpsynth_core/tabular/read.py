@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..domain import CategoryMap
-from ..validation import check_choice, check_int, param_error, plural
+from ..validation import check_bool, check_choice, check_int, param_error, plural
+from ._bad import BadRows, drop_bad
 from ._categories import MISSING_CODE, ColumnMatcher, Declared, declared, undeclared_message
 from ._cells import (
     COMMA,
@@ -32,6 +33,7 @@ from ._cells import (
     TEXT,
     CellStats,
     cell_state,
+    classify,
     convert,
     earliest,
 )
@@ -88,6 +90,11 @@ class Table:
         Names of the declared categorical columns read (in the order of ``frame``).
     categories : CategoryMap
         Their declared labels (the ``other`` label included), column by column.
+    bad_rows : int
+        Rows dropped for a bad cell (``drop_bad_rows=True``): a count of the private data, for the owner's
+        eyes only.
+    bad_cells : tuple of (int, str)
+        Row number and column of the first of them (at most 5).
     """
 
     frame: Any
@@ -100,6 +107,8 @@ class Table:
     notes: tuple[str, ...]
     categorical: tuple[str, ...] = ()
     categories: CategoryMap = CategoryMap()
+    bad_rows: int = 0
+    bad_cells: tuple[tuple[int, str], ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -115,6 +124,7 @@ def read_table(
     categories: Mapping[str, Sequence[str]] | None = None,
     domain: Any = None,
     missing: str = "error",
+    drop_bad_rows: bool = False,
     max_rows: int = MAX_ROWS,
     max_cols: int = MAX_COLS,
     max_bytes: int = MAX_BYTES,
@@ -153,6 +163,12 @@ def read_table(
         drop them (reported in :attr:`Table.dropped_rows` and the notes). In a categorical column a
         cell is missing when it is empty or a missing-value token (``NA``, ``null``, ...) that is
         not one of its declared labels.
+    drop_bad_rows : bool, default False
+        Drop the rows holding a bad cell instead of refusing the file: a cell of a numeric column that is
+        not a plain number, an infinite value, a value outside a categorical column's declared categories
+        (:mod:`._bad`). How many and where (the first few row numbers and columns) are in
+        :attr:`Table.bad_rows`, :attr:`Table.bad_cells` and the notes: a count of the private data, for the
+        owner's eyes only. A column that is mostly text is still a text column, not a column of bad cells.
     max_rows, max_cols, max_bytes, max_file_cols : int in [1, inf)
         Largest accepted number of data rows, of columns read, of bytes, of columns in the header.
         Each limit is inclusive and checked before the data it bounds is held in memory.
@@ -180,7 +196,7 @@ def read_table(
     """
     return _read_table(source, columns=columns, categories=categories, domain=domain, missing=missing,
                        max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=max_file_cols,
-                       what=what, owner="read_table", exclude=exclude)
+                       what=what, owner="read_table", exclude=exclude, drop_bad_rows=drop_bad_rows)
 
 
 def detect_delimiter(path: str | os.PathLike, what: str) -> str:
@@ -582,10 +598,11 @@ class _Scan:
 
 
 def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
-                max_file_cols, what, owner, exclude=None):
+                max_file_cols, what, owner, exclude=None, drop_bad_rows=False):
     """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
+    drop_bad_rows = check_bool(drop_bad_rows, "drop_bad_rows", owner)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
     exclude = check_exclude(exclude, decl, owner)
@@ -601,22 +618,29 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     chosen, numeric, text_cols, empty_cols = _choose_columns(scan, columns, decl, max_cols, What, exclude)
     cols = [scan.index[c] for c in numeric]
     decimal = _decimal_mark(scan, cols, delimiter, What, notes)
-    _refuse_bad_cells(scan, cols, delimiter, decimal, What)
+    bad_cols = _bad_cells(scan, cols, delimiter, decimal, What, drop_bad_rows)
     matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, MISSING_TOKENS)
                 for c, labels in decl.categories.items()]
-    X, C = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
-                        [(scan.index[m.column], m) for m in matchers])
-    refuse_undeclared(matchers, What, lambda r: f"row {r + 2}", lambda r: r + 2)
+    X, C, badcell = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
+                                 [(scan.index[m.column], m) for m in matchers], bad_cols, _bad_codes(delimiter))
+    index, bad = np.arange(X.shape[0]), BadRows()
+    if drop_bad_rows:
+        X, C, index, bad = drop_bad(X, numeric, C, [m.column for m in matchers], chosen, badcell, What,
+                                    lambda r: r + 2, "row")
+    else:
+        refuse_undeclared(matchers, What, lambda r: f"row {r + 2}", lambda r: r + 2)
     keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
-                                            lambda r: r + 2, "row")
+                                            lambda r: int(index[r]) + 2, "row")
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
     notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers,
                         excluded=exclude)
+    if bad.count:
+        notes.append(bad.note("row"))
     dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols),
                  empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
                  dialect=dialect, notes=tuple(notes), categorical=tuple(m.column for m in matchers),
-                 categories=decl.categories)
+                 categories=decl.categories, bad_rows=bad.count, bad_cells=bad.where)
 
 
 def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
@@ -749,37 +773,55 @@ def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes
     return ","
 
 
-def _refuse_bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What: str) -> None:
-    """The first bad cell of the columns read: text, grouped digits, or a comma inside a number in a
-    comma-separated file."""
-    bad_codes = [TEXT, GROUPED] + ([COMMA, COMMA3] if delimiter == "," else [])
+def _bad_codes(delimiter: str) -> list[int]:
+    """The cell states that are bad in a numeric column: text, grouped digits, and a comma inside a number
+    of a comma-separated file."""
+    return [TEXT, GROUPED] + ([COMMA, COMMA3] if delimiter == "," else [])
+
+
+def _bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What: str, drop: bool) -> list[int]:
+    """The columns read (file positions) that hold a bad cell, when they are to be dropped (``drop``);
+    otherwise the first bad cell refuses the file, with its row, its column and a hint."""
+    bad_codes = _bad_codes(delimiter)
+    if drop:
+        return [j for j in cols if scan.stats.count[bad_codes, j].any()]
     r, j, code = earliest(scan.stats, bad_codes, cols)
     if r >= 0:
         hint = scan.stats.text_hint.get(j, "not a plain number") if code == TEXT else STATE_HINTS[code]
         example = "1000 or 1,5" if decimal == "," else "1000 or 1.5"
         raise CSVError(f"{What} has a cell that is not a number at row {r + 2}, column {scan.names[j]!r}: {hint}; "
-                       f"write plain numbers such as {example}, or leave the column out if it is not numeric.",
-                       "not_a_number", row=r + 2, column=scan.names[j])
+                       f"write plain numbers such as {example}, drop the rows that hold such cells, or leave the "
+                       f"column out if it is not numeric.", "not_a_number", row=r + 2, column=scan.names[j])
+    return []
 
 
 def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[int], decimal: str,
-                 max_rows: int, matchers: list[tuple[int, ColumnMatcher]]) -> tuple[np.ndarray, np.ndarray]:
+                 max_rows: int, matchers: list[tuple[int, ColumnMatcher]], bad_cols: Sequence[int] = (),
+                 bad_codes: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Pass 2: the values of the numeric columns read, (rows, numeric columns) float64 (NaN for a missing
-    value), and the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher)."""
+    value), the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher), and
+    the bad cells of the columns ``bad_cols`` (by name; read as missing here, their rows dropped later)."""
     width = scan.width
     X = np.empty((scan.n_rows, len(cols)))
     C = np.empty((scan.n_rows, len(matchers)), dtype=np.int64)
+    badcell = {scan.names[j]: np.zeros(scan.n_rows, dtype=bool) for j in bad_cols}
     row0 = 0
     records = _records(text, delimiter, What)
     next(records)  # the header
     for cells, n in _data_chunks(records, width, max_rows, What, delimiter, scan.chunk_rows):
+        for j in bad_cols:  # the cells that are not numbers become missing values of rows dropped later
+            column = cells[j::width]
+            mask = np.isin(classify(column), bad_codes)
+            badcell[scan.names[j]][row0:row0 + n] = mask
+            for i in np.flatnonzero(mask):
+                cells[int(i) * width + j] = ""
         if cols:
             by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
             X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
         for t, (j, matcher) in enumerate(matchers):
             C[row0:row0 + n, t] = matcher.codes(pd.Series(cells[j::width], dtype="str").str.strip(SPACE), row0)
         row0 += n
-    return X, C
+    return X, C, badcell
 
 
 def refuse_undeclared(matchers: Sequence[ColumnMatcher], What: str, where, row_number) -> None:

@@ -19,7 +19,11 @@
                   n x m pairs: a min-cost transshipment on a kNN graph (LEMON's network simplex),
                   certified by c-transforms over all pairs, column generation until the bracket closes.
   ``sliced``      :mod:`.sliced` -- sliced W1, a preview and a lower bound, never reported as exact.
-  ``auto``        :func:`choose_method` -- one policy for every caller, with optional budgets.
+  ``interval``    :mod:`.interval` -- beyond the exact sizes (mixed metric, l2): an interval proven from
+                  every row, in seconds (a feasible plan's cost above, exact inside small cells; the
+                  one-column marginals' W1 below).
+  ``auto``        :func:`plan_w1` (:mod:`.policy`) -- one policy for every caller, with optional budgets;
+                  it answers at every size (:func:`choose_method` is its short form).
   ==============  =========================================================================================
 
 * :func:`wasserstein1_rounds` -- the "sparse" method's successive certified brackets, ending exact.
@@ -39,8 +43,10 @@ from ._common import METRICS, W1Result
 from .bl import BL_DENSE_MAX_M, BLProjectionResult, bl_projection
 from .dense import POT_MAX_PAIRS
 from .exact1d import w1_1d
+from .interval import marginal_lower_bound, plan_upper_bound
 from .marginals import marginal_subsets, sparse_utility_loss
 from .metrics import GroundMetric, LpMetric, MixedMetric, mixed_cost
+from .policy import W1Plan, plan_w1
 from .sliced import sliced_w1
 from .sparse import check_dual_certificate
 from .w1 import (
@@ -50,6 +56,7 @@ from .w1 import (
     BUDGET_SPARSE,
     BUDGETS,
     W1_METHODS,
+    advice_for,
     choose_method,
     wasserstein1,
     wasserstein1_rounds,
@@ -61,6 +68,11 @@ __all__ = [
     "wasserstein1",
     "wasserstein1_rounds",
     "choose_method",
+    "plan_w1",
+    "W1Plan",
+    "advice_for",
+    "plan_upper_bound",
+    "marginal_lower_bound",
     "GroundMetric",
     "LpMetric",
     "MixedMetric",

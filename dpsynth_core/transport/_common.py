@@ -55,6 +55,8 @@ class W1Result:
         Wall time.
     details : dict
         Method-specific figures (arcs, grid size, gap, dual violation, ...).
+    advice : tuple of :class:`~dpsynth_core.validation.Advice`
+        For a result that is not exact: what to change for the exact value (each front end words it).
     """
 
     value: float
@@ -66,6 +68,7 @@ class W1Result:
     iterations: int = 1
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
+    advice: tuple = ()
 
     def __float__(self) -> float:
         return float(self.value)

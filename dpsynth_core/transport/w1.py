@@ -1,145 +1,81 @@
 """The W1 entry point: validation, the choice of a method ("auto" and its budgets), the dispatch.
 
 One policy chooses the method for every caller (the library, the command line, the dashboard's
-sub-second budget, the sweeps): :func:`choose_method`. It looks at public sizes only (n, m, d and the
-metric), never at the data.
+sub-second budget, the sweeps): :func:`~dpsynth_core.transport.policy.plan_w1` (:func:`choose_method` is
+its short form). It looks at public sizes only (n, m, d and the metric), never at the data, and answers
+at every size: exact where an exact method fits, else a certified interval.
 
 On a domain with categorical columns W1 is taken under the mixed metric of docs/mixed-data.md
 (:class:`.metrics.MixedMetric`): exactly by dense POT on the mixed cost matrix up to
-:data:`AUTO_MIXED_POT_PAIRS` pairs, by the certified sparse transshipment beyond.
+:data:`AUTO_MIXED_POT_PAIRS` pairs, by the certified sparse transshipment up to
+:data:`AUTO_SPARSE_MAX_POINTS` points, by the "interval" method's proven interval beyond.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Iterator
 
 import numpy as np
 
 from ..domain import Domain
-from ..validation import check_bool, check_choice, check_int, check_points, param_error
-from . import dense, exact1d, flows, sliced, sparse
+from ..validation import Advice, check_bool, check_choice, check_int, check_points, param_error
+from . import dense, exact1d, flows, interval, sliced, sparse
 from ._common import METRICS, W1Result, check_weights
-from .dense import POT_MAX_PAIRS
 from .metrics import MixedMetric
+from .policy import (
+    AUTO_MIXED_POT_PAIRS,
+    AUTO_POT_PAIRS,
+    AUTO_SPARSE_MAX_POINTS,
+    BUDGET_SPARSE,
+    BUDGETS,
+    W1Plan,
+    plan_w1,
+)
 from .transshipment import w1_rounds
 
-__all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "W1_METHODS", "BUDGETS", "BUDGET_SPARSE",
-           "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS", "AUTO_MIXED_POT_PAIRS", "MIXED_METHODS"]
+__all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "plan_w1", "W1Plan", "W1_METHODS", "BUDGETS",
+           "BUDGET_SPARSE", "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS", "AUTO_MIXED_POT_PAIRS", "MIXED_METHODS",
+           "advice_for"]
 
-W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced")
-#: What ``method="auto"`` may spend: None (exact wherever an exact method fits the machine),
-#: "interactive" (well under a second per solve: a page that recomputes on every click),
-#: "preview" (about a tenth of that: many small pictures at once).
-BUDGETS = (None, "interactive", "preview")
-#: Largest n*m for which "auto" (no budget) runs dense POT in d = 2 to 8: above it the sparse method is
-#: faster (measured crossover, benchmarks/results/exact_w1.json: with the warm solves even at n = m = 1000,
-#: 0.93-0.99x, and 0.3-0.7x at 1500; it was 2000 before them; in d = 4 to 8, exact_w1_dims.json: 0.5-4x at
-#: n = m = 1000, about 0.1 s either way, 0.10-1.07x at 2500).
-AUTO_POT_PAIRS = 1_500_000
-#: Largest n*m for which "auto" (no budget) runs dense POT under the mixed metric (categorical columns); above
-#: it the sparse method (measured crossover, benchmarks/results/mixed_w1.json: 1.17x at n = m = 1000,
-#: 0.38-0.58x at 2000).
-AUTO_MIXED_POT_PAIRS = 1_500_000
+W1_METHODS = ("auto", "exact_1d", "pot", "grid", "sparse", "sliced", "interval")
 #: The methods that take categorical columns (the mixed metric).
-MIXED_METHODS = ("auto", "pot", "sparse")
-#: Largest n + m for which "auto" runs the exact sparse method (d = 2 to 8: about a minute at the top on a
-#: hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json, exact_w1_dims.json).
-AUTO_SPARSE_MAX_POINTS = 40_000
-#: Dimensions in which the sparse method was measured against dense POT: d = 2, 3
-#: (benchmarks/results/exact_w1.json) and d = 4 to 8 (exact_w1_dims.json: 0.10-1.07x dense POT's time from
-#: n = m = 2500, exact within 40 s up to 20 000 + 20 000 points, where the grid's interval was 1-20 times as
-#: wide as W1 and its point value 0.07-1.5 times W1). Above 8 "auto" is unchanged: dense POT up to its
-#: own limit, then the grid.
-_SPARSE_DIMS = tuple(range(2, 9))
-#: Cells per axis of the grid "auto" uses above the exact methods' limits (l_inf, l1; about a second each).
-_AUTO_GRID = {2: 128, 3: 20}
-#: The budgets' largest n*m for dense POT and their grids (interval half-width = one cell).
-_BUDGET_POT_PAIRS = {"interactive": 1_500_000, "preview": 375_000}
-_BUDGET_GRID = {"interactive": {2: 128, 3: 24}, "preview": {2: 64, 3: 12}}
-#: The budgets' sparse runs: up to n + m points, stopped at a bracket of relative width ``target`` or
-#: when another round would end after ``max_seconds`` (a certified bracket, exact when it closed).
-BUDGET_SPARSE = {"interactive": {"max_points": 12_000, "max_seconds": 0.6, "target": 0.01},
-                 "preview": {"max_points": 3_000, "max_seconds": 0.08, "target": 0.05}}
+MIXED_METHODS = ("auto", "pot", "sparse", "interval")
 _OWNER = "wasserstein1"
 
 _SOLVERS = {"exact_1d": exact1d.solve, "pot": dense.solve, "grid": flows.solve, "sparse": sparse.solve,
-            "sliced": sliced.solve}
+            "sliced": sliced.solve, "interval": interval.solve}
 
 
 def choose_method(n: int, m: int, d: int, metric: str = "linf", *, budget: str | None = None,
                   grid: int | None = None) -> tuple[str, int | None]:
-    """The method ``wasserstein1(method="auto")`` uses for these public sizes, and its grid.
-
-    Without a budget: exact 1-D on the line; in d = 2 to 8 dense POT up to :data:`AUTO_POT_PAIRS` pairs
-    (the measured crossover), the exact sparse method up to :data:`AUTO_SPARSE_MAX_POINTS` points, then
-    the certified grid interval (l_inf, l1); in higher dimensions dense POT up to :data:`POT_MAX_PAIRS`,
-    then the grid. l2 has no grid: the sparse method up to 20 000 points in any dimension, refused
-    beyond. With ``budget="interactive"`` or ``"preview"``: dense POT only up to a smaller size, then (d
-    = 2 to 8) the sparse method stopped at a certified bracket (:data:`BUDGET_SPARSE`: relative width 1%
-    or 5%, or when the next round would end after 0.6 s or 0.08 s), then a coarser grid, so that one
-    call stays well under a second (interactive) or about a tenth of that (preview) on two cores.
-
-    ``metric="mixed"`` (categorical columns): dense POT up to :data:`AUTO_MIXED_POT_PAIRS` pairs, then the
-    exact sparse method up to :data:`AUTO_SPARSE_MAX_POINTS` points; with a budget the same limits as
-    numeric data (the budget's dense size, then the sparse method stopped as above up to the budget's
-    ``max_points``); refused beyond (there is no grid for categories).
+    """The method ``wasserstein1(method="auto")`` uses for these public sizes, and its grid: the method
+    and grid of :func:`~dpsynth_core.transport.policy.plan_w1` (the one policy; its docstring has the rules).
 
     Returns
     -------
     (method, grid)
         ``grid`` is the cells per axis when the method is "grid", else None.
     """
-    if metric == "mixed":
-        return _choose_mixed(n, m, budget), None
-    if d == 1:
-        return "exact_1d", None
-    sparse_ok = d in _SPARSE_DIMS
-    if budget is None:
-        pot_pairs = AUTO_POT_PAIRS if sparse_ok else POT_MAX_PAIRS
-        sparse_max = AUTO_SPARSE_MAX_POINTS if sparse_ok else 0
-    else:
-        pot_pairs = _BUDGET_POT_PAIRS[budget]
-        sparse_max = BUDGET_SPARSE[budget]["max_points"] if sparse_ok else 0
-    if n * m <= pot_pairs:
-        return "pot", None
-    if n + m <= sparse_max:
-        return "sparse", None
-    if metric == "l2":
-        if budget is None and n + m <= 20_000:
-            return "sparse", None
-        raise ValueError(
-            f"The 'method' parameter of {_OWNER} must name an approximation for l2 at this size: "
-            f"exact l2 W1 is available up to n*m = {pot_pairs:.3g} (pot) or n+m = "
-            f"{max(sparse_max, 20_000 if budget is None else 0)} (sparse). Got 'auto' with n={n}, m={m}"
-            f"{'' if budget is None else f' and budget={budget!r}'}; use metric='linf' or 'l1' (grid "
-            f"interval) or method='sliced'."
-        )
-    if grid is None:
-        table = _AUTO_GRID if budget is None else _BUDGET_GRID[budget]
-        grid = table.get(d, flows.default_grid(d))
-    return "grid", grid
+    plan = plan_w1(n, m, d, metric, budget=budget, grid=grid)
+    return plan.method, plan.grid
 
 
-def _choose_mixed(n: int, m: int, budget: str | None) -> str:
-    pot_pairs = AUTO_MIXED_POT_PAIRS if budget is None else _BUDGET_POT_PAIRS[budget]
-    sparse_max = AUTO_SPARSE_MAX_POINTS if budget is None else BUDGET_SPARSE[budget]["max_points"]
-    if n * m <= pot_pairs:
-        return "pot"
-    if n + m <= sparse_max:
-        return "sparse"
-    if budget is not None:
-        raise ValueError(
-            f"The 'budget' parameter of {_OWNER} must be None for {n} + {m} rows on a domain with categorical "
-            f"columns: within budget={budget!r} the mixed metric has dense transport up to n*m = {pot_pairs:.3g} and "
-            f"the sparse method up to n+m = {sparse_max} (as for numeric data) and no grid for categories. Got "
-            f"{budget!r}; pass budget=None (exact up to n+m = {AUTO_SPARSE_MAX_POINTS}, it may take seconds), or "
-            f"method='sparse' with max_seconds for a certified bracket.")
-    raise ValueError(
-        f"The 'X' parameter of {_OWNER} must have at most {AUTO_SPARSE_MAX_POINTS} rows together with 'Y' on a "
-        f"domain with categorical columns: W1 under the mixed metric is computed exactly (dense transport up to "
-        f"n*m = {pot_pairs:.3g}, the certified sparse method up to n+m = {AUTO_SPARSE_MAX_POINTS}). Got n={n}, "
-        f"m={m}; pass a random subsample of the rows, or method='sparse' with max_seconds for a certified bracket.")
+def advice_for(res: W1Result) -> tuple[Advice, ...]:
+    """What a caller may change to get the exact W1 when ``res`` is not exact (empty when it is): words
+    for no interface in particular (each front end says them in its own terms)."""
+    if res.exact or res.method == "exact_1d":
+        return ()
+    if res.method in ("interval", "grid", "sliced"):
+        return (Advice("method", "sparse", "the exact W1 over every row, certified (it may take many minutes and "
+                                           "much memory at this size)"),
+                Advice("max_seconds", None, "with the sparse method: stop after that many seconds at a certified "
+                                            "interval over every row"))
+    if res.method == "sparse":
+        return (Advice("max_seconds", None, "a longer time budget (or none) narrows the interval to the exact "
+                                            "value"),)
+    return ()
 
 
 def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", method: str = "auto",
@@ -163,11 +99,13 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
         :math:`\\max(\\|u_x - u_y\\|_\\infty, \\max_j w_j [c_{x,j} \\ne c_{y,j}])` (the domain's weights
         w_j): methods "auto", "pot" and "sparse" only, metric "linf".
     metric : {"linf", "l1", "l2"}, default "linf"
-    method : {"auto", "exact_1d", "pot", "grid", "sparse", "sliced"}, default "auto"
+    method : {"auto", "exact_1d", "pot", "grid", "sparse", "sliced", "interval"}, default "auto"
         "exact_1d" needs d = 1; "pot" needs n*m <= 2.5e7; "grid" needs points in [0,1]^d (pass
         ``domain`` otherwise) and metric l_inf or l1; "sparse" (a min-cost transshipment on a kNN
         graph, certified over all pairs) is exact when its bracket closes; "sliced" is an
-        approximation (``exact=False``). "auto" follows :func:`choose_method`. See docs/transport.md.
+        approximation (``exact=False``); "interval" proves an interval from every row at any size (its
+        value is the upper end: :mod:`.interval`). "auto" follows
+        :func:`~dpsynth_core.transport.policy.plan_w1`: it answers at every size. See docs/transport.md.
     weights_x : array, shape (n,), optional;  weights_y : array, shape (m,), optional
         Non-negative, finite, positive sum; normalised to probability vectors. Default uniform.
     grid : int in [2, 4096], optional
@@ -190,7 +128,8 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     Returns
     -------
     float or W1Result
-        An uncertified number is never reported as exact (``W1Result.exact``, ``lower``, ``upper``).
+        An uncertified number is never reported as exact (``W1Result.exact``, ``lower``, ``upper``). A result
+        that is not exact carries ``advice``: what to change for the exact value (:func:`advice_for`).
     """
     t0 = time.perf_counter()
     check_choice(metric, "metric", _OWNER, METRICS)
@@ -211,20 +150,28 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     max_seconds = _check_positive(max_seconds, "max_seconds", "a number of seconds > 0 or None")
     target_width = _check_positive(target_width, "target_width", "a relative width in (0, 1) or None", high=1.0)
 
-    chosen = method
-    sparse_opts = {"max_seconds": max_seconds, "target": target_width}
+    plan = _plan(method, n, m, d, metric_name, budget, grid, max_seconds, target_width)
+    options = {"grid": {"grid": plan.grid}, "sliced": {"n_projections": n_projections, "rng": rng},
+               "sparse": {"max_seconds": plan.max_seconds, "target": plan.target}}.get(plan.method, {})
+    res = _SOLVERS[plan.method](X, Y, a, b, metric, _OWNER, **options)
+    details = {**res.details, "requested_method": method, "metric": metric_name}
     if method == "auto":
-        chosen, grid = choose_method(n, m, d, metric_name, budget=budget, grid=grid)
-        if chosen == "sparse" and budget is not None:
-            spec = BUDGET_SPARSE[budget]
-            sparse_opts = {"max_seconds": spec["max_seconds"] if max_seconds is None else max_seconds,
-                           "target": spec["target"] if target_width is None else target_width}
-    options = {"grid": {"grid": grid}, "sliced": {"n_projections": n_projections, "rng": rng},
-               "sparse": sparse_opts}.get(chosen, {})
-    res = _SOLVERS[chosen](X, Y, a, b, metric, _OWNER, **options)
-    res = W1Result(res.value, res.lower, res.upper, res.method, res.exact, res.certified, res.iterations,
-                   time.perf_counter() - t0, {**res.details, "requested_method": method, "metric": metric_name})
+        details["plan"] = plan.reason
+    res = dataclasses.replace(res, seconds=time.perf_counter() - t0, details=details)
+    res = dataclasses.replace(res, advice=advice_for(res))
     return res if return_result else float(res.value)
+
+
+def _plan(method: str, n: int, m: int, d: int, metric: str, budget: str | None, grid: int | None,
+          max_seconds: float | None, target: float | None) -> W1Plan:
+    """The plan of this call: "auto" asks :func:`plan_w1`; an explicit method runs as asked. The caller's
+    ``max_seconds`` and ``target_width`` override the plan's."""
+    if method == "auto":
+        plan = plan_w1(n, m, d, metric, budget=budget, grid=grid)
+    else:
+        plan = W1Plan(method, method in ("exact_1d", "pot"), grid=grid)
+    return dataclasses.replace(plan, max_seconds=max_seconds if max_seconds is not None else plan.max_seconds,
+                               target=target if target is not None else plan.target)
 
 
 def _check_positive(x: Any, name: str, what: str, high: float | None = None) -> float | None:

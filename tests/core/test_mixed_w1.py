@@ -184,26 +184,26 @@ def test_an_undeclared_category_is_refused_with_row_column_and_value():
         wasserstein1(_rows(ONE, 10, rng), np.array([[0.5, 2.0, 0.0]]), domain=ONE)
 
 
-def test_too_many_rows_for_auto_are_refused_before_any_work():
-    from dpsynth_core.transport import AUTO_SPARSE_MAX_POINTS, choose_method
+def test_beyond_the_exact_sizes_auto_gives_the_proven_interval_never_a_refusal():
+    from dpsynth_core.transport import AUTO_SPARSE_MAX_POINTS, choose_method, plan_w1
 
     assert choose_method(10, 10, 3, "mixed") == ("pot", None)
     assert choose_method(3000, 3000, 3, "mixed") == ("sparse", None)
-    with pytest.raises(ValueError, match="'X' parameter of wasserstein1.*subsample"):
-        choose_method(AUTO_SPARSE_MAX_POINTS // 2, AUTO_SPARSE_MAX_POINTS // 2 + 1, 3, "mixed")
+    plan = plan_w1(AUTO_SPARSE_MAX_POINTS // 2, AUTO_SPARSE_MAX_POINTS // 2 + 1, 3, "mixed")
+    assert plan.method == "interval" and not plan.exact and "categorical columns have no grid" in plan.reason
+    assert plan_w1(200_000, 200_000, 5, "mixed").method == "interval"  # the readers' largest tables
 
 
 @pytest.mark.parametrize("budget", ["interactive", "preview"])
 def test_budgets_send_mixed_data_to_the_sparse_method_up_to_the_numeric_limit(budget):
     """Within a budget the mixed metric has the numeric limits: the budget's dense size, then the sparse method
-    up to the budget's ``max_points`` (never more points than numeric data in d = 2, 3), refused beyond with a
-    message naming the unbudgeted call (there is no grid for categories)."""
+    up to the budget's ``max_points`` (never more points than numeric data in d = 2, 3), the proven interval
+    beyond (there is no grid for categories)."""
     from dpsynth_core.transport import BUDGET_SPARSE, choose_method
 
     top = BUDGET_SPARSE[budget]["max_points"]
     at, above = (top // 2, top - top // 2), (top // 2 + 1, top - top // 2)
     assert choose_method(*at, 2, budget=budget)[0] == "sparse" == choose_method(*at, 3, "mixed", budget=budget)[0]
     assert choose_method(*above, 2, budget=budget)[0] == "grid"
-    with pytest.raises(ValueError, match=rf"'budget' parameter of wasserstein1 must be None.*n\+m = {top}\b"):
-        choose_method(*above, 3, "mixed", budget=budget)
+    assert choose_method(*above, 3, "mixed", budget=budget) == ("interval", None)
     assert choose_method(*above, 3, "mixed")[0] in ("pot", "sparse")  # unbudgeted: exact

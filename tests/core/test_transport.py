@@ -84,32 +84,36 @@ def test_auto_routes_and_certifies(monkeypatch):
     assert r2.method == "pot" and r2.exact and r2.certified and r2.details["requested_method"] == "auto"
     # above the measured POT/sparse crossover (lowered here to keep the test fast): the exact sparse
     # method in d = 2, 3 for every metric
-    monkeypatch.setattr(tr.w1, "AUTO_POT_PAIRS", 100)
+    monkeypatch.setattr(tr.policy, "AUTO_POT_PAIRS", 100)
     for metric in ("linf", "l1", "l2"):
         r3 = wasserstein1(X, Y, metric=metric, return_result=True)
         assert r3.method == "sparse" and r3.exact and r3.certified
         assert rel_err(r3.value, dense_w1(X, Y, metric=metric)) < REL
     # above the sparse limit: the grid interval (l_inf, l1), sparse for l2 up to 20 000 points
-    monkeypatch.setattr(tr.w1, "AUTO_SPARSE_MAX_POINTS", 100)
+    monkeypatch.setattr(tr.policy, "AUTO_SPARSE_MAX_POINTS", 100)
     r4 = wasserstein1(X, Y, return_result=True)
     assert r4.method == "grid" and not r4.exact and r4.details["grid"] == 128
     assert r4.lower <= dense_w1(X, Y) <= r4.upper
     assert wasserstein1(X, Y, metric="l2", return_result=True).method == "sparse"
+    monkeypatch.setattr(tr.policy, "L2_SPARSE_MAX_POINTS", 100)  # above it l2, which has no grid: the interval
+    r_l2 = wasserstein1(X, Y, metric="l2", return_result=True)
+    assert r_l2.method == "interval" and r_l2.certified and not r_l2.exact
+    assert r_l2.lower <= dense_w1(X, Y, metric="l2") * (1 + 1e-12) and dense_w1(X, Y, metric="l2") <= r_l2.upper
     # d = 4 to 8 (measured, exact_w1_dims.json): as in 2-D, dense POT, then the exact sparse method, then the grid
     monkeypatch.undo()
     X4, Y4 = rng.random((60, 4)), rng.random((50, 4))
     assert wasserstein1(X4, Y4, return_result=True).method == "pot"
-    monkeypatch.setattr(tr.w1, "AUTO_POT_PAIRS", 100)
+    monkeypatch.setattr(tr.policy, "AUTO_POT_PAIRS", 100)
     r5 = wasserstein1(X4, Y4, return_result=True)
     assert r5.method == "sparse" and r5.exact and rel_err(r5.value, dense_w1(X4, Y4)) < REL
-    monkeypatch.setattr(tr.w1, "AUTO_SPARSE_MAX_POINTS", 100)
+    monkeypatch.setattr(tr.policy, "AUTO_SPARSE_MAX_POINTS", 100)
     r6 = wasserstein1(X4, Y4, return_result=True)
     assert r6.method == "grid" and not r6.exact
     assert r6.lower <= dense_w1(X4, Y4) <= r6.upper
     # d = 9 was not measured: dense POT up to its own limit, then the grid
     X9, Y9 = rng.random((60, 9)), rng.random((50, 9))
     assert wasserstein1(X9, Y9, return_result=True).method == "pot"
-    monkeypatch.setattr(tr.w1, "POT_MAX_PAIRS", 100)
+    monkeypatch.setattr(tr.policy, "POT_MAX_PAIRS", 100)
     r7 = wasserstein1(X9, Y9, return_result=True)
     assert r7.method == "grid" and not r7.exact
     assert r7.lower <= dense_w1(X9, Y9) <= r7.upper
@@ -130,8 +134,9 @@ def test_choose_method_budgets():
     assert cm(5000, 5000, 8, budget="interactive") == ("sparse", None)
     assert cm(30_000, 30_000, 6)[0] == "grid"
     assert cm(5000, 5000, 9) == ("pot", None)
-    with pytest.raises(ValueError, match=r"must name an approximation for l2"):
-        cm(20_000, 20_000, 2, "l2", budget="interactive")
+    # l2 has no grid: beyond the sparse limits the interval from every row, never a refusal
+    assert cm(20_000, 20_000, 2, "l2", budget="interactive") == ("interval", None)
+    assert cm(30_000, 30_000, 9, "l2") == ("interval", None)
 
 
 def test_budgeted_sparse_returns_a_proven_bracket(monkeypatch):
@@ -148,9 +153,9 @@ def test_budgeted_sparse_returns_a_proven_bracket(monkeypatch):
     assert r.details["rel_width"] <= 0.05 and r.lower * (1 - 1e-12) <= ref <= r.upper * (1 + 1e-12)
     # the interactive budget at a size above its dense-POT limit: the sparse method, stopped at its
     # target width (the time limit is lifted here so that the outcome does not depend on the machine)
-    monkeypatch.setattr(tr.w1, "_BUDGET_POT_PAIRS", {"interactive": 100, "preview": 100})
-    monkeypatch.setitem(tr.w1.BUDGET_SPARSE, "interactive", {**tr.w1.BUDGET_SPARSE["interactive"],
-                                                              "max_seconds": None})
+    monkeypatch.setattr(tr.policy, "BUDGET_POT_PAIRS", {"interactive": 100, "preview": 100})
+    monkeypatch.setitem(tr.policy.BUDGET_SPARSE, "interactive", {**tr.policy.BUDGET_SPARSE["interactive"],
+                                                                  "max_seconds": None})
     r = wasserstein1(X, Y, budget="interactive", return_result=True)
     assert r.method == "sparse" and r.lower * (1 - 1e-12) <= ref <= r.upper * (1 + 1e-12)
     assert r.details["rel_width"] <= 0.01 and not r.exact
