@@ -22,6 +22,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
+	@echo "the dpsynth command is installed in .venv: run 'source .venv/bin/activate' to put it on your PATH"
 
 # Debian's Chromium for the browser tests (Playwright drives it; it cannot download its own browser here)
 $(CHROMIUM):
@@ -32,6 +33,7 @@ $(CHROMIUM):
 setup: $(STAMP) $(CHROMIUM)
 
 run: $(STAMP)
+	@echo "the command line: 'source .venv/bin/activate', then 'dpsynth --help' (README, The command line)"
 	$(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true
 
 test: $(STAMP) $(CHROMIUM)

@@ -564,10 +564,14 @@ class Domain:
         -------
         U : ndarray of shape (n, d)
         n_clamped : int, only when ``return_clamped``
-            Number of rows that had at least one coordinate outside the box. This number depends
-            on the private data: it is an owner-side diagnostic, never part of a release.
+            Number of rows that had at least one numeric value outside the box, compared as the numbers
+            are (``x < lower or x > upper``: the rule of :func:`dpsynth_core.clamping.clamping`, so that
+            every front end counts alike). This number depends on the private data: it is an owner-side
+            diagnostic, never part of a release.
         """
         arr = self.read(X, name="X", owner=owner, min_rows=0)
+        raw = arr[:, self.numeric_index] if self.is_mixed else arr
+        outside = np.any((raw < self.lower_array) | (raw > self.upper_array), axis=1) if return_clamped else None
         if self.is_mixed:
             U = arr.copy()
             num = self.numeric_index
@@ -576,7 +580,6 @@ class Domain:
         else:
             with np.errstate(over="ignore"):  # |x| near 1e308 overflows to ±inf, which the clamp maps to 0 or 1
                 V = U = (arr - self.lower_array) / self.widths
-        outside = np.any((V < 0.0) | (V > 1.0), axis=1)
         np.clip(V, 0.0, 1.0, out=V)
         if self.is_mixed:
             U[:, num] = V

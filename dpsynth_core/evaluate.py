@@ -49,7 +49,7 @@ from .validation import check_float, check_int, param_error
 __all__ = [
     "report", "Report", "NumericColumn", "CategoricalColumn", "Pair", "Guarantee", "MarginalErrors",
     "Downstream", "Scores", "OWNER_LABEL", "DEFAULT_QUANTILES", "MAX_COLUMNS", "MAX_PAIRS", "MAX_BINS",
-    "MAX_PAIR_BINS", "MAX_TABLE_CELLS", "MAX_REPORT_CELLS", "MAX_QUANTILES", "TOLERANCE",
+    "MAX_PAIR_BINS", "MAX_TABLE_CELLS", "MAX_REPORT_CELLS", "MAX_QUANTILES", "TOLERANCE", "MAX_INTEGER_VALUES",
 ]
 
 _OWNER = "evaluate.report"
@@ -73,6 +73,9 @@ MAX_TABLE_CELLS = 100_000
 MAX_REPORT_CELLS = 2**22
 #: Most quantile levels.
 MAX_QUANTILES = 99
+#: Most whole values an integer column may take (between its bounds) for the report to compare the share of
+#: each value; beyond, the column is compared on its histogram's bins only.
+MAX_INTEGER_VALUES = 50
 #: Slack of the check "measured <= ceiling": relative 1e-9 plus absolute 1e-12 (floating-point
 #: rounding of two means of up to 10^7 numbers; a real contradiction is orders of magnitude larger).
 TOLERANCE = (1e-9, 1e-12)
@@ -146,6 +149,13 @@ class NumericColumn:
     standard deviations (population, ddof = 0: the statistic of the empirical distribution, the one
     W1 bounds) and quantiles (numpy's "linear" rule) are in the column's units; ``w1`` is the exact
     W1 of the column alone (in its units); ``tv`` is its 1-way marginal error.
+
+    A column the domain declares whole (``Domain(integers=[...])``) is compared as integers too:
+    ``integer`` is True, ``real_whole`` and ``synthetic_whole`` are the shares of values that are whole
+    numbers (every release's are: it rounds them), and when it can take at most
+    :data:`MAX_INTEGER_VALUES` whole values between its bounds, ``values`` lists them and
+    ``real_value_shares`` / ``synthetic_value_shares`` give the share of each (values rounded to the nearest
+    whole number); ``tv`` is then the total variation between those shares.
     """
 
     kind: ClassVar[str] = "numeric"
@@ -164,6 +174,19 @@ class NumericColumn:
     synthetic_quantiles: np.ndarray
     w1: float
     tv: float
+    integer: bool = False
+    real_whole: float | None = None
+    synthetic_whole: float | None = None
+    values: tuple[int, ...] = ()
+    real_value_shares: np.ndarray | None = None
+    synthetic_value_shares: np.ndarray | None = None
+
+    @property
+    def value_share_diffs(self) -> np.ndarray | None:
+        """Synthetic minus real share of each whole value (None unless :attr:`values`)."""
+        if self.real_value_shares is None or self.synthetic_value_shares is None:
+            return None
+        return self.synthetic_value_shares - self.real_value_shares
 
     @property
     def mean_diff(self) -> float:
@@ -185,7 +208,18 @@ class NumericColumn:
                 "real_std": self.real_std, "synthetic_std": self.synthetic_std, "std_diff": self.std_diff,
                 "quantile_levels": list(self.levels), "real_quantiles": self.real_quantiles.tolist(),
                 "synthetic_quantiles": self.synthetic_quantiles.tolist(),
-                "quantile_diffs": self.quantile_diffs.tolist(), "w1": self.w1, "tv": self.tv}
+                "quantile_diffs": self.quantile_diffs.tolist(), "w1": self.w1, "tv": self.tv,
+                **self._integer_dict()}
+
+    def _integer_dict(self) -> dict:
+        if not self.integer:
+            return {}
+        out = {"integer": True, "real_whole": self.real_whole, "synthetic_whole": self.synthetic_whole}
+        if self.values:
+            out.update(values=list(self.values), real_value_shares=self.real_value_shares.tolist(),
+                       synthetic_value_shares=self.synthetic_value_shares.tolist(),
+                       value_share_diffs=self.value_share_diffs.tolist())
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -379,8 +413,9 @@ class Report:
         """One table of the report as a DataFrame.
 
         ``"columns"``: one row per column (kind, means, standard deviations, quantiles, column W1,
-        1-way TV). ``"distributions"``: one row per histogram bin or declared category (real and
-        synthetic shares). ``"pairs"``: one row per pair (association, real, synthetic, difference,
+        1-way TV; for a whole-number column ``integer`` and the synthetic share of whole values).
+        ``"distributions"``: one row per histogram bin, whole value (a declared integer column with few
+        values) or declared category (real and synthetic shares). ``"pairs"``: one row per pair (association, real, synthetic, difference,
         2-way TV). ``"guarantees"``: one row per statistic W1 controls (measured, ceiling, holds).
         ``"downstream"``: one row per training set (synthetic, real, baseline) and metric.
         """
@@ -395,7 +430,8 @@ class Report:
             row: dict[str, Any] = {"column": c.name, "kind": c.kind, "tv": c.tv}
             if isinstance(c, NumericColumn):
                 row.update(real_mean=c.real_mean, synthetic_mean=c.synthetic_mean, mean_diff=c.mean_diff,
-                           real_std=c.real_std, synthetic_std=c.synthetic_std, std_diff=c.std_diff, w1=c.w1)
+                           real_std=c.real_std, synthetic_std=c.synthetic_std, std_diff=c.std_diff, w1=c.w1,
+                           integer=c.integer, synthetic_whole=c.synthetic_whole)
                 for lv, r, s in zip(c.levels, c.real_quantiles, c.synthetic_quantiles, strict=True):
                     row[f"real_q{lv:g}"], row[f"synthetic_q{lv:g}"] = r, s
             else:
@@ -408,7 +444,9 @@ class Report:
     def _frame_distributions(self) -> pd.DataFrame:
         rows = []
         for c in self.columns:
-            if isinstance(c, NumericColumn):
+            if isinstance(c, NumericColumn) and c.values:  # a whole-number column: the share of each value
+                cells, real, syn = [str(v) for v in c.values], c.real_value_shares, c.synthetic_value_shares
+            elif isinstance(c, NumericColumn):
                 cells = [f"[{lo:g}, {hi:g}{']' if i == len(c.real_hist) - 1 else ')'}"
                          for i, (lo, hi) in enumerate(zip(c.edges[:-1], c.edges[1:], strict=True))]
                 real, syn = c.real_hist, c.synthetic_hist
@@ -720,10 +758,14 @@ class _Axes:
         col_w1 = w1_1d(self.Ru[:, j], self.Su[:, j], np.full(x.size, 1.0 / x.size),
                        np.full(y.size, 1.0 / y.size)) * (hi - lo)
         lv = list(levels)
+        integer = _integer_parts(x, y, lo, hi) if name in self.domain.integers else {}
+        tv = _tv(integer["real_value_shares"], integer["synthetic_value_shares"]) if integer.get("values") \
+            else _tv(p, q)
         return NumericColumn(
             name, lo, hi, _ro(np.linspace(lo, hi, self.bins + 1)), _ro(p), _ro(q), float(x.mean()),
             float(y.mean()), float(x.std()), float(y.std()), levels,
-            _ro(np.quantile(x, lv) if lv else []), _ro(np.quantile(y, lv) if lv else []), float(col_w1), _tv(p, q))
+            _ro(np.quantile(x, lv) if lv else []), _ro(np.quantile(y, lv) if lv else []), float(col_w1), tv,
+            **integer)
 
     def pair(self, i: int, j: int, notes: list[str]) -> Pair:
         dom, nb = self.domain, self.pair_bins
@@ -758,6 +800,25 @@ class _Axes:
                                 " in a column") + ").")
         return Pair((a, b), kind, assoc, vals[0], vals[1], self.labels(i, nb), self.labels(j, nb), _ro(P), _ro(Q),
                     _tv(P, Q), group_means)
+
+
+def _whole_share(x: np.ndarray) -> float:
+    """The share of values that are whole numbers (up to 1e-9 of their size: a CSV's round trip)."""
+    return float(np.mean(np.abs(x - np.rint(x)) <= 1e-9 * np.maximum(1.0, np.abs(x)))) if x.size else 1.0
+
+
+def _integer_parts(x: np.ndarray, y: np.ndarray, lo: float, hi: float) -> dict:
+    """The integer comparison of :class:`NumericColumn` for a declared whole-number column: the shares of
+    whole values, and, with at most :data:`MAX_INTEGER_VALUES` whole values between the bounds, the share of
+    each (values rounded to the nearest whole number inside the bounds)."""
+    out: dict[str, Any] = {"integer": True, "real_whole": _whole_share(x), "synthetic_whole": _whole_share(y)}
+    first, last = math.ceil(lo), math.floor(hi)
+    if last - first + 1 <= MAX_INTEGER_VALUES:
+        size = last - first + 1
+        shares = [_shares((np.clip(np.rint(v), first, last) - first).astype(np.int64), size) for v in (x, y)]
+        out.update(values=tuple(range(first, last + 1)), real_value_shares=_ro(shares[0]),
+                   synthetic_value_shares=_ro(shares[1]))
+    return out
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float | None:

@@ -38,6 +38,8 @@ __all__ = [
     "MAX_SIZE",
     "EPSILON_MIN",
     "EPSILON_MAX",
+    "WEAK_EPSILON",
+    "weak_epsilon_note",
     "check_epsilon",
     "LedgerEntry",
     "Ledger",
@@ -77,6 +79,24 @@ def check_neighbours(neighbours: Any, owner: str, supported: tuple[str, ...] = N
         raise param_error(owner, "neighbours", "one of " + ", ".join(repr(s) for s in supported)
                           + f" (this mechanism does not support {value!r})", value)
     return value
+
+
+#: Above this ε a release gives no meaningful protection (docs/privacy-model.md, section 6, has the
+#: argument): the library's release notes, the command line and the dashboard say so.
+WEAK_EPSILON = 10.0
+
+
+def weak_epsilon_note(epsilon: float) -> str | None:
+    """The warning every front end shows for an ε above :data:`WEAK_EPSILON` (None at or below it): a
+    function of the public ε only, so it may go into a release's public notes."""
+    eps = float(epsilon)
+    if not eps > WEAK_EPSILON:
+        return None
+    factor = f"e^{eps:g} ≈ {math.exp(eps):.3g}" if eps < 700 else f"e^{eps:g}, more than 10^300"
+    return (f"ε = {eps:g} gives no meaningful protection: above ε = {WEAK_EPSILON:g} the guarantee lets what the "
+            f"release reveals multiply an attacker's odds about any one person by up to {factor}, enough to turn "
+            f"a 1-in-100 guess into near certainty (docs/privacy-model.md, section 6). Choose ε of at most "
+            f"{WEAK_EPSILON:g} for a private release.")
 
 
 def check_epsilon(epsilon: Any, owner: str) -> float:

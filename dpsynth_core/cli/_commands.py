@@ -10,14 +10,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-import numpy as np
-
+from ..clamping import clamping
 from ..mechanisms import MECHANISMS, load_all
 from ..mechanisms.release import to_jsonable
 from ..rows import WorkerError
-from ..transport import wasserstein1
+from ..transport import W1Result, wasserstein1
 from ._common import (
-    CLAMP_WARNING_SHARE,
     CSV_SUFFIXES,
     DOMAIN_HELP,
     PARQUET_SUFFIXES,
@@ -28,7 +26,9 @@ from ._common import (
     bind_mechanism,
     check_not_input,
     check_takes_categories,
+    cli_words,
     domain_options,
+    float_arg,
     max_rows_arg,
     one_line,
     read_input,
@@ -36,6 +36,9 @@ from ._common import (
     say,
     say_running,
     seed_arg,
+    synthetic_limits,
+    warn_clamping,
+    warn_weak_epsilon,
     write_release,
 )
 from ._dask import synth_dask
@@ -53,22 +56,6 @@ class _Parser(argparse.ArgumentParser):
             message += " (a glob of files for --engine dask must be quoted, e.g. 'data/*.parquet', so that the " \
                        "shell passes it as one argument)"
         raise UsageError(message)
-
-
-def _warn_clamping(args: argparse.Namespace, X, domain, path: str) -> None:
-    """Warn (owner's eyes only, never in an output) when the bounds clamp more than 1% of the rows."""
-    arr = X[list(domain.numeric_names)].to_numpy(dtype=float)
-    below = (arr < domain.lower_array).sum(axis=0)
-    above = (arr > domain.upper_array).sum(axis=0)
-    rows = int(np.any((arr < domain.lower_array) | (arr > domain.upper_array), axis=1).sum())
-    if rows <= CLAMP_WARNING_SHARE * arr.shape[0]:
-        return
-    worst = [f"{name!r} ({int(b)} below, {int(a)} above)" for name, b, a in zip(domain.numeric_names, below, above, strict=True)
-             if a + b]
-    print(f"{PROG}: warning: {rows} of {arr.shape[0]} rows of {path} are outside the bounds and will be clamped "
-          f"into them: {', '.join(worst[:4])}{' ...' if len(worst) > 4 else ''}. Check --bounds: they should be the "
-          f"range the values can take in principle. (Owner view: computed from your data; not in any output.)",
-          file=sys.stderr, flush=True)
 
 
 def _mechanism_spec(name: str):
@@ -135,11 +122,12 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     options = domain_options(args, owner)
     check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
+    warn_weak_epsilon(mechanism.epsilon)
     seed = seed_arg(args)
     max_rows = max_rows_arg(args)
     say(args, f"reading {args.input}")
     df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
-    _warn_clamping(args, df, domain, args.input)
+    warn_clamping(clamping(df, domain), args)  # the library's count and decision: a warning, the release goes ahead
     say_running(args, spec, mechanism, domain, seed)
     with Heartbeat(args, spec.name) as hb, row_limit(max_rows, domain.d):
         release = mechanism(df, domain, rng=seed)
@@ -148,24 +136,46 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _max_seconds_arg(args: argparse.Namespace) -> float | None:
+    if args.max_seconds is None:
+        return None
+    value = float_arg(args.max_seconds, "max-seconds", f"{PROG} w1")
+    if not value > 0:
+        raise ValueError(f"The 'max-seconds' parameter of {PROG} w1 must be a number of seconds > 0. Got "
+                         f"{args.max_seconds!r}.")
+    return value
+
+
+def not_exact_note(res: W1Result, command: str = "w1") -> str:
+    """What a W1 that is not exact is, in the command line's words: the proven interval, what the printed
+    number is, and the flags that give the exact value (the result's advice)."""
+    printed = {"interval": "its upper end (the cost of a transport plan found over every row)",
+               "grid": "the grid method's estimate inside it", "sliced": "a lower bound (sliced W1)"}.get(
+        res.method, "the upper end of the sparse method's bracket")
+    hint = (" Options: " + "; ".join(f"{cli_words(a)}: {a.why}" for a in res.advice) + ".") if res.advice else ""
+    return (f"{PROG} {command}: NOT the exact W1: W1 is certified to lie in [{res.lower:.6g}, {res.upper:.6g}] "
+            f"({res.method} method), and the number printed is {printed}.{hint}")
+
+
 def _cmd_w1(args: argparse.Namespace) -> int:
     owner = f"{PROG} w1"
     options = domain_options(args, owner)
+    max_seconds = _max_seconds_arg(args)
     say(args, f"reading {args.b} and {args.a}")
-    # the synthetic file decides the columns (a data file often has more): read it first
-    B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options)
+    # the synthetic file decides the columns (a data file often has more): read it first; it may hold what
+    # `dpsynth synth` writes (a noisy number of rows: a few more than the reader's limit for the data)
+    B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options, **synthetic_limits())
     A, _ = read_input(args, args.a, role="data", owner=owner, options=options, columns=list(domain.names))
     with Heartbeat(args, "w1") as hb:
-        res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True)
+        res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True,
+                           max_seconds=max_seconds)
     metric = res.details.get("metric", args.metric)
     shown = ("mixed metric: l_inf on the numeric columns, the column's weight between two different categories"
              if metric == "mixed" else f"{metric} metric")
-    say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'not exact'}; "
+    say(args, f"W1 by {res.method} in {hb.seconds:.2f} s ({'exact' if res.exact else 'a certified interval'}; "
                f"unit-cube units, {shown}; computed from the private data: do not publish it)")
     if not res.exact:  # said even with --quiet: the printed number is not W1
-        print(f"{PROG} w1: NOT the exact W1: W1 is certified to lie in [{res.lower:.6g}, {res.upper:.6g}], and the "
-              f"number printed is the {res.method} method's estimate inside that interval. For the exact value use "
-              f"--method sparse (exact, may take minutes at this size); --json prints the bounds.", file=sys.stderr)
+        print(not_exact_note(res) + " --json prints the bounds.", file=sys.stderr)
     if args.json:
         figures = res.to_dict()
         figures["w1"] = figures.pop("value")
@@ -200,6 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_syn.add_argument("--n-public", dest="n_public", default=None, help="a public dataset size, if there is one")
     p_syn.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                        help="drop rows with a missing value in the columns used (default: refuse the file)")
+    p_syn.add_argument("--drop-bad-rows", dest="drop_bad_rows", action="store_true",
+                       help="drop rows with a cell that is not a number, an infinite value or an undeclared "
+                            "category (default: refuse the file); how many and where is said on stderr (a count "
+                            "of your data: in no output)")
     p_syn.add_argument("--seed", default=None,
                        help="pin the randomness (tests and teaching only: the output is reproducible and NOT "
                             "private, anyone who knows the seed can undo the noise)")
@@ -230,10 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
                            "mixed metric: l_inf on the numeric columns, 1 (or the column's weight) between two "
                            "different categories, whichever is larger (linf only)")
     p_w1.add_argument("--method", default="auto",
-                      help="auto (default), exact_1d, pot, grid, sparse or sliced; with categorical columns auto, pot "
-                           "or sparse (exact)")
+                      help="auto (default: exact where an exact method fits, else a certified interval), exact_1d, "
+                           "pot, grid, sparse, sliced or interval; with categorical columns auto, pot, sparse (exact) "
+                           "or interval")
+    p_w1.add_argument("--max-seconds", dest="max_seconds", default=None, metavar="S",
+                      help="with --method sparse: stop after about S seconds at a certified interval over every row")
     p_w1.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                       help="drop rows with a missing value in the columns compared")
+    p_w1.add_argument("--drop-bad-rows", dest="drop_bad_rows", action="store_true",
+                      help="drop rows with a cell that is not a number, an infinite value or an undeclared category")
     p_w1.add_argument("--json", action="store_true", help="print value, bounds and method as JSON")
     p_w1.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
     add_domain_options(p_w1, columns_help="comma-separated columns (default: those of SYNTHETIC.csv)")

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import difflib
 import errno
 import inspect
-import json
 import math
 import os
 import secrets
@@ -28,18 +28,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import limits
+from ..clamping import CLAMP_WARNING_SHARE, Clamping
 from ..domain import Domain, check_categories
+from ..domain_file import DOMAIN_FILE_MAX_BYTES, DomainFileError, read_domain
 from ..export import report_json, synthetic_csv
 from ..mechanisms import MECHANISMS, bind
-from ..mechanisms.base import CLAMP_WARNING_SHARE
-from ..privacy import check_epsilon
-from ..tabular import PARQUET_SUFFIXES, CSVError, read_parquet, read_table
+from ..privacy import check_epsilon, weak_epsilon_note
+from ..tabular import MAX_BYTES, MAX_ROWS, PARQUET_SUFFIXES, CSVError, read_parquet, read_table
+from ..validation import Advice
 
 __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
            "one_line", "say", "Heartbeat", "float_arg", "int_arg", "columns_arg", "domain_from_bounds",
            "bind_mechanism", "seed_arg", "max_rows_arg", "row_limit", "write_outputs", "check_not_input", "say_running", "write_release",
            "DOMAIN_HELP", "DOMAIN_FILE_MAX_BYTES", "DomainOptions", "add_domain_options", "domain_options",
-           "read_domain_file", "domain_from_args", "read_input", "check_takes_categories"]
+           "read_domain_file", "domain_from_args", "read_input", "check_takes_categories", "CLI_OPTIONS", "cli_words",
+           "warn", "warn_clamping", "warn_weak_epsilon", "synthetic_limits"]
 
 #: The command's name, at the start of every line it prints on stderr.
 PROG = "dpsynth"
@@ -60,6 +63,47 @@ def one_line(text: str) -> str:
 def say(args: argparse.Namespace, text: str) -> None:
     if not getattr(args, "quiet", False):
         print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+def warn(text: str) -> None:
+    """A warning on stderr, said even with --quiet."""
+    print(f"{PROG}: warning: {text}", file=sys.stderr, flush=True)
+
+
+#: The command line's words for the library's options (:class:`~dpsynth_core.validation.Advice`): a result
+#: or an error that advises an option is worded here, never with the library's keyword.
+CLI_OPTIONS = {"method": "--method", "max_seconds": "--max-seconds", "drop_bad_rows": "--drop-bad-rows",
+               "missing": "--drop-missing", "bounds": "--bounds", "epsilon": "--epsilon", "w1": "--w1",
+               "integers": "--integers"}
+
+
+#: What a flag that takes a value shows when the advice leaves the value to the user.
+_PLACEHOLDERS = {"max_seconds": "S", "epsilon": "E"}
+
+
+def cli_words(advice: Advice) -> str:
+    """One piece of advice as the command line says it, e.g. "--method sparse", "--max-seconds S" or
+    "--drop-bad-rows"."""
+    flag = CLI_OPTIONS.get(advice.param, f"--{advice.param.replace('_', '-')}")
+    if advice.param == "missing" or advice.value is True:
+        return flag
+    value = _PLACEHOLDERS.get(advice.param) if advice.value is None else advice.value
+    return flag if value is None else f"{flag} {value}"
+
+
+def warn_clamping(c: Clamping | None, args: argparse.Namespace) -> None:
+    """The library's clamping warning (:mod:`dpsynth_core.clamping`: one decision and count for every front
+    end; the release goes ahead), in the command line's words."""
+    if c is not None and c.warns:
+        where = "the bounds in the domain file (--domain)" if getattr(args, "domain", None) else "--bounds"
+        warn(c.message(where))
+
+
+def warn_weak_epsilon(epsilon: float) -> None:
+    """The library's note for an ε that gives no meaningful protection, with the flag to change."""
+    note = weak_epsilon_note(epsilon)
+    if note is not None:
+        warn(note.replace("Choose ε of at most", "Give --epsilon of at most"))
 
 
 class Heartbeat:
@@ -114,12 +158,12 @@ def int_arg(text: str, name: str, owner: str) -> int:
         raise ValueError(f"The '{name}' parameter of {owner} must be an int. Got {text!r}.") from None
 
 
-def columns_arg(text: str | None) -> list[str] | None:
+def columns_arg(text: str | None, name: str = "columns") -> list[str] | None:
     if text is None:
         return None
     cols = [c.strip() for c in text.split(",")]
     if not all(cols):
-        raise ValueError(f"The 'columns' parameter of {PROG} must be a comma-separated list of column names. "
+        raise ValueError(f"The '{name}' parameter of {PROG} must be a comma-separated list of column names. "
                          f"Got {text!r}.")
     return cols
 
@@ -340,17 +384,16 @@ def write_release(args: argparse.Namespace, release, seed: int | None) -> None:
 
 
 # ---------------------------------------------------------------------------- the public domain's options
-#: Largest domain file (--domain) read, in bytes; checked before the file is read.
-DOMAIN_FILE_MAX_BYTES = 16 * 2**20
-
 #: The rules of the domain options, for ``--help`` (an epilog) and the README.
 DOMAIN_HELP = """\
 Public domain. Bounds and categories are public inputs, declared without looking at the data (the set
 of values present in a private file is itself private). Either:
 
-  --bounds 'lo:hi,...' [--categories 'col=a|b;col=x|y'] [--columns a,b]
+  --bounds 'lo:hi,...' [--categories 'col=a|b;col=x|y'] [--integers a,b] [--columns a,b]
       --bounds gives one 'lo:hi' per NUMERIC column, in the order the columns are read (or a single
-      'lo:hi' for all). --categories declares the categorical columns and their categories: '|'
+      'lo:hi' for all). --integers names numeric columns that hold whole numbers (counts, ages in
+      years): every release rounds them inside their bounds, and `dpsynth report` compares them as
+      integers. Declared, never guessed from the file. --categories declares the categorical columns and their categories: '|'
       separates the categories of a column, ';' the columns. A declared column is read as text,
       whatever it looks like (a column of 1 and 2 declared 'grade=1|2' is categorical), and every value
       must be one of its categories exactly (spaces around it aside), or a missing value; any other
@@ -365,9 +408,11 @@ of values present in a private file is itself private). Either:
       table's order; optional "weights" (the distance between two different categories, default 1)
       and "other" (a category that receives every undeclared value, instead of an error); optional
       "numeric_names" (the columns "lower"/"upper" bound, as a release's report writes it: checked);
-      "provenance": "data" marks a domain read off the data (its releases are NOT differentially
-      private). The file names the columns used: --bounds, --categories and --columns are refused
-      with it (one declaration, no contradiction to resolve).
+      optional "integers" (the whole-number columns, as --integers); "provenance": "data" marks a
+      domain read off the data (its releases are NOT differentially private). A report written by
+      `dpsynth synth --report` or `dpsynth report -o` is a domain file too: its "domain" block is
+      read as it is. The file names the columns used: --bounds, --categories, --integers and
+      --columns are refused with it (one declaration, no contradiction to resolve).
 """
 
 
@@ -380,6 +425,7 @@ class DomainOptions:
     categories: Any  # CategoryMap of --categories, or None
     domain: Domain | None
     columns: list[str] | None
+    integers: tuple[str, ...] = ()
 
     @property
     def categorical(self) -> tuple[str, ...]:
@@ -407,58 +453,33 @@ def add_domain_options(parser: argparse.ArgumentParser, *, columns_help: str | N
                        help="categorical columns and their public categories")
     group.add_argument("--domain", default=None, metavar="DOMAIN.json",
                        help="a JSON domain file declaring every column (instead of --bounds/--categories/--columns)")
+    group.add_argument("--integers", default=None, metavar="a,b",
+                       help="numeric columns that hold whole numbers (declared, never guessed from the file)")
     group.add_argument("--columns", default=None, metavar="a,b",
                        help=columns_help or "comma-separated columns to use (default: every numeric column and "
                                             "every declared categorical one)")
 
 
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        seen[key] = value
-    return seen
-
-
 def read_domain_file(path: str, owner: str) -> Domain:
-    """The :class:`Domain` of a JSON domain file (``--domain``; :meth:`Domain.from_dict`). A syntax
-    error names its line and column; a wrong value says what to change."""
+    """The :class:`Domain` of a JSON domain file (``--domain``): :func:`dpsynth_core.domain_file.read_domain`,
+    which also reads the ``"domain"`` block of a report (``--report``, ``dpsynth report -o``). A syntax error
+    names its line and column; a wrong value says what to change."""
     if not os.path.isfile(path):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    label = f"The domain file {path!r}"
-    size = os.path.getsize(path)
-    if size > DOMAIN_FILE_MAX_BYTES:
-        raise ValueError(f"{label} is {size} bytes; a domain file may have at most {DOMAIN_FILE_MAX_BYTES} bytes.")
-    with open(path, "rb") as fh:
-        data = fh.read(DOMAIN_FILE_MAX_BYTES + 1)
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ValueError(f"{label} is not UTF-8 text (the first unreadable character is on line {line}).") from None
-    try:
-        spec = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
-                         f"See `{PROG} synth --help` for the format.") from None
-    except ValueError as exc:  # a duplicate key
-        raise ValueError(f"{label} is not a valid domain: {exc}; give each key once.") from None
-    except RecursionError:
-        raise ValueError(f"{label} is not a valid domain: its JSON is nested too deeply.") from None
-    try:
-        return Domain.from_dict(spec)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{label} is not a valid domain: {one_line(exc)} See `{PROG} synth --help` for the "
-                         f"format.") from None
+        return read_domain(path)
+    except DomainFileError as exc:
+        raise ValueError(f"{str(exc).rstrip('.')}. See `{PROG} synth --help` for the format.") from None
 
 
 def domain_options(args: argparse.Namespace, owner: str) -> DomainOptions:
     """The domain options of :func:`add_domain_options`, checked before any file is read: contradictions
     are usage errors; a domain file is read and checked; ``--categories`` is parsed and checked."""
     bounds, cats_text, path = args.bounds, args.categories, args.domain
+    integers_text = getattr(args, "integers", None)
     if path is not None:
-        for flag, value in (("--bounds", bounds), ("--categories", cats_text), ("--columns", args.columns)):
+        for flag, value in (("--bounds", bounds), ("--categories", cats_text), ("--columns", args.columns),
+                            ("--integers", integers_text)):
             if value is not None:
                 raise UsageError(f"{flag} and --domain both declare the columns: give them in the domain file, or "
                                  f"leave out --domain")
@@ -474,7 +495,15 @@ def domain_options(args: argparse.Namespace, owner: str) -> DomainOptions:
         except (ValueError, TypeError) as exc:
             raise type(exc)(str(exc).replace("of Domain.parse_categories", f"of {owner}")) from None
         categories, _ = check_categories(parsed, owner=owner)
-    return DomainOptions(bounds=bounds, categories=categories, domain=None, columns=columns_arg(args.columns))
+    integers = columns_arg(integers_text, "integers") or []
+    if len(set(integers)) != len(integers):
+        raise ValueError(f"The 'integers' parameter of {owner} must name each column once. Got {integers_text!r}.")
+    clash = [c for c in integers if c in (categories or {})]
+    if clash:
+        raise ValueError(f"The 'integers' parameter of {owner} must name numeric columns: {clash[0]!r} is declared "
+                         f"categorical (--categories). Got {integers_text!r}.")
+    return DomainOptions(bounds=bounds, categories=categories, domain=None, columns=columns_arg(args.columns),
+                         integers=tuple(integers))
 
 
 def check_takes_categories(spec, options: DomainOptions) -> None:
@@ -495,49 +524,92 @@ def domain_from_args(args: argparse.Namespace, names: Sequence[str], *, owner: s
         return opts.domain
     cats = opts.categories or {}
     numeric = [n for n in names if n not in cats]
+    missing = [c for c in opts.integers if c not in numeric]
+    if missing:
+        raise ValueError(f"The 'integers' parameter of {owner} must name numeric columns read ({', '.join(numeric)}). "
+                         f"Got {missing[0]!r}; add it to --columns, or leave it out of --integers.")
     if not cats:
-        return domain_from_bounds(opts.bounds, numeric, owner)
+        box = domain_from_bounds(opts.bounds, numeric, owner)
+        return _with_integers(box, opts.integers, owner)
     if not numeric:
         raise ValueError(f"The 'columns' parameter of {owner} must include at least one numeric column: a "
                          f"domain of categorical columns alone is not supported. Got only the categorical "
                          f"columns {list(names)}.")
     box = domain_from_bounds(opts.bounds, numeric, owner, word="numeric column")
-    return Domain(box.lower, box.upper, names=tuple(names), categories={c: cats[c] for c in names if c in cats})
+    return _with_integers(Domain(box.lower, box.upper, names=tuple(names),
+                                 categories={c: cats[c] for c in names if c in cats}), opts.integers, owner)
+
+
+def _with_integers(domain: Domain, integers: Sequence[str], owner: str) -> Domain:
+    """``domain`` with the whole-number columns of ``--integers`` (checked by :class:`Domain`, in the
+    command's words)."""
+    if not integers:
+        return domain
+    try:
+        return dataclasses.replace(domain, integers=tuple(integers))
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(str(exc).replace("of Domain", f"of {owner} (--integers)")) from None
+
+
+def synthetic_limits() -> dict[str, int]:
+    """The reader's limits for a synthetic file of ``w1`` and ``report``: as many rows as ``dpsynth synth``
+    writes without --max-rows (:data:`dpsynth_core.limits.DEFAULTS`' ``max_synthetic_rows``: a release of a
+    table at the reader's limit has a noisy size, a few rows more), and the byte limit scaled alike. So the
+    commands accept each other's files."""
+    rows = max(MAX_ROWS, int(limits.current().max_synthetic_rows))
+    return {"max_rows": rows, "max_bytes": MAX_BYTES * max(1, -(-rows // MAX_ROWS))}
+
+
+def _reworded(exc: CSVError, args: argparse.Namespace) -> CSVError | None:
+    """The reader's error with the command line's own remedy (a flag this command has), or None."""
+    def again(text: str) -> CSVError:
+        return CSVError(text, exc.kind, row=exc.row, column=exc.column, count=exc.count, advice=exc.advice)
+
+    mine = [a for a in exc.advice if hasattr(args, a.param if a.param != "missing" else "drop_missing")]
+    if mine:  # the library's words for the remedy become the flag's: "add --drop-bad-rows to drop the rows ..."
+        text = str(exc)
+        for a in mine:
+            text = text.replace(a.why, f"add {cli_words(a)} to {a.why}") if a.why in text else \
+                f"{text.rstrip('.')} (add {cli_words(a)} to drop them)."
+        return again(text)
+    if exc.kind in ("size", "too_many_rows") and hasattr(args, "engine"):
+        return again(f"{str(exc).rstrip('.')}, or use --engine dask, which reads CSV or Parquet files of any size "
+                     f"without holding them in memory.")
+    if exc.kind in ("size", "too_many_rows"):  # w1, report: the measures themselves need rows in memory
+        return again(f"{str(exc).rstrip('.')}; to compare larger files, compare a random sample of the rows of "
+                     f"each.")
+    return None
 
 
 def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
-               options: DomainOptions | None = None, columns: Sequence[str] | None = None):
+               options: DomainOptions | None = None, columns: Sequence[str] | None = None,
+               max_rows: int | None = None, max_bytes: int | None = None):
     """Read one CSV or Parquet file (by its suffix) with the declared domain; returns ``(frame, domain)``.
 
     ``frame`` holds the numeric columns (float64) and the declared categorical ones (pandas categoricals
     of their labels), ready for a mechanism or :meth:`Domain.read`; ``columns`` overrides ``--columns``
-    (e.g. the columns of another file). The reader's notes go to stderr (text columns left out, the
-    separator found); owner-side counts (dropped rows, values sent to an 'other' category) as warnings
-    that say they are not in any output. ``--drop-missing`` (when the command has it) drops rows with a
-    missing value."""
+    (e.g. the columns of another file); ``max_rows`` / ``max_bytes`` the reader's limits (a synthetic file:
+    :func:`synthetic_limits`). The reader's notes go to stderr (text columns left out, the separator found);
+    owner-side counts (dropped rows, values sent to an 'other' category) as warnings that say they are not
+    in any output. ``--drop-missing`` and ``--drop-bad-rows`` (when the command has them) drop rows with a
+    missing value and rows with a bad cell; a reader's error names the flag that gets past it."""
     opts = options if options is not None else domain_options(args, owner)
     reader = read_parquet if path.lower().endswith(PARQUET_SUFFIXES) else read_table
+    limit = {k: v for k, v in (("max_rows", max_rows), ("max_bytes", max_bytes)) if v is not None}
     try:
         table = reader(path, **opts.read_kwargs(columns),
                        missing="drop" if getattr(args, "drop_missing", False) else "error",
-                       what=f"the {role} file {path!r}")
+                       drop_bad_rows=bool(getattr(args, "drop_bad_rows", False)), what=f"the {role} file {path!r}",
+                       **limit)
     except CSVError as exc:
-        if exc.kind == "missing" and hasattr(args, "drop_missing"):
-            raise CSVError(f"{exc} (add --drop-missing to drop them)", exc.kind, row=exc.row, column=exc.column,
-                           count=exc.count) from None
-        if exc.kind in ("size", "too_many_rows") and hasattr(args, "engine"):
-            raise CSVError(f"{str(exc).rstrip('.')}, or use --engine dask, which reads CSV or Parquet files of any "
-                           f"size without holding them in memory.", exc.kind, row=exc.row, column=exc.column,
-                           count=exc.count) from None
-        if exc.kind in ("size", "too_many_rows"):  # w1, report: the measures themselves need rows in memory
-            raise CSVError(f"{str(exc).rstrip('.')}; to compare larger files, compare a random sample of at most "
-                           f"20,000 rows of each (the exact W1 at that size takes seconds to a minute).", exc.kind, row=exc.row,
-                           column=exc.column, count=exc.count) from None
-        raise
+        clearer = _reworded(exc, args)
+        if clearer is None:
+            raise
+        raise clearer from None
     # progress lines never carry a count of the private rows; such counts are warnings for the owner
     for note in table.notes:
         if note.startswith(("Dropped ", "Mapped ")):
-            print(f"{PROG}: warning: {path}: {note} (owner view: not in any output)", file=sys.stderr, flush=True)
+            warn(f"{path}: {note}{'' if 'for your eyes only' in note else ' (owner view: not in any output)'}")
         elif not note.startswith("Read "):
             say(args, f"{path}: {note}")
     used = f"column(s) {', '.join(repr(c) for c in table.numeric)}"
@@ -547,7 +619,6 @@ def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
     say(args, f"{path}: using {used}")
     domain = domain_from_args(args, list(table.columns), owner=owner, options=opts)
     if not domain.declared:
-        print(f"{PROG}: warning: the domain says its bounds or categories were read off the data "
-              f"(provenance 'data'): no release on it is differentially private, and its outputs say so.",
-              file=sys.stderr, flush=True)
+        warn("the domain says its bounds or categories were read off the data (provenance 'data'): no release on "
+             "it is differentially private, and its outputs say so.")
     return table.frame, domain

@@ -14,27 +14,31 @@ import difflib
 import errno
 import glob
 import itertools
+import json
 import logging
 import os
 import re
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
+from ..clamping import clamping_of_release
 from ..rows import WorkerError
 from ..tabular import (
     MISSING_TOKENS,
     PARQUET_MISSING_TOKENS,
+    SUMMARY_META,
+    BadRows,
     CSVError,
+    bad_rows_summary,
     category_dtype,
+    clean_partition,
     detect_delimiter,
     normalise_partition,
     read_table,
 )
 from ._common import (
-    CLAMP_WARNING_SHARE,
     CSV_SUFFIXES,
     PARQUET_SUFFIXES,
     PROG,
@@ -52,6 +56,9 @@ from ._common import (
     say,
     say_running,
     seed_arg,
+    warn,
+    warn_clamping,
+    warn_weak_epsilon,
     write_release,
 )
 
@@ -106,21 +113,23 @@ def _first_line(path: str) -> str:
 DECIMAL_SAMPLE_BYTES = 1 << 20
 
 
-def _sample_decimal(path: str, label: str) -> str:
-    """The decimal mark ("." or ",") that :func:`~dpsynth_core.tabular.read_table` finds on the first
-    :data:`DECIMAL_SAMPLE_BYTES` of ``path`` (whole lines), so that both engines read a file alike. A file
-    that is not UTF-8 text is refused here with the reader's message; any other problem of the sample
-    leaves "." (the full read then reports it)."""
+def _sample(path: str, label: str, drop_bad: bool = False) -> tuple[str, frozenset[str]]:
+    """What :func:`~dpsynth_core.tabular.read_table` finds on the first :data:`DECIMAL_SAMPLE_BYTES` of
+    ``path`` (whole lines), so that both engines read a file alike: the decimal mark ("." or ",") and, with
+    ``drop_bad``, the columns its rule calls numeric (mostly numbers, a few bad cells). A file that is not
+    UTF-8 text is refused here with the reader's message; any other problem of the sample leaves "." and no
+    column (the full read then reports it)."""
     with open(path, "rb") as fh:
         head = fh.read(DECIMAL_SAMPLE_BYTES + 1)
     if len(head) > DECIMAL_SAMPLE_BYTES:
         head = head[: head.rfind(b"\n", 0, DECIMAL_SAMPLE_BYTES) + 1] or head[:DECIMAL_SAMPLE_BYTES]
     try:
-        return read_table(head, missing="drop", what=label[0].lower() + label[1:]).dialect["decimal"]
+        table = read_table(head, missing="drop", drop_bad_rows=drop_bad, what=label[0].lower() + label[1:])
     except CSVError as exc:
         if exc.kind in ("encoding", "binary"):
             raise
-        return "."
+        return ".", frozenset()
+    return table.dialect["decimal"], frozenset(table.numeric)
 
 
 def _numeric(dtype) -> bool:
@@ -164,36 +173,32 @@ def _categorical_dtype_ok(dtype) -> bool:
             or isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_integer_dtype(dtype))
 
 
-def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: DomainOptions):
-    """The input as a lazy Dask DataFrame of the columns used (nothing but the Parquet footers, or a
-    sample of the first CSV file, is read here) and the names of those columns: the numeric ones as
-    float64, the declared categorical ones matched on the workers as the numpy engine's readers match
-    them (:func:`dpsynth_core.tabular.normalise_partition`)."""
-    import dask.dataframe as dd
+def _csv_options(files: list[str], label: str, drop_bad: bool) -> tuple[dict[str, Any], frozenset[str]]:
+    """``dd.read_csv``'s options for the CSV files (the separator and decimal mark by the numpy engine's rules,
+    on the start of the first file; the same header in every file) and, with ``drop_bad``, the columns the
+    numpy engine's rule calls numeric on that sample (a stray word does not make a column text)."""
+    header = _first_line(files[0])
+    # the separator by the rule the numpy engine and the dashboard use: refused when two fit equally well
+    csv_kw: dict[str, Any] = {"sep": detect_delimiter(files[0], label)}
+    decimal, numeric_like = _sample(files[0], label, drop_bad)
+    if decimal == ",":  # decimal commas, detected as the numpy engine does
+        csv_kw["decimal"] = ","
+    if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
+        # correctly rounded, as the numpy engine reads (pandas >= 3.1 has one converter, and warns)
+        csv_kw["float_precision"] = "round_trip"
+    for f in files[1:]:
+        if _first_line(f) != header:
+            raise ValueError(f"{label}: the header of {os.path.basename(f)!r} differs from that of "
+                             f"{os.path.basename(files[0])!r}; all the CSV files must have the same columns in "
+                             f"the same order.")
+    return csv_kw, numeric_like
 
-    label = f"The input {args.input!r} ({len(files)} {kind} file{'s' if len(files) > 1 else ''})"
-    csv_kw: dict[str, Any] = {}
-    if kind == "CSV":
-        header = _first_line(files[0])
-        # the separator by the rule the numpy engine and the dashboard use, on the start of the first
-        # file: refused when two separators fit equally well
-        csv_kw = {"sep": detect_delimiter(files[0], label)}
-        if _sample_decimal(files[0], label) == ",":  # decimal commas, detected as the numpy engine does
-            csv_kw["decimal"] = ","
-        if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
-            # correctly rounded, as the numpy engine reads (pandas >= 3.1 has one converter, and warns)
-            csv_kw["float_precision"] = "round_trip"
-        for f in files[1:]:
-            if _first_line(f) != header:
-                raise ValueError(f"{label}: the header of {os.path.basename(f)!r} differs from that of "
-                                 f"{os.path.basename(files[0])!r}; all the CSV files must have the same columns in "
-                                 f"the same order.")
-        with _reading(label):
-            frame = dd.read_csv(files, **csv_kw)
-    else:
-        with _reading(label):
-            frame = dd.read_parquet(files)
-    dtypes = {str(c): frame.dtypes[c] for c in frame.columns}
+
+def _columns_used(args: argparse.Namespace, dtypes: dict, options: DomainOptions, label: str, kind: str,
+                  numeric_like: frozenset[str]) -> tuple[list[str], Any, Any]:
+    """The columns used (``--columns`` and the declared categorical ones, or every numeric column), checked
+    against the files' types; ``numeric_like`` are columns read as numeric whatever their sampled type
+    (--drop-bad-rows). Returns (used, categories, other)."""
     domain = options.domain
     columns = list(domain.names) if domain is not None else options.columns
     cats = domain.categories if domain is not None else (options.categories or {})
@@ -202,58 +207,84 @@ def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: 
         if c not in dtypes:
             close = difflib.get_close_matches(c, list(dtypes), n=1)
             role = "declared categorical column" if c in cats else "column"
-            raise ValueError(f"{label} has no {role} {c!r}; its columns are "
-                             f"{', '.join(repr(k) for k in dtypes)}"
+            raise ValueError(f"{label} has no {role} {c!r}; its columns are {', '.join(repr(k) for k in dtypes)}"
                              f"{f' (did you mean {close[0]!r}?)' if close else ''}.")
     for c in cats:
         if kind == "Parquet" and not _categorical_dtype_ok(dtypes[c]):
             hint = "; if it is numeric, give it bounds instead of categories" if _numeric(dtypes[c]) else ""
             raise ValueError(f"{label}: column {c!r}, declared categorical, holds {_dtype_words(dtypes[c])}; a "
                              f"categorical column must hold text or integers{hint}.")
+
+    def numeric(c: str) -> bool:
+        return _numeric(dtypes[c]) or c in numeric_like
+
     if columns is not None:
         for c in columns:
-            if c not in cats and not _numeric(dtypes[c]):
-                raise ValueError(f"{label}: column {c!r} holds {_dtype_words(dtypes[c])}, not numbers; choose "
-                                 f"columns that hold numbers, or declare its categories to read it as a "
-                                 f"categorical column.")
+            if c not in cats and not numeric(c):
+                raise ValueError(f"{label}: column {c!r} holds {_dtype_words(dtypes[c])}, not numbers; choose columns "
+                                 f"that hold numbers, or declare its categories to read it as a categorical column.")
         if len(set(columns)) != len(columns):
             raise ValueError(f"The 'columns' parameter of {PROG} must name each column once. Got {args.columns!r}.")
-        used = list(columns) + [c for c in cats if c not in columns]
-    else:
-        used = [c for c, t in dtypes.items() if c in cats or _numeric(t)]
-        left = [c for c, t in dtypes.items() if c not in cats and not _numeric(t)]
-        if not used:
-            raise ValueError(f"{label} has no numeric column: its {len(dtypes)} column(s) hold "
-                             f"{', '.join(sorted({_dtype_words(t) for t in dtypes.values()}))}.")
-        if left:
-            say(args, f"{args.input}: left out {len(left)} column(s) not holding numbers: "
-                       f"{', '.join(repr(c) for c in left[:8])}{' ...' if len(left) > 8 else ''}")
+        return list(columns) + [c for c in cats if c not in columns], cats, other
+    used = [c for c in dtypes if c in cats or numeric(c)]
+    left = [c for c in dtypes if c not in used]
+    if not used:
+        raise ValueError(f"{label} has no numeric column: its {len(dtypes)} column(s) hold "
+                         f"{', '.join(sorted({_dtype_words(t) for t in dtypes.values()}))}.")
+    if left:
+        say(args, f"{args.input}: left out {len(left)} column(s) not holding numbers: "
+                   f"{', '.join(repr(c) for c in left[:8])}{' ...' if len(left) > 8 else ''}")
+    return used, cats, other
+
+
+def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: DomainOptions):
+    """The input as a lazy Dask DataFrame of the columns used (nothing but the Parquet footers, or a
+    sample of the first CSV file, is read here), the names of those columns, and (``--drop-bad-rows``) the
+    lazy summary of the rows dropped for a bad cell, else None. The numeric columns are float64, the declared
+    categorical ones matched on the workers as the numpy engine's readers match them
+    (:func:`dpsynth_core.tabular.normalise_partition`, or :func:`~dpsynth_core.tabular.clean_partition`,
+    which also drops the rows holding a bad cell)."""
+    import dask.dataframe as dd
+
+    label = f"The input {args.input!r} ({len(files)} {kind} file{'s' if len(files) > 1 else ''})"
+    drop_bad = bool(getattr(args, "drop_bad_rows", False))
+    csv_kw, numeric_like = _csv_options(files, label, drop_bad) if kind == "CSV" else ({}, frozenset())
+    with _reading(label):
+        frame = dd.read_csv(files, **csv_kw) if kind == "CSV" else dd.read_parquet(files)
+    dtypes = {str(c): frame.dtypes[c] for c in frame.columns}
+    used, cats, other = _columns_used(args, dtypes, options, label, kind, numeric_like)
     numeric = [c for c in used if c not in cats]
     with _reading(label):
-        if kind == "CSV":  # read again with only those columns: numbers as float64 in every block, categories as text
-            dtype = {c: ("str" if c in cats else "float64") for c in used}
-            na = _na_tokens()
-            frame = dd.read_csv(files, usecols=used, dtype=dtype, keep_default_na=False,
-                                na_values={c: na for c in numeric}, **csv_kw)
+        if kind == "CSV" and drop_bad:  # every cell as text: the workers classify them as the numpy engine does
+            frame = dd.read_csv(files, usecols=used, dtype="str", keep_default_na=False, include_path_column=_PATH,
+                                **csv_kw)
+        elif kind == "CSV":  # read again with only those columns: numbers as float64 in every block, categories as text
+            frame = dd.read_csv(files, usecols=used, dtype={c: ("str" if c in cats else "float64") for c in used},
+                                keep_default_na=False, na_values={c: _na_tokens() for c in numeric}, **csv_kw)
         else:
             frame = dd.read_parquet(files, columns=[c for c in frame.columns if str(c) in used])
     if any(not isinstance(c, str) for c in frame.columns):
         frame.columns = [str(c) for c in frame.columns]
-    frame = frame[used]
-    drop = getattr(args, "drop_missing", False)
-    if cats:
+    drop, summary = getattr(args, "drop_missing", False), None
+    if drop_bad:
+        frame, summary = _bad_rows_plan(frame, kind, numeric, used, cats, other, csv_kw.get("decimal", "."),
+                                        csv_kw.get("sep", ","))
+    elif cats:
+        frame = frame[used]
         meta = pd.DataFrame({c: pd.Series(dtype=category_dtype(cats[c]) if c in cats else "float64")
                              for c in used}, columns=used)
         if kind == "Parquet":
             meta = meta.astype({c: frame.dtypes[c] for c in numeric})
         tokens = MISSING_TOKENS if kind == "CSV" else PARQUET_MISSING_TOKENS
         frame = frame.map_partitions(normalise_partition, cats, other, tokens, label, not drop, meta=meta)
+    else:
+        frame = frame[used]
     if drop:
         frame = frame.dropna()  # lazily; the number of rows dropped is not counted (it would take a pass)
     cat_words = f" and categorical column(s) {', '.join(repr(c) for c in cats)}" if cats else ""
     say(args, f"{args.input}: {len(files)} {kind} file(s), read lazily in {frame.npartitions} partition(s); using "
                f"{'numeric ' if cats else ''}column(s) {', '.join(repr(c) for c in numeric)}{cat_words}")
-    return frame, used
+    return frame, used, summary
 
 
 def _memory_limit(text: str | None, workers: int) -> int:
@@ -427,33 +458,56 @@ def _dask_value_error(exc: Exception, args: argparse.Namespace, names: Sequence[
     if "could not convert string to float" in text or "Unable to parse string" in text:
         found = _locate_bad_cell(files, names) if kind == "CSV" and files and names else None
         if found is not None:
-            return ValueError(f"{str(found).rstrip('.')} (--columns chooses the columns read).")
-        return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; choose "
-                          f"columns that hold plain numbers (a dot as decimal mark) with --columns.")
+            return ValueError(f"{str(found).rstrip('.')} (add --drop-bad-rows to drop such rows; --columns chooses the "
+                              f"columns read).")
+        return ValueError(f"The input {args.input!r}: a cell of the column(s) used holds text, not a number; add "
+                          f"--drop-bad-rows to drop the rows that hold such cells, or choose columns that hold plain "
+                          f"numbers (a dot as decimal mark) with --columns.")
     if "must contain only finite values" in text:
         found = re.search(r"column (?:'([^']*)'|(\d+))", text)  # by name (a partition's frame) or by position
         col = None if found is None else found.group(1) if found.group(1) is not None else (
             names[int(found.group(2))] if int(found.group(2)) < len(names) else None)
         where = f" in column {col!r}" if col is not None else ""
-        hint = "" if getattr(args, "drop_missing", False) else " (add --drop-missing to drop rows with a missing value)"
+        hint = "" if getattr(args, "drop_missing", False) else " (add --drop-missing to drop rows with a missing value"
+        hint += ("; " if hint else " (") + "add --drop-bad-rows to drop rows with an infinite value)"
         return ValueError(f"The input {args.input!r} has a missing or infinite value{where}; every value of the "
                           f"columns used must be a finite number{hint}.")
     return exc
 
 
-def _warn_clamped_count(args: argparse.Namespace, release, path: str) -> None:
-    """The clamping warning of the dask engine, from the count the mechanism made in its pass
-    (``release.owner.n_clamped``): no second pass over the data (owner's eyes only)."""
-    clamped, n = release.owner.n_clamped, release.owner.n
-    if clamped is None or int(clamped) == 0:
-        return
-    clamped = int(clamped)
-    if n is not None and clamped <= CLAMP_WARNING_SHARE * int(n):
-        return
-    of = f" of {int(n)}" if n is not None else ""
-    print(f"{PROG}: warning: {clamped}{of} rows of {path} are outside the bounds and were clamped into them. Check "
-          f"--bounds: they should be the range the values can take in principle. (Owner view: computed from your "
-          f"data; not in any output.)", file=sys.stderr, flush=True)
+#: The column the dask engine's CSV reader adds for --drop-bad-rows (the file of each row, to say where).
+_PATH = "__dpsynth_path__"
+
+
+def _bad_rows_plan(raw, kind: str, numeric: list[str], used: list[str], cats, other, decimal: str, delimiter: str):
+    """``--drop-bad-rows`` with the dask engine: the lazy frame without the rows holding a bad cell
+    (:func:`~dpsynth_core.tabular.clean_partition`, the numpy engine's rules) and the lazy per-partition
+    summary that counts and locates them (one more pass over the files, computed before the release)."""
+    tokens = MISSING_TOKENS if kind == "CSV" else PARQUET_MISSING_TOKENS
+    meta = pd.DataFrame({c: pd.Series(dtype=category_dtype(cats[c]) if c in cats else "float64") for c in used},
+                        columns=used)
+    rules = (numeric, cats, other, tokens, decimal, delimiter, used)
+    frame = raw.map_partitions(clean_partition, *rules, meta=meta)
+    summary = raw.map_partitions(bad_rows_summary, *rules, _PATH if kind == "CSV" else None, meta=SUMMARY_META)
+    return frame, summary
+
+
+def _say_bad_rows(summary: pd.DataFrame, files: Sequence[str]) -> None:
+    """The count and the first locations of the rows dropped for a bad cell, from the partitions' summaries:
+    a CSV file's rows as a spreadsheet numbers them (the header is row 1; blank lines, which Dask's reader
+    skips, are not counted), a Parquet file's data rows from 1 (in each partition when a file was split). A count of the private data: a warning for the owner, in no output."""
+    offsets: dict[str, int] = {}
+    where: list[tuple[int, str, str]] = []
+    one_per_file = len(summary) == len(files)
+    csv = bool(len(summary)) and bool(summary["path"].iloc[0])  # CSV rows are numbered as a spreadsheet does
+    for k, part in enumerate(summary.itertuples(index=False)):
+        path = os.path.basename(part.path or (files[k] if one_per_file else f"partition {k + 1}"))
+        offset = offsets.get(path, 0)
+        where += [(offset + int(i) + (2 if csv else 1), str(col), path) for i, col in json.loads(part.where)]
+        offsets[path] = offset + int(part.rows)
+    count = int(summary["bad"].sum())
+    if count:
+        warn(BadRows(count, tuple(where[:5])).note("row" if csv else "data row"))
 
 
 def synth_dask(args: argparse.Namespace, spec) -> int:
@@ -470,18 +524,21 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
     options = domain_options(args, owner)
     check_takes_categories(spec, options)
     mechanism = bind_mechanism(spec, args)
+    warn_weak_epsilon(mechanism.epsilon)
     seed = seed_arg(args)
     max_rows = max_rows_arg(args)
     names: list[str] = []
     try:
-        frame, used = _dask_frame(args, files, kind, options)
+        frame, used, summary = _dask_frame(args, files, kind, options)
         domain = domain_from_args(args, used, owner=owner, options=options)
         names = list(domain.numeric_names)  # a non-finite value is reported by its index among these
         if not domain.declared:
-            print(f"{PROG}: warning: the domain says its bounds or categories were read off the data (provenance "
-                  f"'data'): no release on it is differentially private, and its outputs say so.",
-                  file=sys.stderr, flush=True)
+            warn("the domain says its bounds or categories were read off the data (provenance 'data'): no release "
+                 "on it is differentially private, and its outputs say so.")
         with _dask_compute(args) as count:
+            if summary is not None:  # --drop-bad-rows: one pass that counts and locates them, before the release
+                say(args, "counting the rows with a bad cell (one pass over the files)")
+                _say_bad_rows(summary.compute(), files)
             say_running(args, spec, mechanism, domain, seed)
             with (Heartbeat(args, spec.name, progress=count.text if count is not None else None) as hb,
                   row_limit(max_rows, domain.d)):
@@ -493,6 +550,7 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
         raise clearer from exc
     tasks = f", {count.done} Dask tasks" if count is not None and count.done else ""
     say(args, f"{spec.name} done in {hb.seconds:.2f} s{tasks}: {release.privacy}")
-    _warn_clamped_count(args, release, args.input)
+    # the count the mechanism made in its pass (no second pass over the data): the library's decision
+    warn_clamping(clamping_of_release(release), args)
     write_release(args, release, seed)
     return 0

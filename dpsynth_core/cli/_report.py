@@ -26,6 +26,7 @@ from ._common import (
     int_arg,
     read_input,
     say,
+    synthetic_limits,
     write_outputs,
 )
 
@@ -62,6 +63,8 @@ def add_report_parser(sub) -> None:
                    help="bins per numeric axis of a 2-way table (default 10)")
     p.add_argument("--drop-missing", dest="drop_missing", action="store_true",
                    help="drop rows with a missing value in the columns compared")
+    p.add_argument("--drop-bad-rows", dest="drop_bad_rows", action="store_true",
+                   help="drop rows with a cell that is not a number, an infinite value or an undeclared category")
     p.add_argument("--seed", default="0", help="seed of the held-out split and of the models (default 0)")
     p.add_argument("-o", "--output", default=None, metavar="REPORT.json",
                    help="write the whole report as JSON ('-': print it instead of the summary)")
@@ -100,7 +103,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     say(args, f"reading {args.synthetic} and {args.real}")
     # the synthetic file decides the columns (the private file often has more); categorical columns are
     # those the options declare, read as text and matched against their categories
-    syn, domain = read_input(args, args.synthetic, role="synthetic", owner=_OWNER, options=options)
+    syn, domain = read_input(args, args.synthetic, role="synthetic", owner=_OWNER, options=options,
+                             **synthetic_limits())
     names = list(domain.names)
     if args.target is not None and args.target not in names:
         raise ValueError(f"--target {args.target!r} of {_OWNER} must be one of the columns read "
@@ -135,6 +139,25 @@ def _table(frame: pd.DataFrame) -> str:
     return "".join(f"  {line}\n" for line in text.splitlines())
 
 
+def _integer_section(columns: list[NumericColumn]) -> list[str]:
+    """The declared whole-number columns compared as integers: the shares of whole values and, where the
+    column takes few values, the value whose share differs most (the JSON has every value's share)."""
+    ints = [c for c in columns if c.integer]
+    if not ints:
+        return []
+    rows = []
+    for c in ints:
+        row = {"column": c.name, "real whole": c.real_whole, "synthetic whole": c.synthetic_whole}
+        if c.values:
+            k = int(abs(c.value_share_diffs).argmax())
+            row.update({"values": f"{c.values[0]}..{c.values[-1]}", "largest share diff": float(c.value_share_diffs[k]),
+                        "at": c.values[k], "real share": float(c.real_value_shares[k]),
+                        "synthetic share": float(c.synthetic_value_shares[k]), "1-way TV": c.tv})
+        rows.append(row)
+    return ["\nInteger columns (declared whole numbers; shares of whole values, and of each value)\n",
+            _table(pd.DataFrame(rows))]
+
+
 def summary(rep: Report, *, real_name: str = "real", synthetic_name: str = "synthetic") -> str:
     """The report as readable text: its label first, then every table (pairs: the worst few)."""
     out = [f"{rep.label}\n\n",
@@ -151,6 +174,7 @@ def summary(rep: Report, *, real_name: str = "real", synthetic_name: str = "synt
                                **{f"Δq{100 * lv:g}": d for lv, d in zip(c.levels, c.quantile_diffs, strict=True)}}
                               for c in num])
         out += ["\nNumeric columns (Δq: synthetic − real quantile)\n", _table(frame)]
+    out += _integer_section(num)
     cat = cols[cols["kind"] == "categorical"]
     if not cat.empty:
         frame = cat[["column", "categories", "largest_share_diff", "at_category", "tv"]].rename(

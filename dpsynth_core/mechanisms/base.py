@@ -11,11 +11,14 @@ import importlib
 import inspect
 import pkgutil
 import sys
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
+from ..clamping import CLAMP_WARNING_SHARE, ClampedRowsWarning, clamping, clamping_of_release, warn_clamping
 from ..domain import Domain
 from ..schema import ParamSpec
 from ..validation import param_error
@@ -24,15 +27,6 @@ from .release import Release, describe_randomness, to_jsonable
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "BoundMechanism", "run",
            "describe_randomness", "to_jsonable", "mechanism_spec", "ClampedRowsWarning", "CLAMP_WARNING_SHARE"]
-
-#: Share of the private rows clamped into the domain above which :func:`run` (and the command line) warns.
-CLAMP_WARNING_SHARE = 0.01
-
-
-class ClampedRowsWarning(UserWarning):
-    """Many private rows lay outside the domain's bounds and were clamped into them (owner's eyes only:
-    the count is computed from the private data without noise, and is in no release or export)."""
-
 
 # ------------------------------------------------------------------------------------ registry
 _LOADED = False
@@ -167,7 +161,8 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     :func:`bind`); every other keyword is a mechanism parameter. ``rng=None`` (the default) draws
     fresh randomness from the operating system: the release is private. A fixed ``rng`` makes it
     reproducible, for tests and teaching only. When more than 1% of the rows lay outside the domain's bounds
-    (and were clamped into them), a :class:`ClampedRowsWarning` says how many (owner's eyes only).
+    (and were clamped into them), a :class:`ClampedRowsWarning` says how many and where, and the release goes
+    ahead (:mod:`dpsynth_core.clamping`: the one decision and count of every front end; owner's eyes only).
     """
     spec = mechanism_spec(name, "run")
     if "epsilon" not in kwargs:
@@ -175,18 +170,18 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     settings = {k: kwargs.pop(k) for k in _SETTINGS if k in kwargs}
     rng = settings.pop("rng", None)
     rel = bind(name, params=kwargs, **settings)(X, domain, rng=rng)
-    warn_clamped(rel)
+    warn_clamped(rel, X)
     return rel
 
 
-def warn_clamped(rel: Release) -> None:
+def warn_clamped(rel: Release, X: Any = None) -> None:
     """A :class:`ClampedRowsWarning` when more than :data:`CLAMP_WARNING_SHARE` of the private rows had a
-    value outside the bounds (``rel.owner.n_clamped``): bounds much narrower than the data make a release
-    about the clamped data. Owner's eyes only (a local warning; nothing is added to the release)."""
-    clamped, n = rel.owner.n_clamped, rel.owner.n
-    if not clamped or not n or clamped <= CLAMP_WARNING_SHARE * n:
+    value outside the bounds: the release's own count (``rel.owner.n_clamped``), per column when the rows
+    ``X`` are in memory (:func:`dpsynth_core.clamping.clamping`, the same rule). Owner's eyes only (a local
+    warning; nothing is added to the release)."""
+    c = clamping_of_release(rel)
+    if c is None or not c.warns:
         return
-    warnings.warn(f"{clamped:,} of {n:,} rows ({clamped / n:.0%}) had a value outside the domain's bounds and were "
-                  "clamped into them before the release. Check the bounds: they should be the range the values can "
-                  "take in principle (public knowledge, never read off the data). Owner view: computed from your "
-                  "data, not part of the release.", ClampedRowsWarning, stacklevel=3)
+    if isinstance(X, (np.ndarray, pd.DataFrame)):
+        c = clamping(X, rel.domain)
+    warn_clamping(c, stacklevel=4)

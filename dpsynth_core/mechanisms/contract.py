@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import limits
 from ..domain import Domain
-from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours
+from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours, weak_epsilon_note
 from ..rows import Rows
 from ..schema import ParamSpec
 from ..tabular.read import plural
@@ -200,9 +200,13 @@ class Prepared(Generic[C]):
                bound: float | None = None, bound_kind: str = "", notes: Iterable[str] = (),
                capped: dict | None = None, is_dp: bool = True) -> Release:
         """The release of this run: (ε, δ, relation) from the settings, the ledger that must add up to
-        them, the domain's declared integer columns rounded (:meth:`Domain.round_integers`), and the record of a capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`)
+        them, a note when ε gives no meaningful protection (:func:`~dpsynth_core.privacy.weak_epsilon_note`),
+        the domain's declared integer columns rounded (:meth:`Domain.round_integers`), and the record of a capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`)
         in ``params["limits"]`` and in the notes."""
         notes = list(notes)
+        weak = weak_epsilon_note(self.epsilon)  # a function of the public ε: a public note
+        if weak is not None and weak not in notes:
+            notes.insert(0, weak)
         synthetic = self.domain.round_integers(synthetic)  # declared whole-number columns (post-processing)
         if capped is not None:
             params = {**params, "limits": capped}

@@ -400,7 +400,7 @@ def _coded_leaf_counts(arr: np.ndarray, domain, depth: int) -> tuple[np.ndarray,
     three n-vectors of working memory."""
     n, d = arr.shape
     bits = partition.axis_bits(depth, d)
-    lo, w = domain.lower_array, domain.widths
+    lo, hi, w = domain.lower_array, domain.upper_array, domain.widths
     idx = None
     outside = None
     for a in range(d):
@@ -415,9 +415,10 @@ def _coded_leaf_counts(arr: np.ndarray, domain, depth: int) -> tuple[np.ndarray,
             u /= w[a]
             top = 1.0
         umin, umax = (float(u.min()), float(u.max())) if n else (0.0, 0.0)
-        if umin < 0.0 or umax > top:
-            bad = (u < 0.0) | (u > top)
+        bad = (arr[:, a] < lo[a]) | (arr[:, a] > hi[a])  # counted as the numbers are (clamping.clamping's rule)
+        if bad.any():
             outside = bad if outside is None else (outside | bad)
+        if umin < 0.0 or umax > top:
             np.clip(u, 0.0, top, out=u)
         if k == 1:
             continue

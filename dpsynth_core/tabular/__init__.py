@@ -86,11 +86,13 @@ Writing
 
 Modules: :mod:`.read` (the CSV reader and its passes), :mod:`.parquet` (the Parquet reader),
 :mod:`._categories` (matching declared categories), :mod:`._cells` (what one cell is: states,
-patterns, conversion), :mod:`.write` (the writer).
+patterns, conversion), :mod:`._bad` (rows with a bad cell dropped: ``drop_bad_rows``, and the Dask
+engine's partitions), :mod:`.write` (the writer).
 """
 
 from __future__ import annotations
 
+from ._bad import SUMMARY_META, BadRows, bad_rows_summary, clean_partition
 from ._categories import category_dtype, normalise_partition
 from ._cells import MISSING_TOKENS
 from .parquet import PARQUET_MISSING_TOKENS, PARQUET_SUFFIXES, read_parquet
@@ -115,6 +117,10 @@ __all__ = [
     "load_csv",
     "detect_delimiter",
     "normalise_partition",
+    "clean_partition",
+    "bad_rows_summary",
+    "BadRows",
+    "SUMMARY_META",
     "category_dtype",
     "csv_bytes",
     "MAX_BYTES",

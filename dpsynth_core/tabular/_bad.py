@@ -13,16 +13,20 @@ release or an export. The release is made from the rows that are left, exactly a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ..validation import plural
-from ._categories import BAD_CODE
+from ._categories import BAD_CODE, ColumnMatcher, category_text
+from ._cells import COMMA, COMMA3, GROUPED, TEXT, classify, convert
 from ._errors import CSVError
 
-__all__ = ["BadRows", "SHOWN_BAD", "drop_bad", "DATA_DEPENDENT"]
+__all__ = ["BadRows", "SHOWN_BAD", "drop_bad", "DATA_DEPENDENT", "bad_states", "clean_partition",
+           "bad_rows_summary", "SUMMARY_META"]
 
 #: Bad rows whose row number and column the notes list (the count covers them all).
 SHOWN_BAD = 5
@@ -33,17 +37,25 @@ DATA_DEPENDENT = ("The count depends on your data: it is for your eyes only, in 
 
 @dataclass(frozen=True)
 class BadRows:
-    """The rows dropped for a bad cell: how many, and (row number, column) of the first :data:`SHOWN_BAD`."""
+    """The rows dropped for a bad cell: how many, and (row number, column) of the first :data:`SHOWN_BAD`
+    (with the file's name as a third item when the rows come from several files)."""
 
     count: int = 0
-    where: tuple[tuple[int, str], ...] = ()
+    where: tuple[tuple, ...] = ()
 
     def note(self, row_word: str = "row") -> str:
         """One sentence for :attr:`Table.notes <dpsynth_core.tabular.Table.notes>` (starts with "Dropped")."""
-        shown = "; ".join(f"{row_word} {r}, column {c!r}" for r, c in self.where)
+        shown = "; ".join(f"{row_word} {w[0]}{f' of {w[2]!r}' if len(w) > 2 else ''}, column {w[1]!r}"
+                          for w in self.where)
         more = "; ..." if self.count > len(self.where) else ""
         return (f"Dropped {plural(self.count, 'row')} with a bad cell (not a number, infinite, or outside the "
                 f"declared categories): {shown}{more}. {DATA_DEPENDENT}")
+
+
+def bad_states(delimiter: str) -> list[int]:
+    """The cell states (:mod:`._cells`) that are bad in a numeric column: text, grouped digits, and a comma
+    inside a number of a comma-separated file."""
+    return [TEXT, GROUPED] + ([COMMA, COMMA3] if delimiter == "," else [])
 
 
 def drop_bad(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorical: Sequence[str],
@@ -79,3 +91,67 @@ def drop_bad(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorical: 
                        f"they are dropped.", "bad_rows", row=r, column=c, count=count)
     keep = np.flatnonzero(~bad)
     return X[keep], C[keep], keep, BadRows(count, where)
+
+
+# ------------------------------------------------------------------------------- Dask partitions
+#: The columns of :func:`bad_rows_summary`'s one-row frame per partition.
+SUMMARY_META = pd.DataFrame({"rows": pd.Series(dtype="int64"), "bad": pd.Series(dtype="int64"),
+                             "where": pd.Series(dtype="str"), "path": pd.Series(dtype="str")})
+
+
+def _marked(frame: pd.DataFrame, numeric: Sequence[str], categories: Mapping, other: Mapping,
+            tokens: Sequence[str], decimal: str, delimiter: str) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """The partition's columns converted by the readers' rules (numbers read as text become float64; a
+    categorical column the declared labels' codes) and the bad cells of each column."""
+    out, marks = {}, {}
+    codes_bad = bad_states(delimiter)
+    for c in numeric:
+        col = frame[c]
+        if pd.api.types.is_numeric_dtype(col.dtype):
+            values, bad = col.to_numpy(dtype=float, na_value=np.nan), np.zeros(len(col), dtype=bool)
+        else:  # a CSV column read as text: the cells classified as read_table classifies them
+            cells = col.astype("string").fillna("").tolist()
+            bad = np.isin(classify(cells), codes_bad)
+            values = convert(["" if b else x for x, b in zip(cells, bad, strict=True)], decimal)
+        marks[c] = bad | np.isinf(values)
+        out[c] = values
+    for c, labels in categories.items():
+        m = ColumnMatcher(c, labels, other[c][0] if c in other else None, tokens)
+        codes = m.codes(category_text(frame[c]), 0)
+        marks[c] = codes == BAD_CODE
+        out[c] = codes
+    return pd.DataFrame(out, index=frame.index), marks
+
+
+def clean_partition(frame: pd.DataFrame, numeric: Sequence[str], categories: Mapping, other: Mapping,
+                    tokens: Sequence[str], decimal: str, delimiter: str, used: Sequence[str]) -> pd.DataFrame:
+    """One partition of a Dask DataFrame with the rows holding a bad cell dropped (the dask engine's
+    ``--drop-bad-rows``): numeric columns as float64 (NaN for a missing value), categorical ones as pandas
+    categoricals of the declared labels (NaN for a missing value), in the order ``used``. Run on the workers;
+    the same rules as :func:`~dpsynth_core.tabular.read_table` with ``drop_bad_rows=True``."""
+    conv, marks = _marked(frame, numeric, categories, other, tokens, decimal, delimiter)
+    keep = ~np.any(np.column_stack([m for m in marks.values()]), axis=1) if marks else np.ones(len(frame), bool)
+    out = {}
+    for c in used:
+        if c in categories:
+            # MISSING_CODE (-1) is pandas' code of a missing value: the row is dropped or refused later
+            out[c] = pd.Categorical.from_codes(conv[c].to_numpy()[keep], categories=list(categories[c]))
+        else:
+            out[c] = conv[c].to_numpy()[keep]
+    return pd.DataFrame(out, columns=list(used))
+
+
+def bad_rows_summary(frame: pd.DataFrame, numeric: Sequence[str], categories: Mapping, other: Mapping,
+                     tokens: Sequence[str], decimal: str, delimiter: str, used: Sequence[str],
+                     path_column: str | None = None) -> pd.DataFrame:
+    """One row per partition: its rows, its rows with a bad cell, the first :data:`SHOWN_BAD` of them as
+    JSON ``[[row in the partition (0-based), column], ...]`` and the file it comes from (``path_column``,
+    when the reader added one). The client adds the partitions up (a count of the private data: for the
+    owner's eyes only)."""
+    _, marks = _marked(frame, numeric, categories, other, tokens, decimal, delimiter)
+    bad = np.any(np.column_stack([m for m in marks.values()]), axis=1) if marks else np.zeros(len(frame), bool)
+    order = [c for c in used if c in marks]
+    where = [[int(i), next(c for c in order if marks[c][i])] for i in np.flatnonzero(bad)[:SHOWN_BAD]]
+    path = str(frame[path_column].iloc[0]) if path_column and len(frame) else ""
+    return pd.DataFrame({"rows": [len(frame)], "bad": [int(bad.sum())], "where": [json.dumps(where)],
+                         "path": [path]})

@@ -18,13 +18,12 @@ import pandas as pd
 
 from ..domain import CategoryMap
 from ..validation import check_bool, check_choice, check_int, param_error, plural
-from ._bad import BadRows, drop_bad
+from ._bad import BadRows, bad_states, drop_bad
 from ._categories import MISSING_CODE, ColumnMatcher, Declared, declared, undeclared_message
 from ._cells import (
     COMMA,
     COMMA3,
     DOT,
-    GROUPED,
     MISSING,
     MISSING_TOKENS,
     NUMBER_LIKE,
@@ -622,7 +621,7 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, MISSING_TOKENS)
                 for c, labels in decl.categories.items()]
     X, C, badcell = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
-                                 [(scan.index[m.column], m) for m in matchers], bad_cols, _bad_codes(delimiter))
+                                 [(scan.index[m.column], m) for m in matchers], bad_cols, bad_states(delimiter))
     index, bad = np.arange(X.shape[0]), BadRows()
     if drop_bad_rows:
         X, C, index, bad = drop_bad(X, numeric, C, [m.column for m in matchers], chosen, badcell, What,
@@ -773,16 +772,10 @@ def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes
     return ","
 
 
-def _bad_codes(delimiter: str) -> list[int]:
-    """The cell states that are bad in a numeric column: text, grouped digits, and a comma inside a number
-    of a comma-separated file."""
-    return [TEXT, GROUPED] + ([COMMA, COMMA3] if delimiter == "," else [])
-
-
 def _bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What: str, drop: bool) -> list[int]:
     """The columns read (file positions) that hold a bad cell, when they are to be dropped (``drop``);
     otherwise the first bad cell refuses the file, with its row, its column and a hint."""
-    bad_codes = _bad_codes(delimiter)
+    bad_codes = bad_states(delimiter)
     if drop:
         return [j for j in cols if scan.stats.count[bad_codes, j].any()]
     r, j, code = earliest(scan.stats, bad_codes, cols)

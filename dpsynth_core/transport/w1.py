@@ -68,9 +68,9 @@ def advice_for(res: W1Result) -> tuple[Advice, ...]:
     if res.exact or res.method == "exact_1d":
         return ()
     if res.method in ("interval", "grid", "sliced"):
-        return (Advice("method", "sparse", "the exact W1 over every row, certified (it may take many minutes and "
-                                           "much memory at this size)"),
-                Advice("max_seconds", None, "with the sparse method: stop after that many seconds at a certified "
+        return (Advice("method", "sparse", "the exact W1 over every row, certified; it may take many minutes and "
+                                           "much memory at this size"),
+                Advice("max_seconds", None, "with the sparse method, stop after that many seconds at a certified "
                                             "interval over every row"))
     if res.method == "sparse":
         return (Advice("max_seconds", None, "a longer time budget (or none) narrows the interval to the exact "

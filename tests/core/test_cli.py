@@ -399,7 +399,8 @@ def test_bounds_that_clamp_most_rows_warn_with_the_count(tmp_path, capsys):
     src = _write_csv(tmp_path / "income.csv", income, names=("income",))
     assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:100", str(src), "-o", str(tmp_path / "o.csv"), "-q"]) == 0
     err = capsys.readouterr().err
-    assert "warning: 50 of 50 rows" in err and "'income' (0 below, 50 above)" in err and "Check --bounds" in err
+    assert "warning: 50 of 50 rows (100%)" in err and "'income' (0 below, 50 above)" in err and "check --bounds" in err
+    assert "The release goes ahead" in err and (tmp_path / "o.csv").exists()
     # bounds that fit: no warning
     assert main(["synth", "-m", "pmm", "-e", "1", "-b", "0:100000", str(src), "-o", str(tmp_path / "o.csv"),
                  "-q"]) == 0
@@ -507,4 +508,4 @@ def test_w1_of_files_too_large_to_read_says_what_to_do(data, tmp_path, capsys):
     big.write_text("a,b\n" + "0.5,0.25\n" * (MAX_ROWS + 1))
     assert main(["w1", str(big), str(src), "-b", "0:10,-1:1", "-q"]) == 1
     line = _one_error_line(capsys)
-    assert "compare a random sample of at most 20,000 rows of each" in line, line
+    assert "at most 200000 can be read" in line and "compare a random sample of the rows of each" in line, line

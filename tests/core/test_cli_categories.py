@@ -208,7 +208,7 @@ def test_list_says_who_takes_categorical_columns(capsys):
     assert said["low_dim"] == ["categorical columns (--categories, --domain): no, numeric columns only"]
     assert main(["synth", "--help"]) == 0
     helptext = capsys.readouterr().out
-    assert '"categories": {"sex": ["F", "M"]' in helptext and "--bounds, --categories and --columns are refused" in helptext
+    assert '"categories": {"sex": ["F", "M"]' in helptext and "--bounds, --categories, --integers and\n      --columns are refused" in helptext
 
 
 # ------------------------------------------------------------------------------------------ hostile inputs
@@ -328,12 +328,12 @@ def test_domain_file_errors(text, expected, tmp_path, capsys):
 
 
 def test_domain_file_size_is_checked_before_reading(tmp_path, capsys, monkeypatch):
-    from dpsynth_core.cli import _common
+    from dpsynth_core import domain_file
 
     src = _hostile_csv(tmp_path)
     dom = tmp_path / "dom.json"
     dom.write_text(json.dumps(DOMAIN))
-    monkeypatch.setattr(_common, "DOMAIN_FILE_MAX_BYTES", 10)
+    monkeypatch.setattr(domain_file, "DOMAIN_FILE_MAX_BYTES", 10)
     assert _synth([str(src), "-m", "pmm", "-e", "1", "--domain", str(dom)], tmp_path / "o.csv") == 1
     assert "a domain file may have at most 10 bytes" in _one_error_line(capsys)
     assert DOMAIN_FILE_MAX_BYTES >= 2**20  # the real limit leaves room for 100,000 categories of short names
