@@ -113,18 +113,18 @@ def _first_line(path: str) -> str:
 DECIMAL_SAMPLE_BYTES = 1 << 20
 
 
-def _sample(path: str, label: str, drop_bad: bool = False) -> tuple[str, frozenset[str]]:
+def _sample(path: str, label: str) -> tuple[str, frozenset[str]]:
     """What :func:`~dpsynth_core.tabular.read_table` finds on the first :data:`DECIMAL_SAMPLE_BYTES` of
-    ``path`` (whole lines), so that both engines read a file alike: the decimal mark ("." or ",") and, with
-    ``drop_bad``, the columns its rule calls numeric (mostly numbers, a few bad cells). A file that is not
-    UTF-8 text is refused here with the reader's message; any other problem of the sample leaves "." and no
-    column (the full read then reports it)."""
+    ``path`` (whole lines), so that both engines read a file alike: the decimal mark ("." or ",") and the
+    columns its rule calls numeric (mostly numbers: a stray word is a bad cell, not a text column). A file
+    that is not UTF-8 text is refused here with the reader's message; any other problem of the sample leaves
+    "." and no column (the full read then reports it)."""
     with open(path, "rb") as fh:
         head = fh.read(DECIMAL_SAMPLE_BYTES + 1)
     if len(head) > DECIMAL_SAMPLE_BYTES:
         head = head[: head.rfind(b"\n", 0, DECIMAL_SAMPLE_BYTES) + 1] or head[:DECIMAL_SAMPLE_BYTES]
     try:
-        table = read_table(head, missing="drop", drop_bad_rows=drop_bad, what=label[0].lower() + label[1:])
+        table = read_table(head, missing="drop", drop_bad_rows=True, what=label[0].lower() + label[1:])
     except CSVError as exc:
         if exc.kind in ("encoding", "binary"):
             raise
@@ -173,14 +173,15 @@ def _categorical_dtype_ok(dtype) -> bool:
             or isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_integer_dtype(dtype))
 
 
-def _csv_options(files: list[str], label: str, drop_bad: bool) -> tuple[dict[str, Any], frozenset[str]]:
+def _csv_options(files: list[str], label: str) -> tuple[dict[str, Any], frozenset[str]]:
     """``dd.read_csv``'s options for the CSV files (the separator and decimal mark by the numpy engine's rules,
-    on the start of the first file; the same header in every file) and, with ``drop_bad``, the columns the
-    numpy engine's rule calls numeric on that sample (a stray word does not make a column text)."""
+    on the start of the first file; the same header in every file) and the columns the numpy engine's rule
+    calls numeric on that sample (a stray word does not make a column text: it is a bad cell, refused with its
+    row and column, or dropped with --drop-bad-rows)."""
     header = _first_line(files[0])
     # the separator by the rule the numpy engine and the dashboard use: refused when two fit equally well
     csv_kw: dict[str, Any] = {"sep": detect_delimiter(files[0], label)}
-    decimal, numeric_like = _sample(files[0], label, drop_bad)
+    decimal, numeric_like = _sample(files[0], label)
     if decimal == ",":  # decimal commas, detected as the numpy engine does
         csv_kw["decimal"] = ","
     if tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1):
@@ -197,8 +198,8 @@ def _csv_options(files: list[str], label: str, drop_bad: bool) -> tuple[dict[str
 def _columns_used(args: argparse.Namespace, dtypes: dict, options: DomainOptions, label: str, kind: str,
                   numeric_like: frozenset[str]) -> tuple[list[str], Any, Any]:
     """The columns used (``--columns`` and the declared categorical ones, or every numeric column), checked
-    against the files' types; ``numeric_like`` are columns read as numeric whatever their sampled type
-    (--drop-bad-rows). Returns (used, categories, other)."""
+    against the files' types; ``numeric_like`` are columns read as numeric whatever Dask's sample made of them
+    (the numpy engine's rule on the first file's start). Returns (used, categories, other)."""
     domain = options.domain
     columns = list(domain.names) if domain is not None else options.columns
     cats = domain.categories if domain is not None else (options.categories or {})
@@ -248,7 +249,7 @@ def _dask_frame(args: argparse.Namespace, files: list[str], kind: str, options: 
 
     label = f"The input {args.input!r} ({len(files)} {kind} file{'s' if len(files) > 1 else ''})"
     drop_bad = bool(getattr(args, "drop_bad_rows", False))
-    csv_kw, numeric_like = _csv_options(files, label, drop_bad) if kind == "CSV" else ({}, frozenset())
+    csv_kw, numeric_like = _csv_options(files, label) if kind == "CSV" else ({}, frozenset())
     with _reading(label):
         frame = dd.read_csv(files, **csv_kw) if kind == "CSV" else dd.read_parquet(files)
     dtypes = {str(c): frame.dtypes[c] for c in frame.columns}

@@ -1,9 +1,10 @@
 """The README's examples run as written.
 
 * "## The library": every ```python block, in order, in one namespace, as a reader pasting them would.
-* "## The command line": every `dpsynth` line of its ```bash blocks, in order, in one folder, through
-  the console script's entry point (in process), on small input files made here; a heredoc writes
-  its file as the shell would. The synth commands get `--seed 7` so that the test is reproducible.
+* "## The command line": its ```bash blocks, in order, as one script run by bash as a user types them --
+  `source .venv/bin/activate` first, then the `dpsynth` lines, the heredoc -- in a folder that holds the
+  project's environment (`.venv`, as in the project's folder after `make run`), the input files they assume
+  and nothing else, with a PATH that does not hold the environment: the activation is what finds `dpsynth`.
 
 The Dask examples further down write about 130 MB of Parquet and start a cluster;
 tests/core/test_cli_dask.py covers that path."""
@@ -13,15 +14,17 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpsynth_core.cli import main
-
 README = Path(__file__).resolve().parents[2] / "README.md"
+#: The project's environment: the virtualenv this test runs in (``make setup`` makes it as ``.venv``).
+VENV = Path(sys.prefix)
 
 
 def _blocks(section: str, language: str) -> list[str]:
@@ -36,30 +39,27 @@ def _library_blocks() -> list[str]:
     return _blocks("The library", "python")
 
 
-def _cli_steps() -> list[tuple[str, object]]:
-    """The shell steps of "## The command line", in order: ("file", (name, text)) for a
-    `cat > name <<'TAG'` heredoc, ("dpsynth", argv) for a `dpsynth` command (continuation lines
-    joined, comments dropped). Any other command is an error: this test would not run it."""
-    steps: list[tuple[str, object]] = []
-    for block in _blocks("The command line", "bash"):
-        lines = block.replace("\\\n", " ").splitlines()
-        i = 0
-        while i < len(lines):
-            line = lines[i].strip()
-            i += 1
-            heredoc = re.fullmatch(r"cat > (\S+) <<'(\w+)'", line)
-            if heredoc:
-                name, tag = heredoc.groups()
-                end = lines.index(tag, i)
-                steps.append(("file", (name, "\n".join(lines[i:end]) + "\n")))
-                i = end + 1
-                continue
-            argv = shlex.split(line, comments=True)
-            if not argv:
-                continue
-            assert argv[0] == "dpsynth", f"a README command this test does not run: {line!r}"
-            steps.append(("dpsynth", argv[1:]))
-    return steps
+def _cli_script() -> str:
+    """The bash blocks of "## The command line", in order, as one script."""
+    return "\n".join(_blocks("The command line", "bash"))
+
+
+def _cli_commands() -> list[list[str]]:
+    """The `dpsynth` commands of the script (continuation lines joined, comments and heredocs' bodies
+    left out), each as its argument list."""
+    lines, out, skip_to = _cli_script().replace("\\\n", " ").splitlines(), [], None
+    for line in lines:
+        if skip_to is not None:
+            skip_to = None if line.strip() == skip_to else skip_to
+            continue
+        heredoc = re.search(r"<<'(\w+)'", line)
+        if heredoc:
+            skip_to = heredoc.group(1)
+            continue
+        argv = shlex.split(line, comments=True)
+        if argv and argv[0] == "dpsynth":
+            out.append(argv[1:])
+    return out
 
 
 def _write_inputs(folder: Path) -> None:
@@ -106,41 +106,45 @@ def test_readme_library_examples_run_and_do_what_they_say(tmp_path, monkeypatch)
     assert ns["rep"].to_frame("downstream").shape[0] > 0
 
 
-def test_the_command_line_section_has_examples():
-    commands = [argv for kind, argv in _cli_steps() if kind == "dpsynth"]
+def test_the_command_line_section_has_examples_and_activates_the_environment_first():
+    commands = _cli_commands()
     assert {argv[0] for argv in commands} >= {"list", "synth", "w1", "report"}, commands
+    first = next(line for line in _cli_script().splitlines() if line.strip())
+    assert first.split("#")[0].split() == ["source", ".venv/bin/activate"], first
 
 
-@pytest.mark.timeout(120)
-def test_readme_command_line_examples_run_and_do_what_they_say(tmp_path, monkeypatch, capsys):
-    """Each command in order in one folder: every one exits 0; then what the section promises."""
-    monkeypatch.chdir(tmp_path)
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_readme_command_line_examples_run_through_a_shell_as_typed(tmp_path):
+    """The section's script, run by bash with ``set -e`` in a folder holding ``.venv`` (a link to this
+    environment) and the input files: every line exits 0; then what the section promises."""
     _write_inputs(tmp_path)
-    outputs: dict[str, str] = {}
-    for kind, step in _cli_steps():
-        if kind == "file":
-            name, text = step
-            (tmp_path / name).write_text(text, encoding="utf-8")
-            continue
-        argv = list(step) + (["--seed", "7"] if step[0] == "synth" else [])
-        code = main(argv)
-        out, err = capsys.readouterr()
-        assert code == 0, f"dpsynth {shlex.join(step)} exited {code}: {err}"
-        outputs[step[0]] = out
+    (tmp_path / ".venv").symlink_to(VENV, target_is_directory=True)
+    script = tmp_path / "readme_cli.sh"
+    script.write_text("set -euo pipefail\n" + _cli_script(), encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    assert not any(Path(p, "dpsynth").exists() for p in env["PATH"].split(":")), "dpsynth is on the bare PATH"
+    proc = subprocess.run(["bash", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=280)
+    assert proc.returncode == 0, f"the README's command line failed:\n{proc.stderr[-3000:]}"
 
-    assert "psmm" in outputs["list"] and "cells" in outputs["list"]
-    assert 0 <= float(outputs["w1"].strip()) <= 1  # unit-cube units
+    assert "psmm" in proc.stdout and "cells" in proc.stdout  # dpsynth list -v
+    w1 = [line for line in proc.stdout.splitlines() if re.fullmatch(r"[0-9.e-]+", line.strip())]
+    assert w1 and 0 <= float(w1[0]) <= 1  # unit-cube units
 
     psmm = pd.read_csv(tmp_path / "out.csv")
-    assert list(psmm.columns) == ["a", "b"] and len(psmm) > 0
-    assert psmm.to_numpy().min() >= 0 and psmm.to_numpy().max() <= 10
+    assert list(psmm.columns) == ["a", "b"] and psmm.to_numpy().min() >= 0 and psmm.to_numpy().max() <= 10
 
     public = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert public["mechanism"] == "pmm" and "OWNER" not in json.dumps(public)
+    assert public["domain"]["integers"] == ["age"]  # the mixed health release: --integers age
     owner = json.loads((tmp_path / "owner_report.json").read_text(encoding="utf-8"))
     assert owner["is_dp"] is False and owner["label"].startswith("OWNER VIEW")
     assert owner["n_real"] == 400 and owner["downstream"]["target"] == "income"
 
-    mixed = pd.read_csv(tmp_path / "synthetic.csv")  # the last synth: the mixed health table
-    assert list(mixed.columns) == ["age", "sex", "bmi", "region", "smoker"] and len(mixed) > 0
+    mixed = pd.read_csv(tmp_path / "synthetic.csv")  # the health table's release
+    assert list(mixed.columns) == ["age", "sex", "bmi", "region", "smoker"]
     assert set(mixed["sex"]) <= {"F", "M"} and set(mixed["region"]) <= {"north", "south", "east"}
+    assert np.array_equal(mixed["age"], mixed["age"].round())  # a declared integer column: whole numbers
+    again = pd.read_csv(tmp_path / "again.csv")  # --domain report.json: the report's domain, as it is
+    assert list(again.columns) == list(mixed.columns) and np.array_equal(again["age"], again["age"].round())
