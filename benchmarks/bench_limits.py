@@ -12,10 +12,17 @@ after the imports, output rows, or the refusal message.
 Extra cases: sparse_marginals at d = 50 with the defaults of the hostile test (n = 8, ε = 1), and its
 s = 1 default k (``default_k``) at several n.
 
+``--reader`` instead times the command line at the readers' own limit (issue 36): a 200,000-row mixed table
+(3 numeric columns, 2 of them declared whole, and 2 categorical), released by ``dpsynth synth`` and compared
+with its own release by ``dpsynth w1`` and ``dpsynth report``, each a fresh process of the installed command;
+it writes ``benchmarks/results/reader_limit.json`` (exit codes, wall times, the ratios to ``synth``'s time in
+the same run, W1's interval, load averages).
+
 Usage::
 
     python benchmarks/bench_limits.py --label after            # all mechanisms
     python benchmarks/bench_limits.py --label before --timeout 60 --only flat_histogram haar_walk
+    python benchmarks/bench_limits.py --reader                 # the CLI at the readers' limit
 
 Results are merged into ``benchmarks/results/limits.json`` under ``--label`` (other labels are kept),
 with the machine's load average at the start and the end of the run (the cores are shared: times
@@ -98,13 +105,57 @@ def _child(code: str, args: list[str], timeout: float):
     return {"outcome": "crashed", "message": tail[0][:300], "returncode": proc.returncode}
 
 
+def reader_limit(rows: int = 200_000) -> dict:
+    """``dpsynth synth``, ``w1`` and ``report`` on a mixed table of ``rows`` rows (the readers' limit) and its
+    own release; each a fresh process, timed by wall clock (see the module docstring)."""
+    import tempfile
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    table = pd.DataFrame({"age": rng.uniform(18, 90, rows).round(), "bmi": rng.normal(27, 4, rows).clip(15, 45).round(1),
+                          "visits": rng.poisson(2.5, rows).clip(0, 30).astype(float), "sex": rng.choice(["F", "M"], rows),
+                          "region": rng.choice(["north", "east", "south", "west"], rows)})
+    dom = ["-b", "0:120,10:60,0:30", "--categories", "sex=F|M;region=north|east|south|west", "--integers", "age,visits"]
+    exe = [sys.executable, "-m", "dpsynth_core.cli"]
+    out: dict = {"rows": rows, "load_start": list(os.getloadavg())}
+    with tempfile.TemporaryDirectory() as tmp:
+        big, syn = os.path.join(tmp, "big.csv"), os.path.join(tmp, "syn.csv")
+        table.to_csv(big, index=False)
+        steps = {"synth": [*exe, "synth", big, "-m", "pmm", "-e", "1", *dom, "-o", syn, "-q"],
+                 "w1": [*exe, "w1", big, syn, *dom, "--json", "-q"],
+                 "report": [*exe, "report", big, syn, *dom, "-o", os.path.join(tmp, "owner.json"), "-q"]}
+        for name, cmd in steps.items():
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            out[name] = {"exit_code": proc.returncode, "seconds": time.perf_counter() - t0,
+                         "stderr": proc.stderr.strip()[-600:]}
+            if name == "w1" and proc.returncode == 0:
+                out[name]["result"] = json.loads(proc.stdout)
+            if name == "synth":
+                out[name]["synthetic_rows"] = sum(1 for _ in open(syn)) - 1 if proc.returncode == 0 else None
+            print(name, json.dumps(out[name])[:400], flush=True)
+    for name in ("w1", "report"):
+        out[name]["over_synth"] = out[name]["seconds"] / out["synth"]["seconds"]
+    out["load_end"] = list(os.getloadavg())
+    write("reader_limit", {"description": "The command line at the readers' limit (benchmarks/bench_limits.py "
+                                          "--reader); a shared 2-core machine: read the ratios and the load", **out})
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--label", default="after")
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--max-gb", type=float, default=6.0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--reader", action="store_true", help="only the CLI at the readers' limit (reader_limit.json)")
     args = ap.parse_args(argv)
+    if args.reader:
+        reader_limit()
+        return
 
     from dpsynth_core.mechanisms import MECHANISMS, load_all
 

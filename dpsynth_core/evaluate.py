@@ -26,6 +26,42 @@ private. It is for the data owner's eyes. The type says so (:attr:`Report.label`
 
 Every size the report allocates (columns, pairs, bins, table cells, rows of a model fit) is checked
 against the caps below before anything is built.
+
+Definitions
+-----------
+**Marginal errors.** For a column, let :math:`p` and :math:`q` be the real and synthetic shares of
+its cells -- a numeric column's ``bins`` equal bins of ``[lower, upper]`` (the last one closed),
+a categorical column's declared categories. Its **1-way marginal error** is the total variation
+distance :math:`\\mathrm{TV}(p, q) = \\tfrac12 \\sum_c |p_c - q_c| \\in [0, 1]`. For a pair of
+columns the cells are the products of their cells (``pair_bins`` bins per numeric axis) and its
+**2-way marginal error** is the TV between the two 2-way tables. A numeric TV grows with the
+number of bins (at one point per bin it measures the sampling noise): compare TVs at the same
+``bins``.
+
+**Associations.** Pearson's correlation of two numeric columns; Cramér's V of two categorical
+columns, :math:`V = \\sqrt{\\phi^2 / (k - 1)}` with
+:math:`\\phi^2 = \\sum_{a,b} (p_{ab} - p_a p_b)^2 / (p_a p_b)` over the categories present in that
+table and :math:`k` the smaller number of them [Cra46]; the correlation ratio of a numeric column
+:math:`y` given a categorical one, :math:`\\eta = \\sqrt{\\sum_a p_a (\\bar y_a - \\bar y)^2 /
+\\mathrm{Var}(y)}`, with the grouped means :math:`\\bar y_a`.
+
+**Guarantees.** By the Kantorovich–Rubinstein duality [Vil09],
+:math:`|\\mathbb E_\\mu f - \\mathbb E_\\nu f| \\le \\mathrm{Lip}(f)\\, W_1(\\mu, \\nu)` for every
+Lipschitz ``f``. With :math:`w = \\min(W_1, 1)`: a numeric column's mean and its own W1 differ by
+at most :math:`w\\,(\\mathrm{upper} - \\mathrm{lower})`; its standard deviation by at most
+:math:`(\\mathrm{upper} - \\mathrm{lower}) \\min(\\sqrt w, 1/2)` (through
+:math:`W_2^2 \\le \\mathrm{diam} \\cdot W_1` on the column, not a linear statistic); a categorical
+column's shares and its 1-way TV by at most :math:`\\min(1, W_1 / w_j)`; the 2-way TV of two
+categorical columns by at most :math:`\\min(1, W_1 / \\min(w_j, w_l))`. Quantiles, numeric
+histograms and correlations are not Lipschitz functions of the distribution: W1 bounds none of
+them (docs/evaluate.md).
+
+References
+----------
+.. [Vil09] C. Villani. Optimal Transport: Old and New. Springer, 2009.
+.. [Cra46] H. Cramér. Mathematical Methods of Statistics. Princeton University Press, 1946.
+.. [EHR17] C. Esteban, S. L. Hyland, G. Rätsch. Real-valued (Medical) Time Series Generation with
+   Recurrent Conditional GANs. arXiv:1706.02633, 2017. See docs/references.md.
 """
 
 from __future__ import annotations
@@ -525,55 +561,14 @@ def report(real: Any, synthetic: Any, domain: Domain, *, target: str | None = No
 
     Notes
     -----
-    **Marginal errors.** For a column, let :math:`p` and :math:`q` be the real and synthetic shares of
-    its cells -- a numeric column's ``bins`` equal bins of ``[lower, upper]`` (the last one closed),
-    a categorical column's declared categories. Its **1-way marginal error** is the total variation
-    distance :math:`\\mathrm{TV}(p, q) = \\tfrac12 \\sum_c |p_c - q_c| \\in [0, 1]`. For a pair of
-    columns the cells are the products of their cells (``pair_bins`` bins per numeric axis) and its
-    **2-way marginal error** is the TV between the two 2-way tables. A numeric TV grows with the
-    number of bins (at one point per bin it measures the sampling noise): compare TVs at the same
-    ``bins``.
-
-    **Associations.** Pearson's correlation of two numeric columns; Cramér's V of two categorical
-    columns, :math:`V = \\sqrt{\\phi^2 / (k - 1)}` with
-    :math:`\\phi^2 = \\sum_{a,b} (p_{ab} - p_a p_b)^2 / (p_a p_b)` over the categories present in that
-    table and :math:`k` the smaller number of them [Cra46]; the correlation ratio of a numeric column
-    :math:`y` given a categorical one, :math:`\\eta = \\sqrt{\\sum_a p_a (\\bar y_a - \\bar y)^2 /
-    \\mathrm{Var}(y)}`, with the grouped means :math:`\\bar y_a`.
-
-    **Guarantees.** By the Kantorovich–Rubinstein duality [Vil09],
-    :math:`|\\mathbb E_\\mu f - \\mathbb E_\\nu f| \\le \\mathrm{Lip}(f)\\, W_1(\\mu, \\nu)` for every
-    Lipschitz ``f``. With :math:`w = \\min(W_1, 1)`: a numeric column's mean and its own W1 differ by
-    at most :math:`w\\,(\\mathrm{upper} - \\mathrm{lower})`; its standard deviation by at most
-    :math:`(\\mathrm{upper} - \\mathrm{lower}) \\min(\\sqrt w, 1/2)` (through
-    :math:`W_2^2 \\le \\mathrm{diam} \\cdot W_1` on the column, not a linear statistic); a categorical
-    column's shares and its 1-way TV by at most :math:`\\min(1, W_1 / w_j)`; the 2-way TV of two
-    categorical columns by at most :math:`\\min(1, W_1 / \\min(w_j, w_l))`. Quantiles, numeric
-    histograms and correlations are not Lipschitz functions of the distribution: W1 bounds none of
-    them (docs/evaluate.md).
-
-    References
-    ----------
-    .. [Vil09] C. Villani. Optimal Transport: Old and New. Springer, 2009.
-    .. [Cra46] H. Cramér. Mathematical Methods of Statistics. Princeton University Press, 1946.
-    .. [EHR17] C. Esteban, S. L. Hyland, G. Rätsch. Real-valued (Medical) Time Series Generation with
-       Recurrent Conditional GANs. arXiv:1706.02633, 2017. See docs/references.md.
+    The definitions of the marginal errors, the associations and the guarantees, and the references,
+    are in the module docstring ("Definitions").
     """
     settings, pair_list = _settings(domain, target, bins, pair_bins, quantiles, pairs, test_size, seed)
     if holdout is not None and target is None:
         raise param_error(_OWNER, "holdout", "given with a target (it holds the real rows the downstream models "
                           "are tested on)", "holdout rows without a target")
-    R = domain.read(real, name="real", owner=_OWNER)
-    S = domain.read(synthetic, name="synthetic", owner=_OWNER)
-    for name, arr in (("real", R), ("synthetic", S)):
-        limits.check_planned(arr.shape[0], "max_size", owner=_OWNER, param=name, what="rows",
-                             fix=f"compare a sample of the {name} rows")
-    Ru, n_real_clamped = domain.to_unit(R, return_clamped=True, owner=_OWNER)
-    Su, n_syn_clamped = domain.to_unit(S, return_clamped=True, owner=_OWNER)
-    notes: list[str] = []
-    if n_real_clamped or n_syn_clamped:
-        notes.append(f"{n_real_clamped} real and {n_syn_clamped} synthetic rows had a numeric value outside the "
-                     f"bounds; every statistic uses them clamped into the bounds, as a mechanism does.")
+    R, S, Ru, Su, n_real_clamped, n_syn_clamped, notes = _read_both(real, synthetic, domain)
     w1_value, w1_source = _resolve_w1(w1, domain, R, S)
     if w1_value is None:
         notes.append(f"No W1 ceilings: {w1_source}.")
@@ -597,6 +592,23 @@ def report(real: Any, synthetic: Any, domain: Domain, *, target: str | None = No
         n_synthetic_clamped=int(n_syn_clamped), w1=w1_value, w1_source=w1_source, columns=columns,
         pairs=pair_records, marginal_errors=_marginal_errors(columns, pair_records), guarantees=guarantees,
         downstream=downstream, settings=MappingProxyType(settings), notes=tuple(notes))
+
+
+def _read_both(real: Any, synthetic: Any, domain: Domain):
+    """Both tables read by the domain, checked against the size limit and mapped to the unit cube (clamped,
+    as a mechanism clamps them), with the counts and the note on clamped rows."""
+    R = domain.read(real, name="real", owner=_OWNER)
+    S = domain.read(synthetic, name="synthetic", owner=_OWNER)
+    for name, arr in (("real", R), ("synthetic", S)):
+        limits.check_planned(arr.shape[0], "max_size", owner=_OWNER, param=name, what="rows",
+                             fix=f"compare a sample of the {name} rows")
+    Ru, n_real_clamped = domain.to_unit(R, return_clamped=True, owner=_OWNER)
+    Su, n_syn_clamped = domain.to_unit(S, return_clamped=True, owner=_OWNER)
+    notes: list[str] = []
+    if n_real_clamped or n_syn_clamped:
+        notes.append(f"{n_real_clamped} real and {n_syn_clamped} synthetic rows had a numeric value outside the "
+                     f"bounds; every statistic uses them clamped into the bounds, as a mechanism does.")
+    return R, S, Ru, Su, n_real_clamped, n_syn_clamped, notes
 
 
 # ------------------------------------------------------------------------------ validation

@@ -7,6 +7,7 @@ import argparse
 import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -167,8 +168,13 @@ def _cmd_w1(args: argparse.Namespace) -> int:
     B, domain = read_input(args, args.b, role="synthetic", owner=owner, options=options, **synthetic_limits())
     A, _ = read_input(args, args.a, role="data", owner=owner, options=options, columns=list(domain.names))
     with Heartbeat(args, "w1") as hb:
-        res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True,
-                           max_seconds=max_seconds)
+        try:
+            res = wasserstein1(A, B, domain=domain, metric=args.metric, method=args.method, return_result=True,
+                               max_seconds=max_seconds)
+        except ValueError as exc:  # the library's keywords in the command's flags
+            text = re.sub(r"method='(\w+)'", r"--method \1", str(exc))
+            text = re.sub(r"The '(method|metric)' parameter of wasserstein1", rf"--\1 of {owner}", text)
+            raise ValueError(text) from None
     metric = res.details.get("metric", args.metric)
     shown = ("mixed metric: l_inf on the numeric columns, the column's weight between two different categories"
              if metric == "mixed" else f"{metric} metric")

@@ -113,8 +113,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     holdout = None if args.holdout is None else read_input(args, args.holdout, role="holdout", owner=_OWNER,
                                                           options=options, columns=names)[0]
     with Heartbeat(args, "report") as hb:
-        rep = report(real, syn, domain, target=args.target, w1=w1, holdout=holdout, bins=bins, pair_bins=pair_bins,
-                     seed=seed)
+        try:
+            rep = report(real, syn, domain, target=args.target, w1=w1, holdout=holdout, bins=bins,
+                         pair_bins=pair_bins, seed=seed)
+        except ValueError as exc:  # the library's keywords in the command's flags
+            text = str(exc).replace("out with pairs=[...]", "out of --columns").replace("pair_bins", "--pair-bins")
+            raise ValueError(text.replace("evaluate.report", _OWNER)) from None
     say(args, f"report done in {hb.seconds:.2f} s (an OWNER VIEW: computed from the private data, never publish it)")
     if rep.contradictions:
         print(f"{PROG}: warning: {len(rep.contradictions)} measured difference(s) exceed their W1 ceiling: the W1 "

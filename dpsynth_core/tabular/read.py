@@ -163,11 +163,9 @@ def read_table(
         cell is missing when it is empty or a missing-value token (``NA``, ``null``, ...) that is
         not one of its declared labels.
     drop_bad_rows : bool, default False
-        Drop the rows holding a bad cell instead of refusing the file: a cell of a numeric column that is
-        not a plain number, an infinite value, a value outside a categorical column's declared categories
-        (:mod:`._bad`). How many and where (the first few row numbers and columns) are in
-        :attr:`Table.bad_rows`, :attr:`Table.bad_cells` and the notes: a count of the private data, for the
-        owner's eyes only. A column that is mostly text is still a text column, not a column of bad cells.
+        Drop the rows holding a bad cell (not a plain number, infinite, outside the declared categories:
+        :mod:`._bad`) instead of refusing the file; how many and where are in :attr:`Table.bad_rows`,
+        :attr:`Table.bad_cells` and the notes (a count of the private data: for the owner's eyes only).
     max_rows, max_cols, max_bytes, max_file_cols : int in [1, inf)
         Largest accepted number of data rows, of columns read, of bytes, of columns in the header.
         Each limit is inclusive and checked before the data it bounds is held in memory.

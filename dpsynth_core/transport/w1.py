@@ -151,12 +151,10 @@ def wasserstein1(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf", me
     target_width = _check_positive(target_width, "target_width", "a relative width in (0, 1) or None", high=1.0)
 
     plan = _plan(method, n, m, d, metric_name, budget, grid, max_seconds, target_width)
-    options = {"grid": {"grid": plan.grid}, "sliced": {"n_projections": n_projections, "rng": rng},
-               "sparse": {"max_seconds": plan.max_seconds, "target": plan.target}}.get(plan.method, {})
+    options = {"sliced": {"n_projections": n_projections, "rng": rng}}.get(plan.method, plan.solver_options())
     res = _SOLVERS[plan.method](X, Y, a, b, metric, _OWNER, **options)
-    details = {**res.details, "requested_method": method, "metric": metric_name}
-    if method == "auto":
-        details["plan"] = plan.reason
+    details = {**res.details, "requested_method": method, "metric": metric_name,
+               **({"plan": plan.reason} if method == "auto" else {})}
     res = dataclasses.replace(res, seconds=time.perf_counter() - t0, details=details)
     res = dataclasses.replace(res, advice=advice_for(res))
     return res if return_result else float(res.value)

@@ -401,3 +401,27 @@ def test_cli_report_errors(tmp_path, capsys):
         err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
         assert len(err) == 1 and err[0].startswith("dpsynth: error: ") and match in err[0], err
     assert (tmp_path / "real.csv").read_bytes() == before
+
+
+# ------------------------------------------------------------------------------ integer columns
+def test_declared_integer_columns_are_compared_as_integers():
+    """A declared whole-number column: the share of each value (computed here by counting), the shares of
+    whole values, and the 1-way TV on the values; a column with more than MAX_INTEGER_VALUES values keeps its
+    bins; an undeclared column of whole numbers is not compared as integers (never inferred)."""
+    rng = np.random.default_rng(12)
+    n = 500
+    real = pd.DataFrame({"kids": rng.poisson(1.0, n).clip(0, 6).astype(float), "age": rng.integers(18, 90, n) * 1.0,
+                         "x": rng.integers(0, 5, n) * 1.0})
+    syn = pd.DataFrame({"kids": rng.poisson(1.3, n).clip(0, 6) + np.where(np.arange(n) < 50, 0.5, 0.0),
+                        "age": rng.integers(18, 90, n) * 1.0, "x": rng.integers(0, 5, n) * 1.0})
+    dom = Domain([0, 0, 0], [6, 120, 4], names=["kids", "age", "x"], integers=["kids", "age"])
+    rep = evaluate.report(real, syn, dom)
+    kids, age, x = (rep.column(c) for c in ("kids", "age", "x"))
+    assert kids.integer and kids.values == tuple(range(7)) and kids.real_whole == 1.0 and kids.synthetic_whole == 0.9
+    expected = [np.mean(np.clip(np.rint(syn["kids"]), 0, 6) == v) for v in range(7)]
+    np.testing.assert_allclose(kids.synthetic_value_shares, expected, rtol=0, atol=1e-15)
+    assert kids.tv == pytest.approx(0.5 * np.abs(kids.synthetic_value_shares - kids.real_value_shares).sum())
+    assert age.integer and age.values == () and age.real_whole == 1.0  # 121 values: the bins only
+    assert not x.integer and x.values == () and "integer" not in x.to_dict()
+    dist = rep.to_frame("distributions")
+    assert list(dist.loc[dist["column"] == "kids", "cell"]) == [str(v) for v in range(7)]

@@ -43,7 +43,7 @@ def test_columns_are_matched_by_name_whatever_their_order():
 def test_bounds_that_clamp_many_rows_warn_with_the_count_and_no_more():
     df = _table()
     narrow = Domain(lower=[0, 50], upper=[50, 250], names=["age", "bp"])  # about half the ages lie above 50
-    with pytest.warns(ClampedRowsWarning, match=r"of 400 rows \(\d+%\) had a value outside the domain's bounds") as rec:
+    with pytest.warns(ClampedRowsWarning, match=r"of 400 rows \(\d+%\) have a value outside the bounds") as rec:
         rel = run("pmm", df, narrow, epsilon=1.0, rng=0)
     assert str(rel.owner.n_clamped) in str(rec[0].message).replace(",", "")
     assert 150 <= rel.owner.n_clamped <= 250
