@@ -46,10 +46,11 @@ def _relabel(key: np.ndarray) -> np.ndarray:
 
 
 #: Rows (of both sets) in a cell of :func:`plan_upper_bound`, whose transport is solved exactly: CELL_WORK / N
-#: within CELL_ROWS, so that the cells' dense solves take about the same time at every N (about 10 s on
-#: two cores). Measured (a 3 numeric + 2 categorical table against its PMM release, benchmarks/bench_transport.py
-#: --interval): at 20,000 + 20,000 rows cells of 4096 rows gave 1.18 W1 and cells of 1024 1.47 W1; at
-#: 200,000 + 200,000 cells of 1024 gave the same bound as cells of 4096 in a fifth of the time.
+#: within CELL_ROWS. Larger cells give a tighter bound and a slower one (a dense solve each, about cells^2
+#: pairs), so N x cell rows -- the total work -- stays about the same at every N. Measured
+#: (benchmarks/bench_transport.py --interval, benchmarks/results/interval_w1.json): on a 3 numeric + 2
+#: categorical table against its PMM release, the upper end 1.29-1.40 times W1 at n = m = 5,000 to 20,000
+#: and 19.5 s at n = m = 200,000 (load 10 on two cores).
 CELL_ROWS = (1024, 4096)
 CELL_WORK = 2**29
 _NORM = {"linf": lambda e: e.max(axis=-1), "l1": lambda e: e.sum(axis=-1),

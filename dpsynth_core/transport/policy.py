@@ -104,8 +104,9 @@ def plan_w1(n: int, m: int, d: int, metric: str = "linf", *, budget: str | None 
     ``budget="interactive"`` or ``"preview"``: dense POT only up to a smaller size, then (d = 2 to 8, mixed)
     the sparse method stopped at a certified bracket (:data:`BUDGET_SPARSE`), then a coarser grid or the
     interval method, so that one call stays well under a second (interactive) or about a tenth of that
-    (preview) on two cores -- except the interval method, whose cost grows with the rows (about 5 s at
-    100,000 + 100,000 on two cores): a page runs it in the background.
+    (preview) on two cores -- except the interval method, whose cost grows with the rows (19.5 s at
+    200,000 + 200,000 rows on a loaded 2-core machine, benchmarks/results/interval_w1.json): a page runs it
+    in the background.
     """
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {BUDGETS}, not {budget!r}")

@@ -159,17 +159,19 @@ def test_mixed_plans_follow_the_numeric_limits():
     assert w1_live.plan_of(600, 600, dom.d, "mixed") == "exact"  # dense POT within the interactive budget
     assert w1_live.plan_of(2000, 2021, dom.d, "mixed") == "rounds"  # the clinic table: sparse rounds
     assert w1_live.plan_of(7000, 7000, 2, "linf") == "then_exact"  # numeric: the grid's interval first
-    assert w1_live.plan_of(7000, 7000, dom.d, "mixed") == "rounds"  # no grid: the exact method's rounds
-    assert w1_live.plan_of(30_000, 30_000, dom.d, "mixed") == "refused"
+    # no grid for categories: the library's proven interval from every row first, then the exact rounds
+    assert w1_live.plan_of(7000, 7000, dom.d, "mixed") == "then_exact"
+    assert w1_live.plan_of(30_000, 30_000, dom.d, "mixed") == "bracket_only"  # beyond the exact sizes: never refused
 
 
-def test_mixed_job_beyond_every_method_fails_with_the_libraries_refusal():
+def test_mixed_job_beyond_the_exact_sizes_gives_the_libraries_proven_interval():
+    """Issue 36: a mixed table beyond the exact sparse limit gets the policy's proven interval, never a refusal."""
     from dashboard.data import mixed
 
     ds = mixed("clinic")
     X = np.tile(ds.X, (11, 1))  # 22 000 rows against 22 000: above the exact sparse limit (n + m = 40 000)
-    with pytest.raises(ValueError, match=r"'X' parameter of wasserstein1 must have at most 40000 rows"):
-        next(w1_live.results_of(X, X, ds.domain))
+    first = next(w1_live.results_of(X, X, ds.domain))
+    assert first.method == "interval" and first.certified and first.lower <= first.upper
 
 
 def test_clinic_pmm_headline_shows_a_bracket_then_the_exact_mixed_w1(held):
