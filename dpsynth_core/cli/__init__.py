@@ -4,15 +4,18 @@
 
     dpsynth list [-v]
     dpsynth synth --mechanism NAME --epsilon E [--delta D] DOMAIN [--param key=value ...]
-                  [--neighbours R] [--n-public N] [--drop-missing] [--seed S]
+                  [--neighbours R] [--n-public N] [--drop-missing] [--drop-bad-rows] [--seed S]
                   [--engine numpy|dask] [--scheduler ADDRESS] [--workers N] [--memory-limit SIZE]
                   IN -o OUT.csv [--report OUT.json]
-    dpsynth w1 DATA.csv SYNTHETIC.csv DOMAIN [--metric linf] [--method auto] [--json]
+    dpsynth w1 DATA.csv SYNTHETIC.csv DOMAIN [--metric linf] [--method auto] [--max-seconds S] [--json]
+               [--drop-missing] [--drop-bad-rows]
     dpsynth report REAL.csv SYNTHETIC.csv DOMAIN [--target COL] [--holdout HOLDOUT.csv]
                    [--w1 auto|none|W] [--bins N] [--pair-bins N] [--seed S] [-o REPORT.json]
+                   [--drop-missing] [--drop-bad-rows]
 
-    DOMAIN:  --bounds "lo:hi,lo:hi" [--categories "sex=F|M;region=north|south"] [--columns a,b]
-         or  --domain DOMAIN.json
+    DOMAIN:  --bounds "lo:hi,lo:hi" [--categories "sex=F|M;region=north|south"] [--integers a,b]
+             [--columns a,b]
+         or  --domain DOMAIN.json   (a domain file, or a report holding a "domain" block)
 
 The public domain's options and their rules are :func:`._common.add_domain_options` and
 :data:`._common.DOMAIN_HELP` (shown by ``--help``): ``--bounds`` covers the numeric columns,
@@ -29,8 +32,14 @@ they are never derived from the data. The synthetic CSV lists its rows in random
 private values. Without ``--seed`` the noise comes from fresh operating-system entropy; with it the
 run is reproducible and its report is labelled "reproducible, not private". Files are read by
 :func:`dpsynth_core.tabular.read_table` (separator and decimal comma detected, bad cells reported by
-row and column, never a silent misread). Nothing of the input is printed, except a warning, for the
-data owner's eyes, when the bounds clamp more than a small share of the rows. Errors are one line on
+row and column, never a silent misread; ``--drop-bad-rows`` drops their rows instead). Nothing of the
+input is printed, except warnings for the data owner's eyes: rows dropped (how many and where), and the
+library's clamping decision (:mod:`dpsynth_core.clamping`: more than 1% of the rows outside the bounds; the
+release goes ahead). An ε above 10 gets the library's warning (:func:`dpsynth_core.privacy.weak_epsilon_note`).
+A library result or error that advises an option (:class:`dpsynth_core.validation.Advice`) is worded here
+as the flag (:data:`._common.CLI_OPTIONS`). ``w1`` and ``report`` answer at every size the readers accept
+(:func:`dpsynth_core.transport.plan_w1`: exact, or a certified interval, said on stderr) and read a synthetic
+file as large as ``synth`` writes. Errors are one line on
 stderr with exit code 2 (usage) or 1 (invalid data or parameters); ``--debug`` shows tracebacks.
 
 Engines. ``--engine numpy`` (the default) reads one CSV or Parquet file into memory, within the limits
