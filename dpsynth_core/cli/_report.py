@@ -120,6 +120,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             text = str(exc).replace("out with pairs=[...]", "out of --columns").replace("pair_bins", "--pair-bins")
             raise ValueError(text.replace("evaluate.report", _OWNER)) from None
     say(args, f"report done in {hb.seconds:.2f} s (an OWNER VIEW: computed from the private data, never publish it)")
+    if "certified interval" in rep.w1_source:  # said even with --quiet: the ceilings use an upper end, not W1
+        print(f"{PROG} report: the W1 ceilings use the upper end of a certified interval ({rep.w1_source}): they "
+              f"hold, and are looser than the exact W1's. For the exact value: `{PROG} w1 ... --method sparse` (it "
+              f"may take many minutes at this size), then --w1 W with the number it prints.", file=sys.stderr)
     if rep.contradictions:
         print(f"{PROG}: warning: {len(rep.contradictions)} measured difference(s) exceed their W1 ceiling: the W1 "
               f"given is not the W1 between these two files, or there is a bug (see the notes).", file=sys.stderr)

@@ -66,6 +66,8 @@ def test_w1_and_report_beyond_the_exact_sizes_exit_0_with_a_certified_interval_i
     figures = json.loads(capsys.readouterr().out)
     assert figures["method"] == "interval" and figures["exact"] is False and figures["lower"] <= figures["w1"]
     assert main(["report", *args, "-o", str(tmp_path / "owner.json"), "-q"]) == 0
+    err = _err(capsys)
+    assert "upper end of a certified interval" in err and "--method sparse" in err and "--w1 W" in err
     rep = json.loads((tmp_path / "owner.json").read_text())
     assert rep["w1"]["value"] >= exact * (1 - 1e-12) and "certified interval" in rep["w1"]["source"]
     assert all(g["holds"] for g in rep["guarantees"]) and rep["contradictions"] == 0
