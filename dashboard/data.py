@@ -28,8 +28,7 @@ from dpsynth_core import datasets as lib
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.domain import Domain
 from dpsynth_core.tabular import MAX_BYTES, MISSING_TOKENS, CSVError, Table, read_table
-from dpsynth_core.tabular.read import plural
-from dpsynth_core.validation import check_float
+from dpsynth_core.validation import check_float, plural
 
 __all__ = ["Source", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
            "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",

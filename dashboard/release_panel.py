@@ -16,13 +16,13 @@ pictures; anything downloaded is a NEW release drawn with fresh operating-system
 
 from __future__ import annotations
 
-import math
 import re
 
 import streamlit as st
 
 from dpsynth_core import export
-from dpsynth_core.tabular.read import plural
+from dpsynth_core.validation import plural
+from dpsynth_core.wording import RELATION_WORDS, bound_words, delta_text, w1_interval_text, w1_metric_text
 
 from . import data as sources
 from .compute import (
@@ -40,14 +40,10 @@ from .compute import (
 from .state import bounds_from_data, data, flash, record_release, set_data, settings
 from .widgets import OWNER, plot
 
-__all__ = ["UNIT_DIAMETER", "RELATION_WORDS", "release_section", "release_panel", "bound_view", "privacy_short", "privacy_label",
+__all__ = ["release_section", "release_panel", "privacy_short", "privacy_label",
            "private_downloads", "fits_limits", "left_out", "relation_supported", "switch_relation", "offer_numeric_part", "numeric_page_gate",
-           "category_views", "preserves_view", "numeric_details", "w1_interval_text", "w1_metric_text", "w1_sentence",
-           "POLL_SECONDS", "release_stem", "space_diameter", "vacuous_note"]
+           "category_views", "preserves_view", "numeric_details", "w1_sentence", "POLL_SECONDS", "release_stem"]
 
-#: The largest W1 in the unit cube with the largest-coordinate distance: a "bound" above it says nothing.
-UNIT_DIAMETER = 1.0
-RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
 #: How often the headline's fragment looks for a better W1 while the exact value is being computed.
 POLL_SECONDS = 0.5
 
@@ -286,9 +282,7 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
         with views["What W1 guarantees"]:
             table = rep["guarantees"].loc[:, list(_GUARANTEE_COLUMNS)].rename(columns=_GUARANTEE_COLUMNS)
             st.dataframe(table, hide_index=True, width="stretch")
-            if rep["w1"] is None:
-                st.caption("No ceilings: the W1 of this release to the data is not available.")
-            else:
+            if rep["w1"] is not None:  # without one, the library's notes below say why there are no ceilings
                 st.caption(f"Every statistic that is L-Lipschitz differs by at most L × W1 (W1 ≤ {rep['w1']:.3g}): "
                            "a column's mean by at most W1 times the column's range, a category's share by at most "
                            "W1. The measured differences stay under their ceilings"
@@ -310,8 +304,7 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
                            "(baseline); every model is scored on real rows held out. Those rows were also in the data "
                            "the mechanism saw, so the synthetic score is optimistic.")
         for note in rep["notes"]:
-            if not note.startswith("No W1 ceilings"):  # said in words in the guarantees' tab
-                st.caption(note)
+            st.caption(note)
         if dom.is_mixed:
             with views["Within categories"]:
                 c1, c2 = st.columns(2)
@@ -337,8 +330,8 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
     :data:`POLL_SECONDS` and fills in the exact value as soon as it is known, without blocking the page."""
     spec = mechanisms().get(rel.mechanism)
     record_release(rel, spec.title if spec is not None else rel.mechanism)
-    label, value, note = bound_view(rel)
-    others = [(label, value, note),
+    bound = bound_words(rel)
+    others = [(bound.label, bound.value, bound.help),
               ("Synthetic rows" if rel.domain.is_mixed else "Synthetic points", f"{rel.synthetic.shape[0]:,}",
                size_help(rel)),
               (privacy_label(rel), "not private" if bounds_from_data() else privacy_short(rel), rel.privacy)]
@@ -347,8 +340,8 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
         st.fragment(_headline, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
     else:
         _headline(w1v, w1_key, others, rel.domain.is_mixed)
-    if value == "—" and rel.bound is not None and float(rel.bound) >= space_diameter(rel.domain):
-        st.caption(note)  # why the bound shows "—", next to it rather than only in its help
+    if bound.vacuous:
+        st.caption(bound.help)  # why the bound shows "—", next to it rather than only in its help
     if bounds_from_data():
         st.warning("NOT private: the bounds or categories of this dataset were read off the data (Data page), so no "
                    "release of it is differentially private. Type public bounds and declare the categories to make "
@@ -413,34 +406,6 @@ def w1_sentence(w, job=None, pending: bool = False) -> str:
     return text + "An exact solve at this size takes longer than a page should, so the bracket stays."
 
 
-def w1_metric_text(lower: float, upper: float) -> str:
-    """The headline's short value for a certified bracket: "≈ v" (v the midpoint, 3 significant digits) when
-    the bracket is at most 1% wide — then v is within 0.5% of W1 and its digits are the ones the bracket
-    fixes — otherwise the bracket itself (:func:`w1_interval_text`). The sentence under it gives the bracket."""
-    lower, upper = max(float(lower), 0.0), float(upper)
-    if math.isfinite(upper) and upper > 0 and (upper - lower) <= 0.01 * upper:
-        return f"≈ {0.5 * (lower + upper):.3g}"
-    return w1_interval_text(lower, upper)
-
-
-def w1_interval_text(lower: float, upper: float, *, brackets: bool = True) -> str:
-    """``[a, b]`` with 3 to 6 significant digits (enough to show the width), ``a`` rounded down and ``b``
-    up, so that the printed interval still contains the certified one."""
-    lower, upper = max(float(lower), 0.0), float(upper)
-    if upper <= 0 or not math.isfinite(upper):
-        text = f"{lower:.3g}, {upper:.3g}"
-    else:
-        top = math.floor(math.log10(upper))
-        for digits in range(3, 7):
-            q = 10.0 ** (top - digits + 1)
-            if q <= (upper - lower) / 4:
-                break
-        lo, hi = math.floor(lower / q + 1e-9) * q, math.ceil(upper / q - 1e-9) * q  # 1e-9: 0.01 / 1e-5 < 1000
-        decimals = max(0, digits - 1 - top)
-        text = ("0" if lo <= 0 else f"{lo:.{decimals}f}") + f", {hi:.{decimals}f}"
-    return f"[{text}]" if brackets else text
-
-
 def size_help(rel) -> str | None:
     """The help of the size metric when the release's size comes from a noisy count of the rows: at a small
     ε that count can be far from n (the noise's scale is said), which is the price of keeping n private."""
@@ -461,67 +426,9 @@ def privacy_short(rel) -> str:
     return f"ε = {rel.epsilon:.3g}"
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def delta_text(delta: float) -> str:
-    """δ as people write it: "10⁻⁶" for a power of ten, "5e-07" otherwise."""
-    k = round(math.log10(delta)) if delta > 0 else 0
-    if delta > 0 and math.isclose(delta, 10.0**k, rel_tol=1e-9):
-        return "10" + str(k).translate(_SUPERSCRIPT)
-    return f"{delta:.0e}"
-
-
 def privacy_label(rel) -> str:
     """"Privacy" for a pure-DP release, "Privacy (δ = 10⁻⁶)" for an approximate one."""
     return f"Privacy (δ = {delta_text(rel.delta)})" if rel.is_dp and rel.delta else "Privacy"
-
-
-def bound_view(rel) -> tuple[str, str, str]:
-    """(label, value, help) of the theory's bound for the headline, honestly.
-
-    A number is shown as a bound only when it is proven for this run and below the cube's diameter.
-    A rate without constants, a bound above the diameter, or one that does not cover the chosen
-    setting is shown as "—" with the reason in the help text.
-    """
-    kind = (rel.bound_kind or "").lower()
-    b = rel.bound
-    if b is None or not math.isfinite(float(b)):
-        why = "This mechanism has no bound from its paper." if "baseline" in kind or not kind else rel.bound_kind
-        return "Theory's bound", "—", why
-    b = float(b)
-    diameter = space_diameter(rel.domain)
-    if "certificate" in kind:
-        if b >= diameter:
-            return ("Certified bound", "—", vacuous_note(b, diameter, what="certificate"))
-        return ("Certified bound", f"{b:.3g}",
-                "A private, high-probability upper bound on the largest W1 over the released marginals, published "
-                "with the data (see the certificate below).")
-    if "constant-free" in kind or "unspecified" in kind or re.search(r"\brate\b", kind):
-        return ("Theory's rate", "—",
-                f"The paper gives a rate whose constants it does not specify; evaluated with constant 1 it is "
-                f"{b:.3g} here, which is not a bound.")
-    if b >= diameter:
-        return "Theory's bound", "—", vacuous_note(b, diameter, what="paper's bound")
-    if "estimated" in kind:
-        return ("Theory's estimate", f"{b:.3g}",
-                f"{rel.bound_kind}: part of it is estimated rather than proven, so read it as an estimate.")
-    reference = "reference" in " ".join(map(str, rel.notes)).lower() and "not proved" in " ".join(map(str, rel.notes))
-    label = "Theory's bound (reference)" if reference else "Theory's bound"
-    return label, f"{b:.3g}", (rel.bound_kind or "") + (" For these settings the proof does not apply; the value "
-                                                        "is shown for reference." if reference else "")
-
-
-def space_diameter(domain) -> float:
-    """The largest possible W1 in the release's space: the unit cube's diameter (:data:`UNIT_DIAMETER`), or a
-    heavier category weight's on a table with categorical columns (as the mechanism contract's note says)."""
-    return max((UNIT_DIAMETER, *(float(w) for w in getattr(domain, "weights", ()))))
-
-
-def vacuous_note(b: float, diameter: float = UNIT_DIAMETER, *, what: str = "paper's bound") -> str:
-    """Why a bound at or above the space's diameter is shown as "—": it says nothing yet."""
-    return (f"The {what} at this n and ε is {b:.3g}, not below the largest possible W1 ({diameter:g}): it says "
-            "nothing yet. It becomes informative with more data or a larger ε.")
 
 
 def private_downloads(name: str, params: dict, *, key: str) -> None:

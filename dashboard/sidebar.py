@@ -6,10 +6,10 @@ from typing import Any
 
 import streamlit as st
 
-from dpsynth_core.tabular.read import plural
+from dpsynth_core.validation import plural
+from dpsynth_core.wording import RELATION_WORDS
 
 from .registry import DELTA_PAGES, PAGES
-from .release_panel import RELATION_WORDS
 from .settings import DELTA_GRID, EPSILON_GRID
 from .state import data
 

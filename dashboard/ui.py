@@ -30,15 +30,12 @@ from .compute import (
 )
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import (
-    UNIT_DIAMETER,
     left_out,
     numeric_details,
     numeric_page_gate,
     relation_supported,
     release_section,
-    space_diameter,
     switch_relation,
-    vacuous_note,
 )
 from .state import data, flash, set_data, settings, show_flash
 from .sweep import kept_sweep
@@ -52,8 +49,8 @@ __all__ = [
     # library calls
     "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of", "certified_w1_measure",
     # a mechanism's release
-    "release_section", "relation_supported", "switch_relation", "UNIT_DIAMETER", "numeric_page_gate", "numeric_details",
-    "space_diameter", "vacuous_note", "left_out", "mechanism_label",
+    "release_section", "relation_supported", "switch_relation", "numeric_page_gate", "numeric_details",
+    "left_out", "mechanism_label",
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
     # a computation behind a button

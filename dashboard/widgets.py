@@ -10,6 +10,8 @@ from typing import Any
 
 import streamlit as st
 
+from dpsynth_core.wording import w1_text
+
 from .lessons import CONTROLS
 
 __all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
@@ -38,13 +40,6 @@ def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str 
     choice = st.segmented_control("Look closer", names, default=default or names[0], key=key,
                                   persist_state="session") or names[0]
     views[choice]()
-
-
-def w1_text(w) -> str:
-    """W1 for people: the exact value, or the value with its certified interval."""
-    if w.exact or w.upper - w.lower < 1e-12:
-        return f"{w.value:.4g}"
-    return f"{w.value:.4g} ∈ [{w.lower:.4g}, {w.upper:.4g}]"
 
 
 def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels: dict | None = None,

@@ -8,8 +8,9 @@
 from .domain import Domain
 from .mechanisms import MECHANISMS, ClampedRowsWarning, Release, load_all, run
 from .privacy import Ledger
+from .theory import BoundKind
 
 load_all()
 
-__all__ = ["Domain", "Release", "MECHANISMS", "run", "Ledger", "ClampedRowsWarning"]
+__all__ = ["Domain", "Release", "MECHANISMS", "run", "Ledger", "ClampedRowsWarning", "BoundKind"]
 __version__ = "0.1.0"

@@ -456,6 +456,13 @@ class Domain:
 
     # ------------------------------------------------------------------ geometry
     @property
+    def diameter(self) -> float:
+        """The largest distance between two rows, in the units W1 is measured in: 1 for the unit cube with
+        the largest-coordinate distance, or the heaviest category weight when it is larger (the mixed
+        metric, docs/mixed-data.md). No W1 exceeds it, so a "bound" at or above it says nothing."""
+        return max((1.0, *self.weights))
+
+    @property
     def lower_array(self) -> np.ndarray:
         return np.asarray(self.lower, dtype=float)
 

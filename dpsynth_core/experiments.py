@@ -40,7 +40,8 @@ from .validation import (
 
 __all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
-SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound")
+SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound", "bound_type",
+                 "bound_vacuous")
 #: δ of approximate-DP mechanisms when the caller gives none.
 DEFAULT_DELTA = 1e-6
 DIGITS_COLUMNS = ("method", "target_dim", "epsilon", "rep", "accuracy", "n_train", "n_test", "n_synthetic",
@@ -163,9 +164,11 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
     Returns
     -------
     pandas.DataFrame
-        One row per run: ``mechanism, n, epsilon, rep, seconds, bound`` and the measure's columns
-        (default ``w1, w1_lower, w1_upper``: W1 and its proven interval in unit-cube l_inf units).
-        ``seconds`` is the mechanism's wall time; ``bound`` the release's bound or NaN.
+        One row per run: ``mechanism, n, epsilon, rep, seconds, bound, bound_type, bound_vacuous`` and the
+        measure's columns (default ``w1, w1_lower, w1_upper``: W1 and its proven interval in unit-cube l_inf
+        units). ``seconds`` is the mechanism's wall time; ``bound`` the release's bound or NaN, ``bound_type``
+        its :class:`~dpsynth_core.theory.BoundKind` value, ``bound_vacuous`` whether it is not below the
+        space's diameter (:attr:`Release.bound_is_vacuous`).
     """
     owner = "sweep"
     if params is not None and not isinstance(params, dict):
@@ -196,7 +199,8 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
                 rel = run(X, dom, eps, seed)
                 seconds = time.perf_counter() - t0
                 rows.append({"mechanism": name, "n": int(n), "epsilon": float(eps), "rep": rep, **measure(rel, X, dom),
-                             "seconds": seconds, "bound": math.nan if rel.bound is None else float(rel.bound)})
+                             "seconds": seconds, "bound": math.nan if rel.bound is None else float(rel.bound),
+                             "bound_type": rel.bound_type.value, "bound_vacuous": rel.bound_is_vacuous})
                 done += 1
                 if progress is not None:
                     progress(done / total, f"{name}: n = {n}, ε = {eps:g}, repeat {rep + 1}/{reps}")
@@ -229,7 +233,8 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
     -------
     (pandas.DataFrame, dict)
         One row per mechanism (``mechanism, title, status, reason, w1, w1_lower, w1_upper, seconds,
-        epsilon, delta, privacy, bound, bound_kind, n_synthetic, resolved``; ``resolved``: the grid or depth
+        epsilon, delta, privacy, bound, bound_kind, bound_type, bound_vacuous, n_synthetic, resolved``;
+        ``resolved``: the grid or depth
         the defaults chose, ``{"bins"|"cells"|"grid"|"depth": value}`` from the release's public record) and
         ``{name: synthetic array}``.
         A mechanism that refuses the settings (a relation it does not support, a dimension too high)
@@ -249,6 +254,7 @@ def compare(names, X, domain, *, epsilon, delta=DEFAULT_DELTA, neighbours="add_r
             rel = bound(X, domain, rng=int(gen.integers(2**63)))
             row.update({**measure(rel, X, domain), "seconds": rel.seconds, "epsilon": rel.epsilon, "delta": rel.delta,
                         "privacy": rel.privacy, "bound": rel.bound, "bound_kind": rel.bound_kind,
+                        "bound_type": rel.bound_type.value, "bound_vacuous": rel.bound_is_vacuous,
                         "n_synthetic": int(rel.synthetic.shape[0]),
                         "resolved": {k: rel.params[k] for k in ("bins", "cells", "grid", "depth") if k in rel.params}})
             synth[name] = rel.synthetic

@@ -30,13 +30,13 @@ __all__ = ["PUBLIC_FIELDS", "DATA_INDEPENDENT_FIELDS", "public_report", "report_
 #: The allow-list: the only top-level keys an exported report may contain.
 PUBLIC_FIELDS = frozenset({
     "mechanism", "is_dp", "epsilon", "delta", "neighbours", "privacy", "ledger", "params", "bound", "bound_kind",
-    "domain", "n_synthetic", "notes", "randomness", "label", "synthetic",
+    "bound_type", "domain", "n_synthetic", "notes", "randomness", "label", "synthetic",
 })
 #: Of those, the keys fixed by public inputs alone (the mechanism, the budget, the relation, the public
 #: domain): with the randomness held fixed they are identical on neighbouring datasets. The others
 #: (synthetic data, sizes, resolved parameters, ledger wording, bound) are functions of DP outputs.
 DATA_INDEPENDENT_FIELDS = frozenset({"mechanism", "is_dp", "epsilon", "delta", "neighbours", "privacy", "domain",
-                                     "bound_kind", "label"})
+                                     "bound_kind", "bound_type", "label"})
 
 
 def _require_release(rel: Any, owner: str) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ from . import partition
 from .validation import check_choice, check_float, check_int, param_error
 
 __all__ = [
+    "BoundKind",
     "Theory",
     "dimension_rate",
     "marginal_rate",
@@ -458,6 +460,32 @@ def subspace_rate(d: int, params: Mapping[str, Any] | None = None) -> tuple[floa
     """Low-dimensional data [HSVZ23, Theorem 4.2]: -1/d' in the d'-dimensional subspace (default d' = 2)."""
     dp = int((params or {}).get("target_dim") or 2)
     return (-1.0 if dp == 1 else -1.0 / dp), f"-1/d' with d' = {dp}, up to logs"
+
+
+class BoundKind(str, Enum):
+    """What kind of claim a release's ``bound`` is, set by the mechanism that made it.
+
+    The dashboard, the command line and the reports read this (never the wording of ``bound_kind`` or of
+    the notes) to decide how to show the number; :mod:`dpsynth_core.wording` says it in words.
+
+    * ``PROVEN`` -- a proven upper bound on the expected W1 for this run (its paper's theorem, its
+      constants explicit).
+    * ``CERTIFICATE`` -- a private, high-probability upper bound released with the data (sparse marginals).
+    * ``RATE`` -- a rate whose constants the paper does not give: evaluated with constant 1 it is a number
+      (``bound``) but not a bound; or no number at all (``bound`` None).
+    * ``ESTIMATE`` -- a bound whose proof leaves a part to be estimated (low_dim's tail term): read it as an
+      estimate.
+    * ``REFERENCE`` -- the paper's bound evaluated for settings its proof does not cover (PMM with
+      least-squares consistency): shown for reference, not proved.
+    * ``NONE`` -- no bound (baselines; a variant without one).
+    """
+
+    PROVEN = "proven"
+    CERTIFICATE = "certificate"
+    RATE = "rate"
+    ESTIMATE = "estimate"
+    REFERENCE = "reference"
+    NONE = "none"
 
 
 @dataclass(frozen=True)

@@ -88,9 +88,8 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
                        icon=":material/block:")
         if len(ok):
             labelled = df.assign(mechanism=[_ui.mechanism_label(m) for m in df["mechanism"]])
-            diameter = _ui.space_diameter(d.domain)
-            vacuous = [_ui.mechanism_label(m) for m, b in zip(ok["mechanism"], ok["bound"], strict=True)
-                       if pd.notna(b) and b >= diameter] if "bound" in ok else []
+            diameter = d.domain.diameter
+            vacuous = [_ui.mechanism_label(m) for m, v in zip(ok["mechanism"], ok["bound_vacuous"], strict=True) if v]
             _ui.plot(viz.compare_bars(labelled, title="W1 and time per mechanism", reference=reference,
                                       diameter=diameter),
                      "Left: W1 per mechanism (log scale); black ticks: the theory's bounds" +

@@ -9,7 +9,7 @@ from dashboard import ui as _ui
 from dpsynth_core import Domain, viz
 from dpsynth_core.datasets import GENERATORS
 from dpsynth_core.tabular import CSVError
-from dpsynth_core.tabular.read import plural
+from dpsynth_core.validation import plural
 
 _ui.require_app(__file__)
 
@@ -218,8 +218,7 @@ else:
                 drop_shown = True
             texts = list(table.text_columns)
             for note in table.notes:
-                if not (texts and note.startswith("Left out") and "holding text" in note
-                        or note.startswith("Left out as asked")):  # said above, with the boxes
+                if note.topic not in ("text", "excluded"):  # said on this page, with the boxes and the columns
                     st.caption(note)
             if texts:
                 st.caption(f"Columns holding text: {', '.join(repr(c) for c in texts)}. Add them to *Columns to use* "

@@ -8,10 +8,12 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import resampler
 from dpsynth_core.experiments import sweep
-from dpsynth_core.theory import fit_slope_ci, theory_exponent
+from dpsynth_core.theory import BoundKind, fit_slope_ci, theory_exponent
 
 _ui.require_app(__file__)
 
+#: The kinds of bound the plot draws as lines: proven ones, and the paper's bound shown for reference.
+DRAWN_BOUNDS = (BoundKind.PROVEN.value, BoundKind.REFERENCE.value)
 #: The smallest n of a sweep over n (the largest is 200, 2000 or 20 000: one to three decades).
 RATES_MIN_N = 20
 
@@ -81,11 +83,10 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
     else:
         bounds, fits, bands, rows = {}, {}, {}, []
         for name, part in df.groupby("mechanism"):
-            b = part.groupby("eps_n")["bound"].mean().dropna()
-            b = b[b < _ui.UNIT_DIAMETER]  # above the cube's diameter a bound says nothing
-            theory = specs[name].theory
-            if len(b) and theory is not None and theory.proven:  # a rate without constants is not drawn
-                bounds[name] = (b.index.to_numpy(), b.to_numpy(), theory.bound_label)
+            drawn = part[part["bound_type"].isin(DRAWN_BOUNDS) & ~part["bound_vacuous"].astype(bool)]
+            b = drawn.groupby("eps_n")["bound"].mean().dropna()  # a bound at or above the diameter says nothing
+            if len(b):  # a rate without constants (or none) is not drawn
+                bounds[name] = (b.index.to_numpy(), b.to_numpy(), getattr(specs[name].theory, "bound_label", "") or specs[name].title)
             fit = fit_slope_ci(part["eps_n"].to_numpy(), part["w1"].to_numpy(), level=0.95)
             fits[name] = (fit.slope, fit.intercept)
             xs = np.geomspace(part["eps_n"].min(), part["eps_n"].max(), 50)

@@ -7,8 +7,9 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import certificate_measure, sweep
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
-from dpsynth_core.tabular.read import plural
 from dpsynth_core.transport import sparse_utility_loss
+from dpsynth_core.validation import plural
+from dpsynth_core.wording import bound_words
 
 _ui.require_app(__file__)
 
@@ -63,8 +64,8 @@ if res is not None:
                  f"The certificate is the sum of three private parts; with probability at least "
                  f"{1 - tr.delta_cert:g} over the noise the true loss is below it. Grey: the realised loss, the "
                  f"largest W1 over the {s_ord}-column views (" + _ui.OWNER + ")", key="sm_cert")
-        if terms.total >= _ui.space_diameter(rel.domain):  # the headline shows "—" for it, and says why here
-            st.caption(_ui.vacuous_note(terms.total, _ui.space_diameter(rel.domain), what="certificate"))
+        if rel.bound_is_vacuous:  # the headline shows "—" for it, and says why here
+            st.caption(bound_words(rel).help)
         if loss is not None and loss[2] - loss[1] > 1e-12:
             st.caption(f"Realised loss {loss[0]:.3g}, proven to lie in [{loss[1]:.3g}, {loss[2]:.3g}].")
 

@@ -608,9 +608,9 @@ def read_input(args: argparse.Namespace, path: str, *, role: str, owner: str,
         raise clearer from None
     # progress lines never carry a count of the private rows; such counts are warnings for the owner
     for note in table.notes:
-        if note.startswith(("Dropped ", "Mapped ")):
-            warn(f"{path}: {note}{'' if 'for your eyes only' in note else ' (owner view: not in any output)'}")
-        elif not note.startswith("Read "):
+        if note.topic in ("dropped", "mapped", "bad_rows"):
+            warn(f"{path}: {note}{'' if note.topic == 'bad_rows' else ' (owner view: not in any output)'}")
+        elif note.topic != "read":
             say(args, f"{path}: {note}")
     used = f"column(s) {', '.join(repr(c) for c in table.numeric)}"
     if table.categorical:

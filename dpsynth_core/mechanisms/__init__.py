@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..theory import BoundKind
 from .base import (
     MECHANISMS,
     BoundMechanism,
@@ -22,7 +23,7 @@ from .base import (
 )
 
 __all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "run", "load_all",
-           "ClampedRowsWarning"]
+           "ClampedRowsWarning", "BoundKind"]
 
 def __getattr__(name: str):
     load_all()

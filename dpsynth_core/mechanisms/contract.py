@@ -41,8 +41,9 @@ from ..domain import Domain
 from ..privacy import MAX_SIZE, Ledger, check_epsilon, check_n_public, check_neighbours, weak_epsilon_note
 from ..rows import Rows
 from ..schema import ParamSpec
-from ..tabular.read import plural
-from ..validation import check_int, check_probability, check_rng, param_error
+from ..theory import BoundKind
+from ..validation import check_int, check_probability, check_rng, param_error, plural
+from ..wording import vacuous_note
 from .release import OwnerView, Release, Trace, describe_randomness
 
 __all__ = ["param", "n_public_param", "n_synthetic_param", "Config", "NoParams", "Prepared", "MechanismSpec", "Mechanism", "mechanism", "MECHANISMS",
@@ -197,12 +198,22 @@ class Prepared(Generic[C]):
                                    neighbours=self.neighbours if neighbours is None else neighbours)
 
     def finish(self, synthetic: np.ndarray, *, ledger: Ledger, trace: Trace, owner: OwnerView, params: dict,
-               bound: float | None = None, bound_kind: str = "", notes: Iterable[str] = (),
-               capped: dict | None = None, is_dp: bool = True) -> Release:
+               bound: float | None = None, bound_kind: str = "", bound_type: BoundKind | None = None,
+               notes: Iterable[str] = (), capped: dict | None = None, is_dp: bool = True) -> Release:
         """The release of this run: (ε, δ, relation) from the settings, the ledger that must add up to
         them, a note when ε gives no meaningful protection (:func:`~dpsynth_core.privacy.weak_epsilon_note`),
-        the domain's declared integer columns rounded (:meth:`Domain.round_integers`), and the record of a capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`)
-        in ``params["limits"]`` and in the notes."""
+        the domain's declared integer columns rounded (:meth:`Domain.round_integers`), and the record of a
+        capped output size (``capped`` from :func:`dpsynth_core.limits.cap_rows`) in ``params["limits"]`` and in
+        the notes.
+
+        ``bound_type`` says what kind of claim ``bound`` is (:class:`~dpsynth_core.theory.BoundKind`): a
+        mechanism that releases a bound must say it (a TypeError otherwise); without a bound it is
+        :attr:`BoundKind.NONE` unless given (a rate the paper states without a number)."""
+        if bound_type is None:
+            if bound is not None:
+                raise TypeError(f"{self.mechanism}: a release with a bound says what kind of bound it is "
+                                "(bound_type=BoundKind....)")
+            bound_type = BoundKind.NONE
         notes = list(notes)
         weak = weak_epsilon_note(self.epsilon)  # a function of the public ε: a public note
         if weak is not None and weak not in notes:
@@ -211,15 +222,13 @@ class Prepared(Generic[C]):
         if capped is not None:
             params = {**params, "limits": capped}
             notes.append(limits.cap_note(capped, self.owner))
-        diameter = max((1.0, *self.domain.weights))  # of the unit cube (l_inf), or of the mixed metric
-        if bound is not None and bound >= diameter:
-            notes.append(f"The bound {float(bound):.3g} is not below the largest possible W1 ({diameter:g}, the "
-                         "space's diameter in unit-cube units): it says nothing here. More rows or a larger ε "
-                         "give an informative one.")
-        return Release(synthetic=synthetic, epsilon=self.epsilon, delta=self.delta, neighbours=self.neighbours,
-                       mechanism=self.mechanism, domain=self.domain, ledger=ledger, trace=trace, owner=owner,
-                       params=params, bound=None if bound is None else float(bound), bound_kind=bound_kind,
-                       is_dp=is_dp, notes=notes)
+        rel = Release(synthetic=synthetic, epsilon=self.epsilon, delta=self.delta, neighbours=self.neighbours,
+                      mechanism=self.mechanism, domain=self.domain, ledger=ledger, trace=trace, owner=owner,
+                      params=params, bound=None if bound is None else float(bound), bound_kind=bound_kind,
+                      bound_type=bound_type, is_dp=is_dp, notes=notes)
+        if rel.bound_is_vacuous:
+            rel.notes.append(vacuous_note(rel.bound, self.domain.diameter))
+        return rel
 
 
 # ------------------------------------------------------------------------------------- the spec

@@ -42,7 +42,7 @@ from ..haar import iid_laplace_noise, levels_for, privatize_counts
 from ..mixed_grid import MixedGrid, check_combinations, combinations, gray_combinations, per_combination_size
 from ..paths import PATHS, GridPath, grid_path
 from ..privacy import SIZE_SHARE, Ledger, SizeEstimate, count_sensitivity, resolve_size
-from ..theory import Theory
+from ..theory import BoundKind, Theory
 from ..validation import check_float, param_error
 from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
 from .release import OwnerView, Release, Trace
@@ -582,7 +582,8 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
         iid_noisy_counts=c + iid, iid_signed_cdf=np.cumsum(c + iid) / line.n_hat)
     notes = [] if grid is None else [grid.describe(), path.note]
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind=bound_kind, capped=line.capped, notes=notes)
+                    bound_kind=bound_kind, bound_type=BoundKind.NONE if bound is None else BoundKind.PROVEN,
+                    capped=line.capped, notes=notes)
 
 
 @dataclass(frozen=True)

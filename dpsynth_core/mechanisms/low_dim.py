@@ -80,12 +80,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import defaults
+from .. import defaults, limits
 from ..domain import Domain
 from ..noise import laplace
 from ..privacy import Ledger
 from ..rows import Rows
-from ..theory import Theory, subspace_rate
+from ..theory import BoundKind, Theory, subspace_rate
 from ..validation import check_int, param_error
 from .contract import Config, Prepared, mechanism, param
 from .pmm import PMMConfig, PMMOwner, PMMTrace, pmm
@@ -791,7 +791,8 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
         subroutine=sub.release.trace)
     owner = _owner_view(p, pca, lam, b, sub, sub_w1)
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=float(terms["total"]),
-                    bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))", notes=notes)
+                    bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))",
+                    bound_type=BoundKind.ESTIMATE, notes=notes)
 
 
 def _handover(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan) -> Release:
@@ -826,6 +827,7 @@ def _handover(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan) -> Release:
                                                                             subroutine=sub.trace),
                     owner=LowDimHandoverOwner(n=p.n, n_clamped=p.n_clamped, subroutine=sub.owner), params=params,
                     bound=sub.bound, bound_kind=f"{sub.bound_kind} ({name} in full dimension: the plan's handover)",
+                    bound_type=sub.bound_type,
                     notes=notes)
 
 
@@ -947,5 +949,5 @@ def _params_and_notes(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan, pca:
     }
     if "limits" in sub.release.params:  # the sub-step capped its output size (dpsynth_core.limits)
         params["limits"] = sub.release.params["limits"]
-        notes.extend(note for note in sub.release.notes if "dpsynth_core.limits" in note)
+        notes.append(limits.cap_note(sub.release.params["limits"], p.owner))
     return params, notes

@@ -50,6 +50,7 @@ from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
 from ..theory import (
     DEPTH_RULES,
     MAX_PMM_DEPTH,
+    BoundKind,
     Theory,
     mixed_depth,
     mixed_theorem11,
@@ -645,7 +646,7 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
     synthetic, leaf_codes = geo.sample(leaf, cfg.placement, p.rng)
 
     n_bound, n_source = (size.n, size.source) if size is not None else (max(m, 1), "released size (DP)")
-    bound, bound_kind, notes = _bound_and_notes(p, geo, n_bound, n_source, eps_tree, sigmas, m)
+    bound, bound_kind, bound_type, notes = _bound_and_notes(p, geo, n_bound, n_source, eps_tree, sigmas, m)
     trace = PMMTrace(
         depth=depth, d=p.domain.d, consistency=cfg.consistency, sigmas=sigmas, level_epsilons=level_eps,
         diameters=geo.diameters, deltas=geo.deltas, split_axes=geo.split_axes,
@@ -663,7 +664,7 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
     }
     owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind=bound_kind, notes=notes, capped=capped)
+                    bound_kind=bound_kind, bound_type=bound_type, notes=notes, capped=capped)
 
 
 class _Numeric:
@@ -794,8 +795,9 @@ def _levels_from_leaves(leaves: np.ndarray, depth: int) -> list[np.ndarray]:
 
 
 def _bound_and_notes(p: Prepared[PMMConfig], geo: Any, n_bound: int, n_source: str, eps_tree: float,
-                     sigmas: np.ndarray, m: int) -> tuple[float, str, list[str]]:
-    """Theorem 11 (A.4 split) or Theorem 10 (other splits) at a public or DP n, and the release's notes."""
+                     sigmas: np.ndarray, m: int) -> tuple[float, str, BoundKind, list[str]]:
+    """Theorem 11 (A.4 split) or Theorem 10 (other splits) at a public or DP n, its kind (proven, or for
+    reference with a consistency map the proof does not cover) and the release's notes."""
     cfg = p.config
     if cfg.split == "optimal":
         bound = geo.theorem11(n_bound, eps_tree, p.neighbours)
@@ -805,7 +807,9 @@ def _bound_and_notes(p: Prepared[PMMConfig], geo: Any, n_bound: int, n_source: s
         bound_kind = "Theorem 10 (expected W1, given σ_j)"
     metric = "unit cube, l_inf metric" + (" combined with the category weights by max" if p.domain.is_mixed else "")
     notes = [f"Bound evaluated at n = {n_bound} ({n_source}); {metric}."]
+    bound_type = BoundKind.PROVEN
     if cfg.consistency == "least_squares":
+        bound_type = BoundKind.REFERENCE
         bound_kind += "; proof covers the paper's maps only"
         notes.append("Theorem 10's proof (Lemma 17) covers the paper's consistency maps only (proportional, "
                      "uniform); with least_squares the bound is shown for reference, not proved.")
@@ -815,4 +819,4 @@ def _bound_and_notes(p: Prepared[PMMConfig], geo: Any, n_bound: int, n_source: s
     if p.neighbours == "replace":
         notes.append("Replace neighbours: n is public, the root count is exact and each level j ≥ 1 has "
                      "sensitivity 2 (ε = Σ_{j≥1} 2/σ_j).")
-    return float(bound), bound_kind, notes
+    return float(bound), bound_kind, bound_type, notes

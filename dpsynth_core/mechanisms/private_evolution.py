@@ -109,7 +109,7 @@ from ..evolution import (
 )
 from ..grid import largest_remainder
 from ..privacy import Ledger, SizeEstimate, check_n_public, resolve_size
-from ..theory import Theory
+from ..theory import BoundKind, Theory
 from ..transport import wasserstein1
 from ..validation import check_int, param_error
 from .contract import Config, Prepared, mechanism, n_public_param, param
@@ -783,7 +783,7 @@ def _release(p: Prepared[PEConfig], plan: _Plan, run: _Run, ledger: Ledger) -> R
     return p.finish(_to_domain(p.domain)(run.released), ledger=ledger, trace=trace, owner=owner,
                     params=_params(p, plan), bound=None,
                     bound_kind="none: Theorem 4.1 is an Õ rate with unspecified constants (see "
-                               "params['theorem_4_1_rate'])",
+                               "params['theorem_4_1_rate'])", bound_type=BoundKind.RATE,
                     notes=_notes(cfg, plan, run), is_dp=cfg.init not in NONPRIVATE_INITS)
 
 

@@ -27,7 +27,7 @@ from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..mixed_grid import MixedGrid, check_combinations, combinations
 from ..noise import discrete_laplace
 from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
-from ..theory import Theory, laplacian_complexity_rate, psmm_theorem7
+from ..theory import BoundKind, Theory, laplacian_complexity_rate, psmm_theorem7
 from ..transport import bl_projection
 from ..validation import param_error
 from .contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
@@ -268,7 +268,8 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
                       combinations=1 if grid is None else grid.combinations, category_sizes=domain.category_sizes)
     owner = PSMMOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts, true_measure=counts / max(p.n, 1))
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)", notes=notes,
+                    bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)",
+                    bound_type=BoundKind.RATE, notes=notes,
                     capped=capped)
 
 

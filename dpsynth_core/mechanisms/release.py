@@ -27,8 +27,9 @@ import pandas as pd
 
 from ..domain import Domain
 from ..privacy import AccountingError, Ledger
+from ..theory import BoundKind
 
-__all__ = ["Release", "Trace", "OwnerView", "NoTrace", "to_jsonable", "describe_randomness"]
+__all__ = ["Release", "Trace", "OwnerView", "NoTrace", "BoundKind", "to_jsonable", "describe_randomness"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -140,7 +141,11 @@ class Release(Generic[TraceT, OwnerT]):
         The paper's expected-W1 bound for this run, unit-cube l_inf units (or the mechanism's
         certificate, see ``bound_kind``).
     bound_kind : str
-        What ``bound`` is ("Theorem 11 (expected W1)", "certificate", ...).
+        What ``bound`` is, in the mechanism's words ("Theorem 11 (expected W1)", "certificate (Eq. 4) ...").
+        For people; code reads ``bound_type``.
+    bound_type : BoundKind
+        What kind of claim ``bound`` is (proven, certificate, rate without constants, estimate, reference,
+        none), set by the mechanism: what the dashboard, the command line and the reports read.
     trace : Trace
         The mechanism's typed intermediates for the pictures (DP; not exported).
     owner : OwnerView
@@ -170,6 +175,7 @@ class Release(Generic[TraceT, OwnerT]):
     params: dict = field(default_factory=dict)
     bound: float | None = None
     bound_kind: str = ""
+    bound_type: BoundKind = BoundKind.NONE
     is_dp: bool = True
     notes: list = field(default_factory=list)
     seconds: float = float("nan")
@@ -186,9 +192,17 @@ class Release(Generic[TraceT, OwnerT]):
             )
         if not self.domain.declared:
             self.is_dp = False
+        self.bound_type = BoundKind(self.bound_type)
         if not isinstance(self.trace, Trace) or not isinstance(self.owner, OwnerView):
             raise TypeError(f"{self.mechanism}: a release holds a Trace and an OwnerView; got "
                             f"{type(self.trace).__name__} and {type(self.owner).__name__}")
+
+    @property
+    def bound_is_vacuous(self) -> bool:
+        """True when ``bound`` is a number at or above the space's diameter (:attr:`Domain.diameter
+        <dpsynth_core.domain.Domain.diameter>`): no W1 exceeds the diameter, so such a bound says nothing
+        about this release (more rows or a larger ε give an informative one)."""
+        return self.bound is not None and float(self.bound) >= self.domain.diameter
 
     @property
     def pinned(self) -> bool:
@@ -240,6 +254,7 @@ class Release(Generic[TraceT, OwnerT]):
             "params": to_jsonable(self.params),
             "bound": self.bound,
             "bound_kind": self.bound_kind,
+            "bound_type": self.bound_type.value,
             "domain": self.domain.to_dict(),
             "n_synthetic": int(self.synthetic.shape[0]),
             "notes": list(self.notes),

@@ -95,6 +95,7 @@ from __future__ import annotations
 from ._bad import SUMMARY_META, BadRows, bad_rows_summary, clean_partition
 from ._categories import category_dtype, normalise_partition
 from ._cells import MISSING_TOKENS
+from ._errors import Note
 from .parquet import PARQUET_MISSING_TOKENS, PARQUET_SUFFIXES, read_parquet
 from .read import (
     MAX_BYTES,
@@ -111,6 +112,7 @@ from .write import csv_bytes
 
 __all__ = [
     "CSVError",
+    "Note",
     "Table",
     "read_table",
     "read_parquet",

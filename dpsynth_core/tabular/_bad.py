@@ -23,7 +23,7 @@ import pandas as pd
 from ..validation import plural
 from ._categories import BAD_CODE, ColumnMatcher, category_text
 from ._cells import COMMA, COMMA3, GROUPED, TEXT, classify, convert
-from ._errors import CSVError
+from ._errors import CSVError, Note
 
 __all__ = ["BadRows", "SHOWN_BAD", "drop_bad", "DATA_DEPENDENT", "bad_states", "clean_partition",
            "bad_rows_summary", "SUMMARY_META"]
@@ -43,13 +43,13 @@ class BadRows:
     count: int = 0
     where: tuple[tuple, ...] = ()
 
-    def note(self, row_word: str = "row") -> str:
-        """One sentence for :attr:`Table.notes <dpsynth_core.tabular.Table.notes>` (starts with "Dropped")."""
+    def note(self, row_word: str = "row") -> Note:
+        """One sentence for :attr:`Table.notes <dpsynth_core.tabular.Table.notes>` (topic ``"bad_rows"``)."""
         shown = "; ".join(f"{row_word} {w[0]}{f' of {w[2]!r}' if len(w) > 2 else ''}, column {w[1]!r}"
                           for w in self.where)
         more = "; ..." if self.count > len(self.where) else ""
-        return (f"Dropped {plural(self.count, 'row')} with a bad cell (not a number, infinite, or outside the "
-                f"declared categories): {shown}{more}. {DATA_DEPENDENT}")
+        return Note(f"Dropped {plural(self.count, 'row')} with a bad cell (not a number, infinite, or outside the "
+                    f"declared categories): {shown}{more}. {DATA_DEPENDENT}", "bad_rows")
 
 
 def bad_states(delimiter: str) -> list[int]:

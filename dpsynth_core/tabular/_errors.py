@@ -1,10 +1,10 @@
-"""The readers' one error type (:mod:`.read`, :mod:`.parquet`, :mod:`._categories`)."""
+"""The readers' one error type and their notes' type (:mod:`.read`, :mod:`.parquet`, :mod:`._categories`)."""
 
 from __future__ import annotations
 
 from ..validation import Advice
 
-__all__ = ["CSVError", "KIND_ADVICE"]
+__all__ = ["CSVError", "KIND_ADVICE", "Note"]
 
 #: The option that gets past each kind of error by dropping rows (each front end words it: a keyword of
 #: read_table, a flag of the command line, a box of the dashboard's upload form).
@@ -14,6 +14,25 @@ KIND_ADVICE = {
     "category": (Advice("drop_bad_rows", True, "drop the rows that hold such values"),),
     "missing": (Advice("missing", "drop", "drop the rows with missing values"),),
 }
+
+
+class Note(str):
+    """One sentence of :attr:`Table.notes <dpsynth_core.tabular.Table.notes>` (a plain ``str`` for people) with
+    what it is about, for callers that treat some notes differently: ``topic`` is ``"separator"``,
+    ``"decimal"``, ``"read"`` (what was read), ``"mapped"`` (values sent to an ``other`` category),
+    ``"excluded"`` (columns left out as asked), ``"text"`` (text columns left out), ``"empty"``,
+    ``"dropped"`` (rows with a missing value) or ``"bad_rows"`` (rows dropped for a bad cell, a note that says
+    itself that its count is for the owner's eyes only)."""
+
+    topic: str
+
+    def __new__(cls, text: str, topic: str) -> Note:
+        note = super().__new__(cls, text)
+        note.topic = topic
+        return note
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # pickling keeps the topic
+        return str(self), self.topic
 
 
 class CSVError(ValueError):

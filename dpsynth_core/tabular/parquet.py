@@ -28,6 +28,7 @@ from ..validation import check_bool
 from ._bad import BadRows, drop_bad
 from ._categories import ColumnMatcher, declared
 from ._cells import SPACE
+from ._errors import Note
 from .read import (
     MAX_BYTES,
     MAX_COLS,
@@ -215,8 +216,8 @@ def _read(pf, pc, pa, decl, columns, missing, max_rows, max_cols, max_file_cols,
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
     notes = read_notes(frame.shape[0], numeric, [], [], n_missing, dropped, matchers, "data row")
     if text_cols:
-        notes.insert(1, f"Left out {plural(len(text_cols), 'column')} holding text or values that are not "
-                        f"numbers: {names_text(text_cols)}.")
+        notes.insert(1, Note(f"Left out {plural(len(text_cols), 'column')} holding text or values that are not "
+                             f"numbers: {names_text(text_cols)}.", "text"))
     if bad.count:
         notes.append(bad.note("data row"))
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols), empty_columns=(),

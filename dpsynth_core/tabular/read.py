@@ -36,7 +36,7 @@ from ._cells import (
     convert,
     earliest,
 )
-from ._errors import CSVError
+from ._errors import CSVError, Note
 
 __all__ = ["CSVError", "Table", "read_table", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
            "MAX_FILE_COLS"]
@@ -82,8 +82,8 @@ class Table:
     dialect : dict
         ``{"delimiter": ",", "decimal": ".", "thousands": None, "encoding": "utf-8"}``
         (``"utf-8-sig"`` with a byte-order mark). Thousands separators are never accepted.
-    notes : tuple of str
-        Plain sentences: the separator and decimal mark detected, what was read, what was left
+    notes : tuple of Note
+        Plain sentences (each a ``str`` with a ``topic``: :class:`Note`): the separator and decimal mark detected, what was read, what was left
         out and why, how many rows were dropped, how many values went to an ``other`` category.
     categorical : tuple of str
         Names of the declared categorical columns read (in the order of ``frame``).
@@ -648,11 +648,11 @@ def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
         if delimiter not in _DELIMITERS:
             raise CSVError(f"{What} declares the separator {delimiter!r} on its first line; only commas, "
                            f"semicolons, tabs and vertical bars (|) are supported.", "structure", row=1)
-        notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
-                     f"says (that line is not counted as a row).")
+        notes.append(Note(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
+                          f"says (that line is not counted as a row).", "separator"))
         return text[declared.end():], delimiter
     delimiter = _detect_delimiter(text, What)
-    notes.append(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.")
+    notes.append(Note(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.", "separator"))
     return text, delimiter
 
 
@@ -766,7 +766,7 @@ def _decimal_mark(scan: _Scan, cols: list[int], delimiter: str, What: str, notes
                        f"{names[j_c]!r}) whose comma could be a decimal mark or a thousands separator: "
                        f"save it as comma-separated with a dot as decimal mark and no thousands "
                        f"separators.", "decimal", row=r_c + 2, column=names[j_c])
-    notes.append("Numbers use a comma as decimal mark (1,5 is read as 1.5).")
+    notes.append(Note("Numbers use a comma as decimal mark (1,5 is read as 1.5).", "decimal"))
     return ","
 
 
@@ -888,28 +888,30 @@ def finite_rows(X: np.ndarray, numeric: Sequence[str], C: np.ndarray, categorica
 
 def read_notes(n_rows: int, chosen: list[str], text_cols: list[str], empty_cols: list[str], n_missing: int,
                 dropped: tuple[int, ...], matchers: Sequence[ColumnMatcher] = (), row_word: str = "row", *,
-                excluded: Sequence[str] = ()) -> list[str]:
+                excluded: Sequence[str] = ()) -> list[Note]:
     """The sentences of :attr:`Table.notes` on what was read, left out (``excluded``: as the caller asked)
     and dropped."""
     cats = [m.column for m in matchers]
     if not cats:
-        notes = [f"Read {plural(n_rows, 'row')} and {plural(len(chosen), 'numeric column')}: {names_text(chosen)}."]
+        notes = [Note(f"Read {plural(n_rows, 'row')} and {plural(len(chosen), 'numeric column')}: "
+                      f"{names_text(chosen)}.", "read")]
     else:
         num = f"{plural(len(chosen), 'numeric column')}{': ' + names_text(chosen) if chosen else ''}"
-        notes = [f"Read {plural(n_rows, 'row')}, {num}, and {plural(len(cats), 'categorical column')}: "
-                 f"{names_text(cats)}."]
+        notes = [Note(f"Read {plural(n_rows, 'row')}, {num}, and {plural(len(cats), 'categorical column')}: "
+                      f"{names_text(cats)}.", "read")]
     for m in matchers:
         if m.n_other:
-            notes.append(f"Mapped {plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
-                         f"categories to its 'other' category {m.other_label!r}.")
+            notes.append(Note(f"Mapped {plural(m.n_other, 'value')} of column {m.column!r} outside its declared "
+                              f"categories to its 'other' category {m.other_label!r}.", "mapped"))
     if excluded:
-        notes.append(f"Left out as asked: {names_text(list(excluded))}.")
+        notes.append(Note(f"Left out as asked: {names_text(list(excluded))}.", "excluded"))
     if text_cols:
-        notes.append(f"Left out {plural(len(text_cols), 'column')} holding text: {names_text(text_cols)}.")
+        notes.append(Note(f"Left out {plural(len(text_cols), 'column')} holding text: {names_text(text_cols)}.", "text"))
     if empty_cols:
-        notes.append(f"Left out {plural(len(empty_cols), 'empty column')}: {names_text(empty_cols)}.")
+        notes.append(Note(f"Left out {plural(len(empty_cols), 'empty column')}: {names_text(empty_cols)}.", "empty"))
     if n_missing:
         more = ", ..." if n_missing > len(dropped) else ""
-        notes.append(f"Dropped {plural(n_missing, 'row')} with missing values "
-                     f"({row_word if n_missing == 1 else row_word + 's'} {', '.join(map(str, dropped))}{more}).")
+        notes.append(Note(f"Dropped {plural(n_missing, 'row')} with missing values "
+                          f"({row_word if n_missing == 1 else row_word + 's'} {', '.join(map(str, dropped))}{more}).",
+                          "dropped"))
     return notes

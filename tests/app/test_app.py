@@ -14,10 +14,9 @@ from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, errors, goto, new_app, small
 from streamlit.testing.v1 import AppTest
 
 from dashboard import data as sources
-from dashboard import release_panel
 from dashboard import settings as dash_settings
 from dashboard.lessons import LESSONS
-from dpsynth_core import MECHANISMS, Domain, export
+from dpsynth_core import MECHANISMS, Domain, export, wording
 from dpsynth_core.datasets import Dataset
 from dpsynth_core.experiments import digits_per_class
 from dpsynth_core.mechanisms import bind
@@ -86,7 +85,7 @@ def test_the_privacy_headline_fits_a_quarter_of_the_page():
     app.sidebar.select_slider(key="epsilon").set_value(0.001).run()
     size = next(m for m in app.metric if m.label == "Synthetic points")
     assert "discrete Laplace noise of scale 20,000" in size.help, size.help
-    assert [release_panel.delta_text(x) for x in (1e-6, 1e-12, 5e-7)] == ["10⁻⁶", "10⁻¹²", "5e-07"]
+    assert [wording.delta_text(x) for x in (1e-6, 1e-12, 5e-7)] == ["10⁻⁶", "10⁻¹²", "5e-07"]
 
 
 def test_default_dataset_and_state():

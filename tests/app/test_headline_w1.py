@@ -16,8 +16,8 @@ import pytest
 from apptest import errors, exceptions, goto, new_app, small_data
 
 from dashboard import w1_live
-from dashboard.release_panel import w1_interval_text, w1_metric_text
 from dpsynth_core.transport import W1Result
+from dpsynth_core.wording import w1_interval_text, w1_metric_text
 
 W1_LABEL = "Distance to the real data (W1)"
 

@@ -161,3 +161,87 @@ def test_the_limits_are_what_the_docs_say(rule):
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     number = MAX_FUNCTION_LINES if rule == "function" else MAX_MODULE_LINES
     assert f"{number} lines" in text
+
+
+# ------------------------------------------------------------------ typed facts, not parsed prose
+#: The one module that may read a release's words: it makes them (docs/architecture.md, "Typed facts").
+WORDING_MODULE = ROOT / "dpsynth_core" / "wording.py"
+#: Where code reads releases: the library, the dashboard and its pages, the benchmarks.
+PRODUCT_CODE = [PKG, ROOT / "dashboard", ROOT / "pages", ROOT / "benchmarks", ROOT / "app.py", ROOT / "serve.py"]
+#: The texts a release (or a report, or a table read) carries for people, not for code.
+PROSE = {"bound_kind", "notes", "note"}
+_TEXT_TESTS = {"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "lower", "upper", "casefold",
+               "split", "partition", "strip"}
+
+
+def _is_prose(node: ast.AST, tainted: set[str]) -> bool:
+    """Whether the expression IS a release's prose: ``rel.bound_kind``, ``rel.notes``, ``rep["notes"]``, a name
+    bound by iterating over one (``for note in rel.notes``), an item of one, or text made of one
+    (``" ".join(rel.notes)``, ``rel.bound_kind.lower()``). ``note.topic`` is a typed fact, not prose."""
+    if isinstance(node, ast.Name):
+        return node.id in tainted
+    if isinstance(node, ast.Attribute):
+        return node.attr in PROSE
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return (isinstance(key, ast.Constant) and key.value in PROSE) or _is_prose(node.value, tainted)
+    if isinstance(node, ast.Call):
+        func, args = node.func, [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(func, ast.Attribute) and func.attr in ("join", "lower", "upper", "casefold", "strip", "format"):
+            return _is_prose(func.value, tainted) or any(_contains_prose(a, tainted) for a in args)
+        if isinstance(func, ast.Name) and func.id in ("str", "repr"):
+            return any(_is_prose(a, tainted) for a in args)
+    return False
+
+
+def _contains_prose(node: ast.AST, tainted: set[str]) -> bool:
+    return any(_is_prose(sub, tainted) for sub in ast.walk(node))
+
+
+def _prose_tests(path: Path, root: Path = ROOT) -> list[str]:
+    """Every place in ``path`` that tests a release's text (named relative to ``root``), in line order."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tainted: set[str] = set()
+    for node in ast.walk(tree):  # names that hold one of the texts: loop and comprehension variables
+        if isinstance(node, (ast.For, ast.comprehension)) and _is_prose(node.iter, set()):
+            tainted |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            if any(_is_prose(side, tainted) for side in [node.left, *node.comparators]):
+                found.append((node.lineno, "a substring test on a release's text"))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _TEXT_TESTS and _is_prose(func.value, tainted):
+                found.append((node.lineno, f".{func.attr}() on a release's text"))
+            elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "re"
+                  and any(_contains_prose(a, tainted) for a in node.args)):
+                found.append((node.lineno, f"re.{func.attr}() on a release's text"))
+    return [f"{path.relative_to(root)}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_code_reads_a_release_by_its_words():
+    """The kind of a bound, whether it says anything, what a note is about: typed facts (``Release.bound_type``,
+    ``Release.bound_is_vacuous``, ``Domain.diameter``, ``Table.text_columns``...). Matching the words of
+    ``bound_kind`` or of the notes would let a rewording change what a page shows; only the library's
+    wording module, which writes those words, may look at them."""
+    files = [p for root in PRODUCT_CODE for p in ([root] if root.suffix == ".py" else sorted(root.rglob("*.py")))
+             if p != WORDING_MODULE and "results" not in p.parts]
+    found = [hit for p in files for hit in _prose_tests(p)]
+    assert not found, found
+
+
+def test_the_prose_check_finds_what_it_looks_for(tmp_path):
+    """The check above is not blind: each way of reading a release's words is found."""
+    src = tmp_path / "x.py"
+    src.write_text("import re\n"
+                   "a = 'certificate' in rel.bound_kind\n"
+                   "b = any('reference' in n for n in rel.notes)\n"
+                   "for note in rep['notes']:\n    c = note.startswith('No W1')\n"
+                   "d = re.search(r'rate', rel.bound_kind)\n"
+                   "e = rel.bound_kind.lower()\n"
+                   "f = rel.bound_type is BoundKind.RATE and 'x' in other_text\n"
+                   "g = 'reference' in ' '.join(map(str, rel.notes))\n"
+                   "h = [n for n in table.notes if n.topic in ('text', 'excluded')]\n", encoding="utf-8")
+    hits = _prose_tests(src, tmp_path)
+    assert [h.split(":")[1] for h in hits] == ["2", "3", "5", "6", "7", "9"], hits

@@ -16,7 +16,7 @@ from ...domain import Domain
 from ...grid import largest_remainder
 from ...haar import levels_for
 from ...privacy import Ledger
-from ...theory import Theory, marginal_rate
+from ...theory import BoundKind, Theory, marginal_rate
 from ...validation import check_choice, check_points, param_error
 from ..contract import Config, Prepared, mechanism, n_synthetic_param, param
 from ..release import OwnerView, Release, Trace
@@ -371,6 +371,7 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
         params=_params(cfg, grid, k_rule, scale, p.n, key, noisy, described, raw, support, m_syn, budget),
         bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-δ={1 - cfg.delta_cert:g}) upper "
                    f"bound on the utility loss of Eq. (1) for the released points; private",
+        bound_type=BoundKind.CERTIFICATE,
         notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget) + _one_cell_note(p, grid, bound),
         capped=capped)
 
