@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import re
 import traceback
 from collections.abc import Callable
@@ -27,15 +26,14 @@ import streamlit as st
 
 from dpsynth_core import evaluate
 from dpsynth_core.domain import Domain
-from dpsynth_core.mechanisms import MECHANISMS, bind, load_all
-from dpsynth_core.transport import choose_method, wasserstein1
+from dpsynth_core.mechanisms import MECHANISMS, MisfitKind, bind, load_all
+from dpsynth_core.transport import wasserstein1
 
 from . import registry, w1_live
 from .state import data, settings
 
-__all__ = ["safe", "domain_of", "dom_key", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job",
-           "certified_w1_measure"]
+__all__ = ["safe", "dom_key", "BY_DOMAIN", "cached_release", "cached_w1", "teaching_release", "w1_of",
+           "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -60,49 +58,50 @@ def safe(fn: Callable, *args: Any, what: str = "running this", **kwargs: Any) ->
     return None
 
 
-def domain_of(key: str) -> Domain:
-    """The domain back from its hashable key (:func:`dom_key`), inside a cached function."""
-    return Domain.from_dict(json.loads(key))
-
-
 def dom_key(dom: Domain) -> str:
-    """The whole domain (bounds, names, categories, weights, "other" categories, provenance) as JSON text:
-    a key ``st.cache_data`` can hash, read back by :func:`domain_of`."""
-    return json.dumps(dom.to_dict())
+    """The whole domain (bounds, names, categories, weights, "other" categories, provenance) as JSON text: how
+    a cached call hashes a :class:`~dpsynth_core.domain.Domain` (:data:`BY_DOMAIN`), and a job's key."""
+    return json.dumps(dom.to_dict(), sort_keys=True)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def cached_release(name: str, X: np.ndarray, dom: str, epsilon: float, delta: float, neighbours: str,
+#: ``st.cache_data``'s hash of a domain argument: the domain travels as it is, hashed by its JSON text.
+BY_DOMAIN = {Domain: dom_key}
+
+
+@st.cache_data(show_spinner=False, max_entries=128, hash_funcs=BY_DOMAIN)
+def cached_release(name: str, X: np.ndarray, dom: Domain, epsilon: float, delta: float, neighbours: str,
                    seed: int | None, params: tuple):
     """One release of mechanism ``name``, cached on (mechanism, data, domain, ε, δ, relation, seed, parameters)."""
     spec = MECHANISMS[name]
     mechanism = bind(name, epsilon=epsilon, delta=delta if spec.needs_delta else None, neighbours=neighbours,
                      params=dict(params))
-    return mechanism(X, domain_of(dom), rng=seed)
+    return mechanism(X, dom, rng=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def cached_w1(X: np.ndarray, Y: np.ndarray, dom: str, fast: bool = False):
+@st.cache_data(show_spinner=False, max_entries=128, hash_funcs=BY_DOMAIN)
+def cached_w1(X: np.ndarray, Y: np.ndarray, dom: Domain, fast: bool = False):
     """W1 of a release to the data (owner view) within the interactive budget of the library's policy."""
-    return wasserstein1(X, Y, domain=domain_of(dom), budget="preview" if fast else "interactive",
+    return wasserstein1(X, Y, domain=dom, budget="preview" if fast else "interactive",
                         return_result=True)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_report(X: np.ndarray, Y, dom: str, target: str | None, w1: float | None) -> dict:
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=BY_DOMAIN)
+def cached_report(X: np.ndarray, Y, dom: Domain, target: str | None, w1: float | None) -> dict:
     """The library's report of what a release preserves (:func:`dpsynth_core.evaluate.report`; OWNER VIEW,
     never exported), as plain tables: ``guarantees``, ``columns``, ``pairs``, ``downstream`` (DataFrames),
     ``marginal_errors`` (a dict), ``notes``, ``contradictions`` (how many), ``w1`` and ``label``."""
-    rep = evaluate.report(X, Y, domain_of(dom), target=target, w1=w1)
+    rep = evaluate.report(X, Y, dom, target=target, w1=w1)
     return {name: rep.to_frame(name) for name in ("guarantees", "columns", "pairs", "downstream")} | {
         "marginal_errors": dataclasses.asdict(rep.marginal_errors), "notes": list(rep.notes),
         "contradictions": len(rep.contradictions), "w1": rep.w1, "label": rep.label}
 
 
 def refuses_categories(name: str) -> bool:
-    """True when the current data have categorical columns and mechanism ``name`` does not take them."""
+    """True when mechanism ``name`` does not take the current data's categorical columns (its contract's
+    :meth:`~dpsynth_core.mechanisms.MechanismSpec.misfit`)."""
     spec = MECHANISMS.get(name)
-    return data().domain.is_mixed and spec is not None and not spec.categorical
+    why = None if spec is None else spec.misfit(data().domain)
+    return why is not None and why.kind is MisfitKind.CATEGORIES
 
 
 def teaching_release(name: str, params: dict | None = None, *, seed: int | None = None,
@@ -112,8 +111,8 @@ def teaching_release(name: str, params: dict | None = None, *, seed: int | None 
     d = data()
     s = settings()
     items = tuple(sorted((params or {}).items()))
-    args = (name, d.X, dom_key(d.domain), float(epsilon if epsilon is not None else s["epsilon"]), s["delta"],
-            s["neighbours"], int(s["seed"] if seed is None else seed), items)
+    args = (name, d.X, d.domain, float(epsilon if epsilon is not None else s.epsilon), s.delta,
+            s.neighbours, int(s.seed if seed is None else seed), items)
     if refuses_categories(name):  # the library refuses, in its own words: information, not an error
         try:
             return cached_release(*args)
@@ -135,7 +134,7 @@ def w1_of(Y, *, fast: bool = False):
     if d.domain.is_mixed:
         Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
     with st.spinner("Computing W1 …"):
-        return safe(cached_w1, d.X, np.asarray(Y, dtype=float), dom_key(d.domain), fast, what="computing W1")
+        return safe(cached_w1, d.X, np.asarray(Y, dtype=float), d.domain, fast, what="computing W1")
 
 
 def headline_w1(Y):
@@ -175,27 +174,6 @@ def headline_job(key: str | None, *, resume: bool = False):
     if resume and job is not None and job.state == "cancelled":
         w1_live.resume(job)
     return job
-
-
-def certified_w1_measure(target: float = w1_live.TARGET):
-    """A :func:`dpsynth_core.experiments.sweep` measure for the Rates page: W1 of each release to its data,
-    exact where the interactive budget is exact (dense POT), otherwise by the sparse transshipment method
-    stopped at a certified bracket at most ``target`` of its upper end wide (or exact, when the bracket
-    closed first). Columns ``w1`` (the bracket's upper end), ``w1_lower``, ``w1_upper``, ``w1_exact``."""
-
-    def measure(rel, X: np.ndarray, dom: Domain) -> dict:
-        Y = np.asarray(rel.synthetic, dtype=float)
-        if Y.shape[0] == 0:
-            return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan, "w1_exact": False}
-        fast, _ = choose_method(X.shape[0], Y.shape[0], X.shape[1], budget="interactive")
-        if fast in ("pot", "exact_1d"):
-            res = wasserstein1(X, Y, domain=dom, budget="interactive", return_result=True)
-        else:
-            res = wasserstein1(X, Y, domain=dom, method="sparse", target_width=target, return_result=True)
-        return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper),
-                "w1_exact": bool(res.exact)}
-
-    return measure
 
 
 def mechanisms() -> dict:

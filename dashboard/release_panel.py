@@ -21,6 +21,7 @@ import re
 import streamlit as st
 
 from dpsynth_core import export
+from dpsynth_core.mechanisms import MisfitKind
 from dpsynth_core.validation import plural
 from dpsynth_core.wording import RELATION_WORDS, bound_words, delta_text, w1_interval_text, w1_metric_text
 
@@ -28,7 +29,6 @@ from . import data as sources
 from .compute import (
     cached_release,
     cached_report,
-    dom_key,
     headline_job,
     headline_w1,
     mechanism_label,
@@ -67,36 +67,23 @@ def release_section(name: str, params: dict, *, title: str):
     return rel, w
 
 
-def misfit(spec, d) -> tuple[str, str] | None:
-    """Why the table ``d`` is outside the limits ``spec`` (the mechanism contract) declares: ("categories" |
-    "columns" | "rows", a short reason), or None when it fits. One check for every page."""
-    dom = d.domain
-    if dom.is_mixed and not spec.categorical:
-        return "categories", "it does not take categorical columns"
-    if spec.max_dim is not None and dom.k > spec.max_dim:
-        return "columns", f"it takes at most {spec.max_dim} numeric columns and the table has {dom.k}"
-    if d.n < spec.min_rows:
-        return "rows", f"it needs at least {spec.min_rows} rows and the table has {d.n:,}"
-    return None
-
-
 def fits_limits(spec, *, key: str) -> bool:
     """True when the current table is within the limits ``spec`` (the mechanism contract) declares: categorical
     columns, the number of numeric columns, the number of rows. Otherwise False, after saying so BEFORE
     running, in the page's words and with what to change (the library says it as a parameter error)."""
     d = data()
     dom, label = d.domain, mechanism_label(spec.name)
-    why = misfit(spec, d)
+    why = spec.misfit(dom, d.n)
     if why is None:
         return True
-    if why[0] == "categories":
+    if why.kind is MisfitKind.CATEGORIES:
         takers = mechanism_pages(n for n, s in mechanisms().items() if s.categorical)
         offer_numeric_part(key=key, why=f"{label} does not take categorical columns, and the table `{d.name}` has "
                                         f"{plural(len(dom.categories), 'categorical column')} "
                                         f"({', '.join(dom.categories)}). The pages of the mechanisms that take them: "
                                         f"{takers}. Or continue here with the numeric columns:")
-    elif why[0] == "columns":
-        others = mechanism_pages(n for n, s in mechanisms().items() if n != spec.name and misfit(s, d) is None)
+    elif why.kind is MisfitKind.COLUMNS:
+        others = mechanism_pages(n for n, s in mechanisms().items() if n != spec.name and s.misfit(dom, d.n) is None)
         st.warning(f"{label} takes at most {spec.max_dim} numeric columns"
                    + (f" ({spec.max_dim_reason})" if spec.max_dim_reason else "")
                    + f", and the table `{d.name}` has {dom.k}. Pick at most {spec.max_dim} columns under *Columns to "
@@ -113,17 +100,17 @@ def left_out(names, *, key: str) -> set[str]:
     """Before a run of several mechanisms (the Compare page): the ones the sidebar's relation or the table's
     limits (the mechanism contract) rule out, said in words BEFORE running, with the switch of the relation that
     brings them in. Returns their names."""
-    d, relation = data(), settings()["neighbours"]
+    d, relation = data(), settings().neighbours
     specs = mechanisms()
     by_relation: dict[str, list[str]] = {}
     limits = []
     for name in names:
         spec = specs[name]
-        why = misfit(spec, d)
+        why = spec.misfit(d.domain, d.n)
         if relation not in spec.neighbours:
             by_relation.setdefault(spec.neighbours[0], []).append(name)
         elif why is not None:
-            limits.append((name, why[1]))
+            limits.append((name, why.reason))
     for other, out in by_relation.items():
         st.warning(f"Left out under *{RELATION_WORDS[relation]}* neighbours: {_and(map(mechanism_label, out))}. "
                    + ("It works" if len(out) == 1 else "They work")
@@ -261,7 +248,7 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
             return
         w1 = None if w is None else float(w.upper)
         synth = rel.synthetic if dom.is_mixed else sources.numeric_rows(rel.synthetic, dom)
-        rep = safe(cached_report, d.X, synth, dom_key(dom), target, w1, what="comparing the release with the data")
+        rep = safe(cached_report, d.X, synth, dom, target, w1, what="comparing the release with the data")
         if rep is None:
             return
         me = rep["marginal_errors"]
@@ -441,11 +428,11 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
     d = data()
     s = settings()
     slot = f"fresh_{key}"
-    fingerprint = (name, d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], tuple(sorted(params.items())))
+    fingerprint = (name, d.name, d.n, s.epsilon, s.delta, s.neighbours, tuple(sorted(params.items())))
     if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
                  help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
                       "is a new release drawn with fresh randomness: it differs from the one on screen."):
-        rel = safe(cached_release, name, d.X, dom_key(d.domain), s["epsilon"], s["delta"], s["neighbours"], None,
+        rel = safe(cached_release, name, d.X, d.domain, s.epsilon, s.delta, s.neighbours, None,
                    tuple(sorted(params.items())), what=f"running {name}")
         if rel is not None:
             st.session_state[slot] = (fingerprint, rel)
@@ -486,7 +473,7 @@ def relation_supported(spec) -> bool:
     Otherwise the relation is switched to the one the mechanism needs (a mechanism page should show its
     mechanism, not an error) and the page reruns; the page then says what was switched and why.
     """
-    rel = settings()["neighbours"]
+    rel = settings().neighbours
     if rel in spec.neighbours:
         # the note stays while this page shows the switched relation (a page can run several times: a fragment's
         # last poll, a widget); the sidebar drops it with the switch on the next page

@@ -1,14 +1,15 @@
-"""The privacy controls' grids and the shareable state in the URL (no Streamlit here)."""
+"""The privacy settings, the privacy controls' grids and the shareable state in the URL (no Streamlit here)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EPSILON_GRID", "DELTA_GRID", "TEACHING_SEED", "snap_epsilon", "snap_delta", "parse_query"]
+__all__ = ["PrivacySettings", "EPSILON_GRID", "DELTA_GRID", "TEACHING_SEED", "snap_epsilon", "snap_delta", "parse_query"]
 
 #: ε values of the log slider: 1-2-5 steps from 10^-3 to 10^2.
 EPSILON_GRID: tuple[float, ...] = tuple(
@@ -18,6 +19,22 @@ EPSILON_GRID: tuple[float, ...] = tuple(
 DELTA_GRID: tuple[float, ...] = tuple(10.0**-k for k in range(12, 1, -1))
 #: The default teaching seed: on-screen releases are reproducible for a class; downloads never use it.
 TEACHING_SEED = 0
+
+
+@dataclass(frozen=True)
+class PrivacySettings:
+    """The sidebar's privacy settings (:func:`dashboard.state.settings`): ε, δ, the neighbouring relation and
+    the teaching seed of the releases on screen (downloads never use it)."""
+
+    epsilon: float
+    delta: float
+    neighbours: str
+    seed: int
+
+    def bind_keywords(self, spec: Any) -> dict[str, Any]:
+        """The relation and, for an approximate mechanism, δ: the keywords :func:`~dpsynth_core.mechanisms.bind`
+        (and a sweep's ``params``) take besides ε."""
+        return {"neighbours": self.neighbours, **({"delta": self.delta} if spec.needs_delta else {})}
 
 
 def _snap(value: Any, grid: tuple[float, ...], default: float) -> float:

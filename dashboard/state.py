@@ -13,7 +13,7 @@ from dpsynth_core.datasets import Dataset
 
 from . import data as data_sources
 from .registry import DELTA_PAGES
-from .settings import TEACHING_SEED, parse_query
+from .settings import TEACHING_SEED, PrivacySettings, parse_query
 
 __all__ = ["init_state", "set_data", "data", "settings", "flash", "show_flash", "write_query_params",
            "bounds_from_data", "record_release"]
@@ -56,11 +56,11 @@ def data() -> Dataset:
     return st.session_state["dataset"]
 
 
-def settings() -> dict:
-    """The sidebar's privacy settings: {"epsilon", "delta", "neighbours", "seed"}."""
+def settings() -> PrivacySettings:
+    """The sidebar's privacy settings (ε, δ, the neighbouring relation, the teaching seed), as they are now."""
     ss = st.session_state
-    return {"epsilon": float(ss["epsilon"]), "delta": float(ss["delta"]), "neighbours": ss["neighbours"],
-            "seed": int(ss["seed"])}
+    return PrivacySettings(epsilon=float(ss["epsilon"]), delta=float(ss["delta"]), neighbours=ss["neighbours"],
+                           seed=int(ss["seed"]))
 
 
 def bounds_from_data() -> bool:
@@ -94,9 +94,9 @@ def write_query_params(page: str) -> None:
     """Mirror the shareable state in the URL (δ only on the pages that use it)."""
     s = settings()
     source = st.session_state.get("dataset_source")
-    qp = {"page": page, "eps": f"{s['epsilon']:g}", "seed": str(s["seed"]), "rel": s["neighbours"]}
+    qp = {"page": page, "eps": f"{s.epsilon:g}", "seed": str(s.seed), "rel": s.neighbours}
     if page in DELTA_PAGES:
-        qp["delta"] = f"{s['delta']:g}"
+        qp["delta"] = f"{s.delta:g}"
     if source is not None and source.shareable:
         qp["dataset"] = source.name
     current = st.query_params.to_dict()

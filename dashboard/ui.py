@@ -19,9 +19,7 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
 from __future__ import annotations
 
 from .compute import (
-    certified_w1_measure,
-    dom_key,
-    domain_of,
+    BY_DOMAIN,
     mechanism_label,
     mechanisms,
     safe,
@@ -47,7 +45,7 @@ __all__ = [
     # state
     "data", "settings", "set_data", "flash", "show_flash",
     # library calls
-    "safe", "teaching_release", "w1_of", "mechanisms", "dom_key", "domain_of", "certified_w1_measure",
+    "safe", "teaching_release", "w1_of", "mechanisms", "BY_DOMAIN",
     # a mechanism's release
     "release_section", "relation_supported", "switch_relation", "numeric_page_gate", "numeric_details",
     "left_out", "mechanism_label",

@@ -1,27 +1,14 @@
 """W1 for the headline of a release: a certified bracket at once, the exact value as soon as it is known.
 
-The exact W1 at the dashboard's default size (n = 5000, d = 2) takes one to three seconds (the sparse
-transshipment method, :func:`dpsynth_core.transport.wasserstein1_rounds`), longer than a page should
-wait, but its first rounds already give a bracket proven to contain W1. A :class:`Job` runs the
-library's successive certified results in ONE background worker thread and keeps the latest; the
-page waits (:meth:`Job.wait`) until the bracket is at most :data:`TARGET` of its upper end wide, or
-the result is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always certified:
-"exact", or "certified to lie in [a, b]"). The headline's fragment then polls the job until it is
-exact (:mod:`dashboard.release_panel`).
-
-Which results a job yields is the library's policy for these public sizes
-(:func:`dpsynth_core.transport.choose_method`, never the data):
-
-* the interactive budget is exact (dense POT or exact 1-D): that one exact result;
-* the interactive budget runs the sparse method (d = 2 to 8, up to its point limit): every round of
-  :func:`~dpsynth_core.transport.wasserstein1_rounds`, the last one exact;
-* otherwise: the interactive budget's certified interval, then the exact value when the unbudgeted
-  policy has an exact method for this size (dense POT or the exact sparse method), else nothing more.
-
-On a table with categorical columns the policy reads the mixed metric (:func:`plan_metric`): the same
-budget limits as numeric data, but no grid for categories, so above the interactive budget's sparse
-limit the job runs the exact sparse method's rounds (its first certified bracket may take seconds there)
-up to the exact method's limit, and fails with the library's refusal beyond it.
+The exact W1 at the dashboard's default size (n = 5000, d = 2) takes one to three seconds, longer than a
+page should wait, but the library's progressive policy (:func:`dpsynth_core.transport.progressive_w1`)
+gives certified brackets well before. This module only SCHEDULES that policy: a :class:`Job` runs the
+library's successive certified results in ONE background worker thread and keeps the latest; the page
+waits (:meth:`Job.wait`) until the bracket is at most :data:`TARGET` of its upper end wide, or the result
+is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always certified: "exact", or
+"certified to lie in [a, b]"). The headline's fragment then polls the job until it is exact
+(:mod:`dashboard.release_panel`). Which results come, for which public sizes, is the library's
+(:func:`~dpsynth_core.transport.progressive_plan`; docs/transport.md), never decided here.
 
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
 :data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
@@ -42,10 +29,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpsynth_core.transport import W1Result, choose_method, wasserstein1, wasserstein1_rounds
+from dpsynth_core.transport import W1Result, plan_metric, progressive_plan, progressive_w1
 
 __all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "Job", "job_key", "start", "get", "resume",
-           "results_of", "plan_of", "plan_metric", "set_runner", "run", "clear"]
+           "set_runner", "run", "clear"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -70,58 +57,6 @@ def job_key(X: np.ndarray, Y: np.ndarray, dom: str, metric: str = "linf") -> str
     h.update(dom.encode())
     h.update(metric.encode())
     return h.hexdigest()
-
-
-def plan_metric(domain, metric: str = "linf") -> str:
-    """The metric :func:`~dpsynth_core.transport.choose_method` reads for these inputs: "mixed" on a domain
-    with categorical columns (W1 is then taken under the mixed metric), else ``metric``."""
-    return "mixed" if getattr(domain, "is_mixed", False) else metric
-
-
-def _interactive(n: int, m: int, d: int, metric: str) -> str | None:
-    """The interactive budget's method, or None when it refuses (the mixed metric above the budget's sparse
-    limit: there is no grid for categories)."""
-    try:
-        return choose_method(n, m, d, metric, budget="interactive")[0]
-    except ValueError:
-        return None
-
-
-def plan_of(n: int, m: int, d: int, metric: str = "linf") -> str:
-    """What a job yields for these public sizes (module docstring): "exact" (one exact result), "rounds"
-    (the sparse method's rounds, the last exact), "then_exact" (the interactive interval, then the exact
-    value), "bracket_only" (the interactive interval: no exact method fits this size) or "refused" (no
-    method at all: the job fails with the library's message). ``metric`` as :func:`plan_metric` gives it."""
-    fast = _interactive(n, m, d, metric)
-    if fast in ("pot", "exact_1d"):
-        return "exact"
-    if fast == "sparse":
-        return "rounds"
-    try:
-        exact, _ = choose_method(n, m, d, metric)
-    except ValueError:
-        return "bracket_only" if fast is not None else "refused"
-    if fast is None:  # mixed metric above the interactive limits: the exact method's own certified progress
-        return "rounds" if exact == "sparse" else "exact"
-    return "then_exact" if exact in ("pot", "sparse") else "bracket_only"
-
-
-def results_of(X: np.ndarray, Y: np.ndarray, domain, metric: str = "linf") -> Iterator[W1Result]:
-    """The certified results of :func:`plan_of`'s plan for these inputs, in turn (``metric`` is the one
-    :func:`~dpsynth_core.transport.wasserstein1` takes: "linf" on a domain with categorical columns)."""
-    n, m, d = X.shape[0], Y.shape[0], X.shape[1]
-    which = plan_metric(domain, metric)
-    plan = plan_of(n, m, d, which)
-    if plan == "rounds":
-        yield from wasserstein1_rounds(X, Y, domain=domain, metric=metric)
-        return
-    if plan == "refused" or (plan == "exact" and _interactive(n, m, d, which) is None):
-        # exact above the interactive budget, or (refused) the library's own message on its limits
-        yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
-        return
-    yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
-    if plan == "then_exact":
-        yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
 
 
 @dataclass
@@ -253,8 +188,8 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
-    job = Job(key, plan_of(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric)),
-              lambda: results_of(X, Y, domain, metric), inputs=(X, Y))
+    job = Job(key, progressive_plan(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric)),
+              lambda: progressive_w1(X, Y, domain, metric), inputs=(X, Y))
     with _lock:
         _jobs[key] = job
         _evict()

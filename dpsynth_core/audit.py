@@ -43,7 +43,7 @@ import numpy as np
 from scipy import stats
 
 from . import partition
-from .mechanisms import bind, load_all
+from .mechanisms import SETTINGS, bind, load_all
 from .validation import check_choice, check_float, check_int, check_points, check_rng, param_error
 
 __all__ = [
@@ -482,8 +482,7 @@ def from_registry(name: str, domain: Any, **settings: Any) -> Callable:
     ``neighbours``, ``n_public``) and the mechanism's parameters.
     """
     check_choice(name, "name", "from_registry", sorted(load_all()))
-    keys = ("epsilon", "delta", "neighbours", "n_public")
-    bound = bind(name, **{k: settings.pop(k) for k in keys if k in settings}, params=settings)
+    bound = bind(name, **{k: settings.pop(k) for k in SETTINGS if k != "rng" and k in settings}, params=settings)
 
     def mechanism(X, rng):
         return bound(X, domain, rng=rng)

@@ -23,11 +23,11 @@ import pandas as pd
 
 from .datasets import digits
 from .domain import Domain
-from .mechanisms import MECHANISMS, Release, bind, load_all
+from .mechanisms import MECHANISMS, SETTINGS, Release, bind, load_all
 from .mechanisms.low_dim import low_dim
 from .mechanisms.pmm import pmm
 from .mechanisms.sparse_marginals import SparseMarginalsTrace
-from .transport import W1_METHODS, sparse_utility_loss, wasserstein1
+from .transport import W1_METHODS, certified_w1, sparse_utility_loss, wasserstein1
 from .validation import (
     check_bool,
     check_choice,
@@ -38,7 +38,7 @@ from .validation import (
     param_error,
 )
 
-__all__ = ["sweep", "w1_measure", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
+__all__ = ["sweep", "w1_measure", "certified_w1_measure", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
 SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound", "bound_type",
                  "bound_vacuous")
@@ -93,7 +93,7 @@ def _runner(mechanism: Any, params: dict, owner: str) -> tuple[str, Callable[...
             raise param_error(owner, "mechanism", "a registered mechanism name (one of "
                               + ", ".join(repr(k) for k in sorted(MECHANISMS)) + ") or a callable", mechanism)
         spec = MECHANISMS[mechanism]
-        settings = {k: params.pop(k) for k in ("delta", "neighbours", "n_public") if k in params}
+        settings = {k: params.pop(k) for k in SETTINGS if k not in ("epsilon", "rng") and k in params}
         if spec.needs_delta:
             settings.setdefault("delta", DEFAULT_DELTA)
         bind(mechanism, epsilon=1.0, params=params, **settings)  # refuse bad settings before any run
@@ -120,6 +120,23 @@ def w1_measure(method: str = "auto", budget: str | None = None) -> Callable[[Rel
             return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan}
         res = wasserstein1(X, rel.synthetic, domain=dom, method=method, budget=budget, return_result=True)
         return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper)}
+
+    return measure
+
+
+def certified_w1_measure(target: float = 0.01) -> Callable[[Release, np.ndarray, Domain], dict]:
+    """A :func:`sweep` measure: W1 of each release to its data, exact where the interactive budget is exact
+    (dense POT), otherwise a certified bracket at most ``target`` of its upper end wide
+    (:func:`dpsynth_core.transport.certified_w1`). Columns ``w1`` (the bracket's upper end), ``w1_lower``,
+    ``w1_upper``, ``w1_exact``; NaN for an empty release."""
+    target = check_float(target, "target", "certified_w1_measure", low=0.0, high=1.0, low_open=True)
+
+    def measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:
+        res = certified_w1(X, rel.synthetic, dom, target=target)
+        if res is None:
+            return {"w1": math.nan, "w1_lower": math.nan, "w1_upper": math.nan, "w1_exact": False}
+        return {"w1": float(res.value), "w1_lower": float(res.lower), "w1_upper": float(res.upper),
+                "w1_exact": bool(res.exact)}
 
     return measure
 

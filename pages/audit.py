@@ -32,8 +32,8 @@ if _ui.numeric_page_gate(key="audit", what="The audit moves, adds or removes one
     name = c1.selectbox("Mechanism", names, index=names.index("pmm"), key="audit_mech", format_func=titles.get,
                         persist_state="session")
     tree = name in ("pmm", BROKEN)
-    kinds = ["move"] if s["neighbours"] == "replace" else list(audit.NEIGHBOUR_KINDS)
-    kind = c2.radio("The two datasets differ by", kinds, horizontal=True, key=f"audit_kind_{s['neighbours']}",
+    kinds = ["move"] if s.neighbours == "replace" else list(audit.NEIGHBOUR_KINDS)
+    kind = c2.radio("The two datasets differ by", kinds, horizontal=True, key=f"audit_kind_{s.neighbours}",
                     persist_state="session",
                     format_func={"add": "adding a record", "remove": "removing a record", "move": "moving a record"}.get,
                     help="D' is D plus the point (add), D without the row nearest to it (remove), or D with that row "
@@ -60,45 +60,45 @@ if _ui.numeric_page_gate(key="audit", what="The audit moves, adds or removes one
     point = np.array([px] + ([py] if py is not None else []) + list(centre[2:]), dtype=float)
 
     try:
-        declared, why = audit.pair_epsilon(kind, s["neighbours"], s["epsilon"])
+        declared, why = audit.pair_epsilon(kind, s.neighbours, s.epsilon)
     except ValueError as exc:
         st.error(str(exc))
         st.stop()
     base = "pmm" if name == BROKEN else name
     spec = specs[base]
-    if s["neighbours"] not in spec.neighbours:
+    if s.neighbours not in spec.neighbours:
         _ui.relation_supported(spec)
-    dlt = s["delta"] if spec.needs_delta else 0.0
-    run_eps = 2.0 * s["epsilon"] if name == BROKEN else s["epsilon"]
+    dlt = s.delta if spec.needs_delta else 0.0
+    run_eps = 2.0 * s.epsilon if name == BROKEN else s.epsilon
     st.caption(f"Declared guarantee for this pair: ε = {declared:.3g}, δ = {dlt:.3g} ({why})."
-               + (f" The broken mechanism runs with ε = {run_eps:g} but claims ε = {s['epsilon']:g}." if name == BROKEN
+               + (f" The broken mechanism runs with ε = {run_eps:g} but claims ε = {s.epsilon:g}." if name == BROKEN
                   else "")
                + (" With the path statistic the tree has one level and a public size: the test then has the most power."
                   if stat == PATH_STAT else ""))
 
     key = (name, kind, stat, float(px), None if py is None else float(py), half, n_rows, trials, d.name, d.n,
-           s["epsilon"], s["delta"], s["neighbours"], s["seed"])
+           s.epsilon, s.delta, s.neighbours, s.seed)
 
 
     def _audit(progress):
-        pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s["seed"], what="building the pair")
+        pair = _ui.safe(audit.pair_near, d.X, d.domain, kind, point, n=n_rows, rng=s.seed, what="building the pair")
         if pair is None:
             return None
         D, D2 = pair
         params = {"depth": 1, "n_public": len(D)} if stat == PATH_STAT else {}
         mechanism = _ui.safe(bind, base, epsilon=run_eps, delta=dlt if spec.needs_delta else None,
-                             neighbours=s["neighbours"], params=params, what="preparing the mechanism")
+                             neighbours=s.neighbours, params=params, what="preparing the mechanism")
         if mechanism is None:
             return None
         if stat == PATH_STAT:
-            probe = bind("pmm", epsilon=s["epsilon"], neighbours=s["neighbours"], params=params)(D, d.domain, rng=0)
+            probe = bind("pmm", epsilon=s.epsilon, neighbours=s.neighbours, params=params)(D, d.domain, rng=0)
             statistic = _ui.safe(audit.tree_path_statistic, D, D2, d.domain, probe, what="building the statistic")
         else:
             statistic = _ui.safe(audit.statistic_named, stat, point, d.domain, half, what="building the statistic")
         if statistic is None:
             return None
         return _ui.safe(audit.audit, lambda X, rng: mechanism(X, d.domain, rng=rng), D, D2, statistic=statistic,
-                        trials=trials, epsilon=declared, delta=dlt, rng=s["seed"], progress=progress, what="auditing")
+                        trials=trials, epsilon=declared, delta=dlt, rng=s.seed, progress=progress, what="auditing")
 
 
     res = _ui.kept_sweep("Run the audit", _audit, key="audit_run", slot="audit_result", fingerprint=key,

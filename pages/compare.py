@@ -20,23 +20,23 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
                             format_func=lambda m: specs[m].title, persist_state="session")
     left_out = _ui.left_out(chosen, key="compare")  # the relation's or the table's: said before running, not run
     chosen = [m for m in chosen if m not in left_out]
-    key = (tuple(chosen), d.name, d.n, s["epsilon"], s["delta"], s["neighbours"], s["seed"])
+    key = (tuple(chosen), d.name, d.n, s.epsilon, s.delta, s.neighbours, s.seed)
 
 
     def _compare(progress):
         if not chosen:
             st.info("No mechanism is left to run with these settings: see above what to change.")
             return None
-        out = _ui.safe(compare, chosen, d.X, d.domain, epsilon=s["epsilon"], delta=s["delta"], neighbours=s["neighbours"],
-                       rng=s["seed"], progress=progress, what="comparing mechanisms")
+        out = _ui.safe(compare, chosen, d.X, d.domain, epsilon=s.epsilon, delta=s.delta, neighbours=s.neighbours,
+                       rng=s.seed, progress=progress, what="comparing mechanisms")
         if out is None:
             return None
         df, synth = out
         flat = df[(df["mechanism"] == "flat_histogram") & (df["status"] == "ok")]
         best = None
         if len(flat):  # the owner-view yardstick for the baseline: its best grid, chosen by looking at the data
-            best = _ui.safe(histogram_grid_in_hindsight, d.X, d.domain, epsilon=s["epsilon"], neighbours=s["neighbours"],
-                            rng=s["seed"], rule_bins=flat.iloc[0]["resolved"]["bins"],
+            best = _ui.safe(histogram_grid_in_hindsight, d.X, d.domain, epsilon=s.epsilon, neighbours=s.neighbours,
+                            rng=s.seed, rule_bins=flat.iloc[0]["resolved"]["bins"],
                             what="finding the histogram's best grid in hindsight")
         return df, synth, best
 

@@ -115,7 +115,7 @@ if res is not None:
         df = _ui.kept_sweep(
             "Run the angle sweep", lambda progress: _ui.safe(
                 sweep, "low_dim", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), reps,
-                rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"}, measure=angle_measure,
+                rng=_ui.settings().seed, params={**params, "neighbours": "replace"}, measure=angle_measure,
                 progress=progress, what="sweeping ε"),
             key="ld_run", slot="ld_result", fingerprint=d.name, when_stale="hide")
         if df is not None:
@@ -133,7 +133,7 @@ if res is not None:
                                         "covariance is large: the digits emerge only at large ε.")
         dim_dig = c2.select_slider("d′ for the digits", options=[2, 4, 8], value=4, key="ld_dig_dim",
                                    persist_state="session")
-        out = _ui.safe(_digits, float(eps_dig), int(dim_dig), int(_ui.settings()["seed"]), what="synthesising digits")
+        out = _ui.safe(_digits, float(eps_dig), int(dim_dig), int(_ui.settings().seed), what="synthesising digits")
         if out is not None:
             imgs, labels = out
             _ui.plot(viz.digit_images(imgs, labels, title=f"synthetic digits, ε = {eps_dig:g}, d′ = {dim_dig}"),
@@ -153,7 +153,7 @@ if res is not None:
         svm_reps = c3.slider("Repeats", 1, 5, 1, key="ld_svm_reps", persist_state="session")
         df = _ui.kept_sweep(
             "Run the digits experiment", lambda progress: _ui.safe(
-                digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, int(_ui.settings()["seed"]),
+                digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, int(_ui.settings().seed),
                 progress=progress, what="running the digits experiment"),
             key="ld_svm_run", slot="ld_svm", start="training …", primary=False)
         if df is not None:

@@ -129,7 +129,7 @@ if res is not None:
         if st.button("Draw again", key="pmm_draw", help="New random seeds for all the releases below."):
             st.session_state["pmm_offset"] = st.session_state.get("pmm_offset", 0) + k
         offset = st.session_state.get("pmm_offset", 0)
-        seed = _ui.settings()["seed"]
+        seed = _ui.settings().seed
         draws, w1s = [], []
         for i in range(k):
             r = _ui.teaching_release("pmm", params, seed=seed + 1 + offset + i)

@@ -49,7 +49,7 @@ if res is not None:
                                        "scales are the release's; they do not depend on the length).")
         draws = c2.slider("Draws", 5, 60, 20, key="rw_draws", persist_state="session")
         psr, piid, env_sr, env_iid = _walks(int(m_walk), tr.coefficient_scale, tr.iid_equal_privacy_scale, draws,
-                                            int(_ui.settings()["seed"]))
+                                            int(_ui.settings().seed))
         _ui.plot(viz.partial_sum_paths(psr, piid, title=f"{draws} draws of each noise, {m_walk:,} steps",
                                        envelope={"bound on the superregular walk's spread": env_sr,
                                                  "spread of independent noise, √(2i)·Δ/ε": env_iid}),

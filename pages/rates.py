@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import resampler
-from dpsynth_core.experiments import sweep
+from dpsynth_core.experiments import certified_w1_measure, sweep
 from dpsynth_core.theory import BoundKind, fit_slope_ci, theory_exponent
 
 _ui.require_app(__file__)
@@ -49,7 +49,7 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                                       help="Values of n per factor 10, evenly spaced on the log scale.")
         decades = np.log10(top / RATES_MIN_N)
         ns = sorted({int(round(v)) for v in np.geomspace(RATES_MIN_N, top, int(round(decades * per_decade)) + 1)})
-        eps_list = [s["epsilon"]]
+        eps_list = [s.epsilon]
     else:
         size = c3.select_slider("n", options=[500, 1000, 2000, 5000, 20_000], value=2000, key="rates_n_eps",
                                 persist_state="session", format_func=lambda v: f"{v:,}")
@@ -61,16 +61,15 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                "exact (dense POT, up to about a thousand rows) or certified within 1% (the sparse transshipment "
                "method).")
 
-    key = (tuple(names), tuple(ns), tuple(eps_list), reps, d.name, d.n, s["delta"], s["neighbours"], s["seed"])
+    key = (tuple(names), tuple(ns), tuple(eps_list), reps, d.name, d.n, s.delta, s.neighbours, s.seed)
 
 
     def _sweep(progress):
         frames = []
         for i, name in enumerate(names):
-            settings = {"neighbours": s["neighbours"], **({"delta": s["delta"]} if specs[name].needs_delta else {})}
-            df = _ui.safe(sweep, name, resampler(d.X, d.domain), ns, eps_list, reps, rng=s["seed"],
+            df = _ui.safe(sweep, name, resampler(d.X, d.domain), ns, eps_list, reps, rng=s.seed,
                           progress=lambda frac, text, i=i: progress((i + frac) / max(len(names), 1), text),
-                          params=settings, measure=_ui.certified_w1_measure(), what=f"sweeping {name}")
+                          params=s.bind_keywords(specs[name]), measure=certified_w1_measure(), what=f"sweeping {name}")
             if df is not None:
                 df["eps_n"] = df["epsilon"] * df["n"]
                 frames.append(df)

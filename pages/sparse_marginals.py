@@ -14,11 +14,11 @@ from dpsynth_core.wording import bound_words
 _ui.require_app(__file__)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=_ui.BY_DOMAIN)
 def _loss(X, Y, dom, s):
     """The realised utility loss (owner view), within the dashboard's W1 budget: (value, lower, upper); on a
-    table with categorical columns under the mixed metric (the domain travels whole in its key)."""
-    value, det = sparse_utility_loss(X, Y, int(s), _ui.domain_of(dom), budget="interactive", return_details=True)
+    table with categorical columns under the mixed metric (the domain is hashed by its JSON text)."""
+    value, det = sparse_utility_loss(X, Y, int(s), dom, budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
 
 
@@ -55,7 +55,7 @@ if res is not None:
 
     def _certificate():
         terms = tr.released
-        loss = _ui.safe(_loss, d.X, rel.synthetic, _ui.dom_key(d.domain), s_ord, what="computing the loss")
+        loss = _ui.safe(_loss, d.X, rel.synthetic, d.domain, s_ord, what="computing the loss")
         _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
                                       "noise (high-probability level)": terms.privatisation_quantile,
                                       "fit of the synthetic points": terms.projection},
@@ -98,7 +98,7 @@ if res is not None:
         if st.button("Run the certificate sweep", key="sm_run", type="primary"):
             bar = st.progress(0.0, text="starting …")
             df = _ui.safe(sweep, "sparse_marginals", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), nseeds,
-                          rng=_ui.settings()["seed"], params={**params, "neighbours": "replace"},
+                          rng=_ui.settings().seed, params={**params, "neighbours": "replace"},
                           measure=certificate_measure, progress=lambda f, t: bar.progress(min(1.0, f), text=t),
                           what="sweeping")
             bar.empty()

@@ -21,9 +21,10 @@ from .base import (
     load_all,
     run,
 )
+from .contract import PRIVACY, SETTINGS, Misfit, MisfitKind
 
 __all__ = ["MECHANISMS", "MechanismSpec", "ParamSpec", "Release", "BoundMechanism", "bind", "run", "load_all",
-           "ClampedRowsWarning", "BoundKind"]
+           "ClampedRowsWarning", "BoundKind", "PRIVACY", "SETTINGS", "Misfit", "MisfitKind"]
 
 def __getattr__(name: str):
     load_all()

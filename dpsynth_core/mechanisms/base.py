@@ -22,7 +22,7 @@ from ..clamping import CLAMP_WARNING_SHARE, ClampedRowsWarning, clamping, clampi
 from ..domain import Domain
 from ..schema import ParamSpec
 from ..validation import param_error
-from .contract import MECHANISMS, MechanismSpec
+from .contract import MECHANISMS, PRIVACY, SETTINGS, MechanismSpec
 from .release import Release, describe_randomness, to_jsonable
 
 __all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "BoundMechanism", "run",
@@ -60,10 +60,6 @@ def mechanism_spec(name: Any, owner: str = "mechanism_spec") -> MechanismSpec:
     return MECHANISMS[name]
 
 
-#: Keywords that :func:`bind` and :func:`run` handle themselves (not mechanism parameters).
-_SETTINGS = ("epsilon", "delta", "neighbours", "n_public", "rng")
-
-
 @dataclass(frozen=True)
 class BoundMechanism:
     """A registered mechanism with its privacy settings and parameters fixed: call it on data.
@@ -90,7 +86,7 @@ class BoundMechanism:
     @property
     def params(self) -> dict:
         """The mechanism parameters (everything but ε, δ and the relation)."""
-        return {k: v for k, v in self.kwargs.items() if k not in ("epsilon", "delta", "neighbours")}
+        return {k: v for k, v in self.kwargs.items() if k not in PRIVACY}
 
     def __call__(self, X: Any, domain: Domain, *, rng: Any = None) -> Release:
         return self.spec.func(X, domain, rng=rng, **self.kwargs)
@@ -105,7 +101,7 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
     name : str
         A key of :data:`MECHANISMS`.
     epsilon : float
-        The privacy budget (validated by the mechanism when it runs).
+        The privacy budget.
     delta : float or None
         Required by approximate-DP mechanisms (``spec.needs_delta``); refused by pure ones.
     neighbours : {"add_remove", "replace"} or None
@@ -120,30 +116,21 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
     Returns
     -------
     BoundMechanism
+
+    ε, δ and the relation are checked here by the check the mechanism runs on every call
+    (:meth:`MechanismSpec.check_settings`): the same mistake raises the same error, already at bind time.
     """
     spec = mechanism_spec(name, "bind")
     owner = spec.name
     accepted = set(inspect.signature(spec.func).parameters) - {"X", "domain", "rng"}
     extra = dict(params or {})
-    unknown = [k for k in extra if k in ("epsilon", "delta", "neighbours", "rng") or k not in accepted]
+    unknown = [k for k in extra if k in SETTINGS and k != "n_public" or k not in accepted]
     if unknown:
-        known = sorted(accepted - {"epsilon", "delta", "neighbours"})
+        known = sorted(accepted - set(PRIVACY))
         raise param_error(owner, "params", "names of parameters of " + owner + " (" + ", ".join(known) + ")",
                           repr(unknown[0]), kind=TypeError)
-    kwargs: dict[str, Any] = {"epsilon": epsilon}
-    if spec.needs_delta:
-        if delta is None:
-            raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {spec.title} is approximate "
-                              "(ε, δ)-DP", "no delta")
-        kwargs["delta"] = delta
-    elif delta is not None:
-        raise param_error(owner, "delta", f"left out: {spec.title} is pure ε-DP (δ = 0)", delta)
-    relation = spec.default_neighbours if neighbours is None else neighbours
-    if relation not in spec.neighbours:
-        supported = " and ".join(r.replace("_", "/") for r in spec.neighbours)
-        raise param_error(owner, "neighbours", f"one of {', '.join(repr(r) for r in spec.neighbours)} "
-                          f"({spec.title} supports only {supported} neighbours)", relation)
-    kwargs["neighbours"] = relation
+    eps, dlt, relation = spec.check_settings(epsilon, delta, neighbours)
+    kwargs: dict[str, Any] = {"epsilon": eps, **({"delta": dlt} if spec.needs_delta else {}), "neighbours": relation}
     if n_public is not None:
         if "n_public" not in accepted:
             raise param_error(owner, "n_public", f"left out: {spec.title} does not use a public size", n_public)
@@ -167,7 +154,7 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     spec = mechanism_spec(name, "run")
     if "epsilon" not in kwargs:
         raise param_error(spec.name, "epsilon", "a float in (0, inf)", "none")
-    settings = {k: kwargs.pop(k) for k in _SETTINGS if k in kwargs}
+    settings = {k: kwargs.pop(k) for k in SETTINGS if k in kwargs}
     rng = settings.pop("rng", None)
     rel = bind(name, params=kwargs, **settings)(X, domain, rng=rng)
     warn_clamped(rel, X)

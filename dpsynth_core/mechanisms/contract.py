@@ -32,6 +32,7 @@ import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -46,13 +47,17 @@ from ..validation import check_int, check_probability, check_rng, param_error, p
 from ..wording import vacuous_note
 from .release import OwnerView, Release, Trace, describe_randomness
 
-__all__ = ["param", "n_public_param", "n_synthetic_param", "Config", "NoParams", "Prepared", "MechanismSpec", "Mechanism", "mechanism", "MECHANISMS",
-           "SETTINGS"]
+__all__ = ["param", "n_public_param", "n_synthetic_param", "Config", "NoParams", "Prepared", "MechanismSpec", "Mechanism",
+           "mechanism", "MECHANISMS", "PRIVACY", "SETTINGS", "Misfit", "MisfitKind"]
 
 #: The registry: every mechanism by name, filled by :func:`mechanism` when its module is imported.
 MECHANISMS: dict[str, MechanismSpec] = {}
-#: Keywords that are privacy settings, not mechanism parameters.
-SETTINGS = ("epsilon", "delta", "neighbours", "rng")
+#: The privacy settings of a release: ε, δ and the neighbouring relation (keywords of every mechanism's call,
+#: never mechanism parameters).
+PRIVACY = ("epsilon", "delta", "neighbours")
+#: The keywords :func:`~dpsynth_core.mechanisms.bind` and :func:`~dpsynth_core.mechanisms.run` take themselves
+#: rather than as mechanism parameters: the privacy settings, a declared public size and the randomness.
+SETTINGS = PRIVACY + ("n_public", "rng")
 
 
 # ----------------------------------------------------------------------------------- parameters
@@ -232,6 +237,37 @@ class Prepared(Generic[C]):
 
 
 # ------------------------------------------------------------------------------------- the spec
+class MisfitKind(str, Enum):
+    """Which declared limit data falls outside of (:meth:`MechanismSpec.misfit`)."""
+
+    CATEGORIES = "categories"
+    COLUMNS = "columns"
+    ROWS = "rows"
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """Why a mechanism does not take some data: ``kind`` (a :class:`MisfitKind`) and ``reason``, a short
+    clause after the mechanism's name ("it takes at most 2 numeric columns and the table has 3")."""
+
+    kind: MisfitKind
+    reason: str
+
+    def error(self, spec: MechanismSpec, domain: Domain, n: int | None = None) -> ValueError:
+        """The project's parameter error for it, as :meth:`Mechanism.prepare` raises it."""
+        owner = spec.name
+        if self.kind is MisfitKind.CATEGORIES:
+            takers = ", ".join(sorted(name for name, s in MECHANISMS.items() if s.categorical)) or "none yet"
+            return param_error(owner, "domain", f"a domain of numeric columns only: {spec.title} does not take "
+                               f"categorical columns (these mechanisms do: {takers})",
+                               f"the categorical columns {list(domain.categories)}")
+        if self.kind is MisfitKind.COLUMNS:
+            return param_error(owner, "domain", f"of dimension at most {spec.max_dim}"
+                               + (f" ({spec.max_dim_reason})" if spec.max_dim_reason else ""), f"d = {domain.k}")
+        return param_error(owner, "X", f"a table of at least {spec.min_rows} rows"
+                           + (f" ({spec.min_rows_reason})" if spec.min_rows_reason else ""), plural(n or 0, "row"))
+
+
 @dataclass(frozen=True)
 class MechanismSpec:
     """What a mechanism declares about itself, once.
@@ -263,6 +299,40 @@ class MechanismSpec:
     config: type[Config] = NoParams
     theory: Any = None
     categorical: bool = False
+
+    def misfit(self, domain: Domain, n: int | None = None) -> Misfit | None:
+        """Why data on ``domain`` with ``n`` rows is outside what this mechanism declares it takes, or None
+        when it fits: categorical columns it does not take, more numeric columns than :attr:`max_dim`, fewer
+        rows than :attr:`min_rows` (``n`` None: the row count is not checked). The one eligibility check of
+        the project: :meth:`Mechanism.prepare` raises it as an error, the dashboard says it before running."""
+        if domain.is_mixed and not self.categorical:
+            return Misfit(MisfitKind.CATEGORIES, "it does not take categorical columns")
+        if self.max_dim is not None and domain.k > self.max_dim:
+            return Misfit(MisfitKind.COLUMNS, f"it takes at most {self.max_dim} numeric columns and the table has "
+                                              f"{domain.k}")
+        if n is not None and n < self.min_rows:
+            return Misfit(MisfitKind.ROWS, f"it needs at least {self.min_rows} rows and the table has {n:,}")
+        return None
+
+    def check_settings(self, epsilon: Any, delta: Any = None, neighbours: Any = None) -> tuple[float, float, str]:
+        """(ε, δ, relation) checked against what the mechanism declares: ε in range; δ required in (0, 1) by an
+        approximate mechanism and refused by a pure one (δ = 0 then); the relation one it supports (None: its
+        default). Raises the project's parameter errors; :func:`~dpsynth_core.mechanisms.bind` and
+        :meth:`Mechanism.prepare` both call it."""
+        owner = self.name
+        eps = check_epsilon(epsilon, owner)
+        if self.needs_delta:
+            if delta is None:
+                raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {self.title} is approximate "
+                                  "(ε, δ)-DP", "no delta")
+            dlt = check_probability(delta, "delta", owner)
+        elif delta is not None:
+            raise param_error(owner, "delta", f"left out: {self.title} is pure ε-DP (δ = 0)", delta, kind=TypeError)
+        else:
+            dlt = 0.0
+        relation = check_neighbours(self.default_neighbours if neighbours is None else neighbours, owner,
+                                    self.neighbours)
+        return eps, dlt, relation
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:
@@ -299,34 +369,15 @@ class Mechanism(Generic[C]):
         spec, owner = self.spec, self.spec.name
         if not isinstance(domain, Domain):
             raise param_error(owner, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
-        eps = check_epsilon(epsilon, owner)
-        if spec.needs_delta:
-            if delta is None:
-                raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {spec.title} is approximate "
-                                  "(ε, δ)-DP", "no delta")
-            dlt = check_probability(delta, "delta", owner)
-        elif delta is not None:
-            raise param_error(owner, "delta", f"left out: {spec.title} is pure ε-DP (δ = 0)", delta, kind=TypeError)
-        else:
-            dlt = 0.0
-        relation = check_neighbours(spec.default_neighbours if neighbours is None else neighbours, owner,
-                                    spec.neighbours)
+        eps, dlt, relation = spec.check_settings(epsilon, delta, neighbours)
         gen = check_rng(rng, owner)
-        if domain.is_mixed and not spec.categorical:
-            takers = ", ".join(sorted(n for n, s in MECHANISMS.items() if s.categorical)) or "none yet"
-            raise param_error(owner, "domain", f"a domain of numeric columns only: {spec.title} does not take "
-                              f"categorical columns (these mechanisms do: {takers})",
-                              f"the categorical columns {list(domain.categories)}")
-        if spec.max_dim is not None and domain.k > spec.max_dim:
-            raise param_error(owner, "domain", f"of dimension at most {spec.max_dim}" +
-                              (f" ({spec.max_dim_reason})" if spec.max_dim_reason else ""), f"d = {domain.k}")
+        if (why := spec.misfit(domain)) is not None:
+            raise why.error(spec, domain)
         config = spec.config.from_values(params, owner=owner)
         config.check_domain(domain, owner)
         rows = Rows(X, domain, owner=owner, min_rows=1)
-        if rows.n < spec.min_rows:
-            raise param_error(owner, "X", f"a table of at least {spec.min_rows} rows" +
-                              (f" ({spec.min_rows_reason})" if spec.min_rows_reason else ""),
-                              plural(rows.n, "row"))
+        if (why := spec.misfit(domain, rows.n)) is not None:
+            raise why.error(spec, domain, rows.n)
         return Prepared(rows=rows, domain=domain, epsilon=eps, delta=dlt, neighbours=relation, rng=gen,
                         config=config, mechanism=owner, owner=owner)
 

@@ -27,6 +27,9 @@
   ==============  =========================================================================================
 
 * :func:`wasserstein1_rounds` -- the "sparse" method's successive certified brackets, ending exact.
+* :func:`progressive_w1` (:mod:`.progressive`) -- the one policy for showing W1 while it improves: a
+  certified bracket soon, the exact value when it is within reach (:func:`progressive_plan` says which, from
+  public sizes); :func:`certified_w1` stops at a bracket of a given width.
 * :func:`bl_projection` (:mod:`.bl`) -- [HVZ23, Algorithm 2]: the probability vector closest to a
   signed measure in the bounded-Lipschitz distance, as a dense LP or a sparse grid min-cost flow.
 * :func:`sparse_utility_loss` (:mod:`.marginals`) -- the largest W1 over s-dimensional marginals.
@@ -47,6 +50,7 @@ from .interval import marginal_lower_bound, plan_upper_bound
 from .marginals import marginal_subsets, sparse_utility_loss
 from .metrics import GroundMetric, LpMetric, MixedMetric, mixed_cost
 from .policy import W1Plan, plan_w1
+from .progressive import PLANS, certified_w1, plan_metric, progressive_plan, progressive_w1
 from .sliced import sliced_w1
 from .sparse import check_dual_certificate
 from .w1 import (
@@ -73,6 +77,11 @@ __all__ = [
     "advice_for",
     "plan_upper_bound",
     "marginal_lower_bound",
+    "progressive_w1",
+    "progressive_plan",
+    "plan_metric",
+    "certified_w1",
+    "PLANS",
     "GroundMetric",
     "LpMetric",
     "MixedMetric",

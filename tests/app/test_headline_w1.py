@@ -141,7 +141,7 @@ def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):
         yield  # pragma: no cover - a generator that raises at its first step
 
     w1_live.clear()
-    monkeypatch.setattr(w1_live, "results_of", broken)
+    monkeypatch.setattr(w1_live, "progressive_w1", broken)
     at = new_app(small_data(350, seed=5))
     goto(at, "pmm")
     assert not exceptions(at)
@@ -150,30 +150,6 @@ def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- tables with categorical columns
-def test_mixed_plans_follow_the_numeric_limits():
-    """The job's plan reads the mixed metric's policy: the numeric budget limits, no grid for categories."""
-    from dashboard.data import mixed
-
-    dom = mixed("clinic").domain
-    assert w1_live.plan_metric(dom) == "mixed" and w1_live.plan_metric(small_data().domain) == "linf"
-    assert w1_live.plan_of(600, 600, dom.d, "mixed") == "exact"  # dense POT within the interactive budget
-    assert w1_live.plan_of(2000, 2021, dom.d, "mixed") == "rounds"  # the clinic table: sparse rounds
-    assert w1_live.plan_of(7000, 7000, 2, "linf") == "then_exact"  # numeric: the grid's interval first
-    # no grid for categories: the library's proven interval from every row first, then the exact rounds
-    assert w1_live.plan_of(7000, 7000, dom.d, "mixed") == "then_exact"
-    assert w1_live.plan_of(30_000, 30_000, dom.d, "mixed") == "bracket_only"  # beyond the exact sizes: never refused
-
-
-def test_mixed_job_beyond_the_exact_sizes_gives_the_libraries_proven_interval():
-    """Issue 36: a mixed table beyond the exact sparse limit gets the policy's proven interval, never a refusal."""
-    from dashboard.data import mixed
-
-    ds = mixed("clinic")
-    X = np.tile(ds.X, (11, 1))  # 22 000 rows against 22 000: above the exact sparse limit (n + m = 40 000)
-    first = next(w1_live.results_of(X, X, ds.domain))
-    assert first.method == "interval" and first.certified and first.lower <= first.upper
-
-
 def test_clinic_pmm_headline_shows_a_bracket_then_the_exact_mixed_w1(held):
     """The bundled clinic table (2000 rows, categorical columns): the same live job as numeric data, under
     the mixed metric; the exact value is checked against dense POT on the mixed cost matrix."""

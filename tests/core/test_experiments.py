@@ -180,7 +180,7 @@ def test_angle_measure_and_compare():
     assert ok.loc["pmm", "status"] == "ok" and ok.loc["pmm", "w1"] >= 0 and "pmm" in synth
     # per_point_laplace supports replace only: refused with its reason, not an exception
     assert ok.loc["per_point_laplace", "status"] == "not run"
-    assert "supports only replace" in ok.loc["per_point_laplace", "reason"]
+    assert "one of 'replace' (this mechanism does not support 'add_remove')" in ok.loc["per_point_laplace", "reason"]
 
 
 def test_digits_per_class_returns_labelled_images():

@@ -245,3 +245,26 @@ def test_the_prose_check_finds_what_it_looks_for(tmp_path):
                    "h = [n for n in table.notes if n.topic in ('text', 'excluded')]\n", encoding="utf-8")
     hits = _prose_tests(src, tmp_path)
     assert [h.split(":")[1] for h in hits] == ["2", "3", "5", "6", "7", "9"], hits
+
+
+#: The dashboard's own code.
+DASHBOARD = [ROOT / "dashboard", ROOT / "pages", ROOT / "app.py"]
+_SETTING_NAMES = {"epsilon", "delta", "neighbours", "seed"}
+
+
+def _dashboard_files() -> list[Path]:
+    return [p for root in DASHBOARD for p in ([root] if root.suffix == ".py" else sorted(root.rglob("*.py")))]
+
+
+def test_the_privacy_settings_are_read_by_name_not_by_key():
+    """``state.settings()`` is a frozen ``PrivacySettings``: no page reads ``s["epsilon"]`` from a dict."""
+    found = []
+    for path in _dashboard_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                    and node.slice.value in _SETTING_NAMES
+                    and (isinstance(node.value, ast.Name) and node.value.id == "s"
+                         or isinstance(node.value, ast.Call) and getattr(node.value.func, "attr",
+                                                                        getattr(node.value.func, "id", "")) == "settings")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
