@@ -7,7 +7,8 @@ Plain Python (no Streamlit):
 * :mod:`dashboard.settings` -- the privacy controls' grids and the shareable URL state.
 * :mod:`dashboard.data` -- datasets as the dashboard holds them: the library's ``Dataset`` plus where
   it came from, uploads read with the library's CSV rules and typed public bounds.
-* :mod:`dashboard.lessons` -- the lesson path's text and the students' labels of the parameters.
+* :mod:`dashboard.lessons` -- the lesson path's text; :mod:`dashboard.controls` -- the students' labels of
+  the parameters.
 
 Streamlit, by concern (the pages import them through the face :mod:`dashboard.ui`):
 
@@ -15,7 +16,9 @@ Streamlit, by concern (the pages import them through the face :mod:`dashboard.ui
 * :mod:`dashboard.sidebar` -- the privacy controls and the ledger;
 * :mod:`dashboard.compute` -- cached calls into ``dpsynth_core`` and safe error display;
 * :mod:`dashboard.widgets` -- controls built from parameter schemas, charts with their explanation;
-* :mod:`dashboard.release_panel` -- a mechanism page's release: headline, bound, downloads;
+* :mod:`dashboard.release_panel` -- a mechanism page's release, from :mod:`dashboard.eligibility` (the limits
+  and the relation switch), :mod:`dashboard.headline` (W1, bound, size, guarantee), :mod:`dashboard.preserves`
+  (the owner report) and :mod:`dashboard.downloads` (private downloads);
 * :mod:`dashboard.navigation` -- a page's frame: ``require_app``, its lesson, the lesson path's links;
 * :mod:`dashboard.sweep` -- a long computation behind a button: a progress bar, its result kept.
 

@@ -12,7 +12,6 @@ is the library's W1 under the mixed metric (docs/mixed-data.md).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import re
@@ -85,15 +84,12 @@ def cached_w1(X: np.ndarray, Y: np.ndarray, dom: Domain, fast: bool = False):
                         return_result=True)
 
 
-@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=BY_DOMAIN)
-def cached_report(X: np.ndarray, Y, dom: Domain, target: str | None, w1: float | None) -> dict:
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs=BY_DOMAIN)
+def cached_report(X: np.ndarray, Y, dom: Domain, target: str | None, w1: float | None) -> evaluate.Report:
     """The library's report of what a release preserves (:func:`dpsynth_core.evaluate.report`; OWNER VIEW,
-    never exported), as plain tables: ``guarantees``, ``columns``, ``pairs``, ``downstream`` (DataFrames),
-    ``marginal_errors`` (a dict), ``notes``, ``contradictions`` (how many), ``w1`` and ``label``."""
-    rep = evaluate.report(X, Y, dom, target=target, w1=w1)
-    return {name: rep.to_frame(name) for name in ("guarantees", "columns", "pairs", "downstream")} | {
-        "marginal_errors": dataclasses.asdict(rep.marginal_errors), "notes": list(rep.notes),
-        "contradictions": len(rep.contradictions), "w1": rep.w1, "label": rep.label}
+    never exported), cached on its inputs. A shared resource, not a copy: the report is immutable (and holds a
+    read-only mapping, which a copying cache could not pickle)."""
+    return evaluate.report(X, Y, dom, target=target, w1=w1)
 
 
 def refuses_categories(name: str) -> bool:

@@ -21,7 +21,7 @@ def sidebar(page: str) -> Any:
     the page ran, so it shows the current page's release)."""
     d = data()
     pending = st.session_state.pop("_pending_neighbours", None)
-    if pending is not None:  # set before the widget exists (see release_panel.relation_supported)
+    if pending is not None:  # set before the widget exists (see eligibility.relation_supported)
         st.session_state["neighbours"] = pending
     _restore_relation(page)
     sb = st.sidebar
@@ -58,7 +58,7 @@ def sidebar(page: str) -> Any:
 
 
 def _restore_relation(page: str) -> None:
-    """Give back the relation a mechanism page switched for itself (``release_panel.relation_supported``)
+    """Give back the relation a mechanism page switched for itself (``eligibility.relation_supported``)
     once the user is on another page, unless they changed it themselves meanwhile; say so in a toast."""
     restore = st.session_state.get("_relation_restore")
     if restore is None or page == restore["page"]:

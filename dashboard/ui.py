@@ -11,7 +11,9 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
 * :mod:`dashboard.sidebar` -- the privacy controls and the ledger;
 * :mod:`dashboard.compute` -- cached library calls and safe error display;
 * :mod:`dashboard.widgets` -- parameter controls, charts with their explanation, "Look closer";
-* :mod:`dashboard.release_panel` -- a mechanism page's release, headline, bound and downloads;
+* :mod:`dashboard.release_panel` -- a mechanism page's release, made of :mod:`dashboard.eligibility` (limits and
+  the relation switch, said before running), :mod:`dashboard.headline` (W1, bound, size, guarantee),
+  :mod:`dashboard.preserves` (the owner report) and :mod:`dashboard.downloads` (private downloads);
 * :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
 * :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state.
 """
@@ -26,15 +28,9 @@ from .compute import (
     teaching_release,
     w1_of,
 )
+from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
-from .release_panel import (
-    left_out,
-    numeric_details,
-    numeric_page_gate,
-    relation_supported,
-    release_section,
-    switch_relation,
-)
+from .release_panel import release_section
 from .state import data, flash, set_data, settings, show_flash
 from .sweep import kept_sweep
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text

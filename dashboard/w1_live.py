@@ -7,7 +7,7 @@ library's successive certified results in ONE background worker thread and keeps
 waits (:meth:`Job.wait`) until the bracket is at most :data:`TARGET` of its upper end wide, or the result
 is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always certified: "exact", or
 "certified to lie in [a, b]"). The headline's fragment then polls the job until it is exact
-(:mod:`dashboard.release_panel`). Which results come, for which public sizes, is the library's
+(:mod:`dashboard.headline`). Which results come, for which public sizes, is the library's
 (:func:`~dpsynth_core.transport.progressive_plan`; docs/transport.md), never decided here.
 
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from dpsynth_core.wording import w1_text
 
-from .lessons import CONTROLS
+from .controls import CONTROLS
 
 __all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
 
@@ -45,7 +45,7 @@ def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str 
 def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels: dict | None = None,
                    defaults: dict | None = None) -> dict:
     """Widgets for a mechanism's parameters, built from its registry schema, labelled for students
-    (:data:`dashboard.lessons.CONTROLS`; the code name and the mathematics are in the help tooltip).
+    (:data:`dashboard.controls.CONTROLS`; the code name and the mathematics are in the help tooltip).
 
     ``labels`` maps a choice parameter's name to {choice: label} (overrides the defaults);
     ``defaults`` overrides schema defaults that do not fit the data (e.g. s <= d)."""

@@ -532,6 +532,25 @@ class Domain:
             out[:, j] = self._codes(X[col], col, labels, name, owner)
         return out
 
+    def table(self, X: Any) -> pd.DataFrame:
+        """Rows as a table with the domain's column names, categorical columns as pandas categoricals of their
+        declared labels: a DataFrame (a release's synthetic data on a mixed domain) as it is, an array of
+        encoded rows (categories as indices, as :meth:`read` gives them) decoded into a new frame."""
+        if isinstance(X, pd.DataFrame):
+            return X
+        frame = pd.DataFrame(np.array(X, dtype=float), columns=list(self.names))
+        for col, labels in self.categories.items():
+            frame[col] = pd.Categorical.from_codes(frame[col].to_numpy().astype(np.int64), categories=list(labels))
+        return frame
+
+    def numeric_rows(self, X: Any) -> np.ndarray:
+        """The numeric columns of rows, as floats: of a DataFrame with the domain's columns, of encoded rows
+        (``d`` columns), or of numeric rows (``k`` columns, returned as they are)."""
+        if isinstance(X, pd.DataFrame):
+            return X.loc[:, list(self.numeric_names)].to_numpy(dtype=float)
+        arr = np.asarray(X, dtype=float)
+        return arr[:, self.numeric_index] if self.is_mixed and arr.ndim == 2 and arr.shape[1] == self.d else arr
+
     def _codes(self, values: pd.Series, col: str, labels: tuple[str, ...], name: str, owner: str) -> np.ndarray:
         """Indices of ``values`` in ``labels`` (exact text match), or an error naming the first bad row."""
         lookup = pd.Index(labels)

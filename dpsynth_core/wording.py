@@ -21,9 +21,9 @@ __all__ = ["RELATION_WORDS", "RELATION_REASONS", "BoundWords", "bound_words", "v
 
 #: The neighbouring relations as people read them.
 RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
-#: Why a mechanism needs its relation, said after "it ...": a mechanism supports only one of them.
-RELATION_REASONS = {"replace": "needs the dataset size n to be public",
-                    "add_remove": "covers adding or removing a record in its analysis"}
+#: Why a mechanism works with one relation only (said in brackets after "works with ... neighbours only").
+RELATION_REASONS = {"replace": "the dataset size n must be public",
+                    "add_remove": "the analysis covers adding or removing a record"}
 
 _NO_BOUND = "This mechanism has no bound from its paper."
 _CERTIFICATE = ("A private, high-probability upper bound on the largest W1 over the released marginals, published "

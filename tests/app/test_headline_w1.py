@@ -101,7 +101,7 @@ def test_small_data_headline_is_exact_at_once():
 
 
 def test_bracket_sentence_says_why_it_stays():
-    from dashboard.release_panel import w1_sentence
+    from dashboard.headline import w1_sentence
 
     w = W1Result(0.0101, 0.01, 0.0102, "grid", False, True)
     assert "certified to lie in [0.01000, 0.01020] (a bracket 2% of its upper end wide: the exact W1 between" in w1_sentence(w, None, pending=False)

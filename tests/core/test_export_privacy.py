@@ -2,7 +2,7 @@
 
 Export paths: ``Release.public()``, ``export.public_report``, ``export.report_json``,
 ``export.synthetic_csv``, the command line's ``--report`` and CSV (``dpsynth_core.cli.main``), and the
-dashboard's downloads (``dashboard/release_panel.py``, ``private_downloads``: ``export.report_json`` and
+dashboard's downloads (``dashboard/downloads.py``, ``private_downloads``: ``export.report_json`` and
 ``export.synthetic_csv`` of a fresh release made with ``rng=None``; tested here on such a release,
 without Streamlit).
 

@@ -1,7 +1,10 @@
-"""The shape of the library: rules a maintainer can rely on, checked on the source itself.
+"""The shape of the library and the dashboard: rules a maintainer can rely on, checked on the source itself.
 
-* no function or method in ``dpsynth_core`` longer than :data:`MAX_FUNCTION_LINES` lines;
-* no module longer than :data:`MAX_MODULE_LINES` lines;
+* no function or method anywhere (``dpsynth_core``, ``dashboard/``, ``pages/``, ``app.py``) with more than
+  :data:`MAX_FUNCTION_LINES` lines of code (its docstring, the documentation, does not count), and none in
+  ``dpsynth_core`` longer than :data:`MAX_FUNCTION_LINES_WITH_DOC` lines with it;
+* no module of ``dpsynth_core`` longer than :data:`MAX_MODULE_LINES` lines, none of ``dashboard/`` or
+  ``pages/`` longer than :data:`MAX_DASHBOARD_MODULE_LINES`;
 * no import of another module's ``_``-prefixed name (a package may import its own private submodules);
 * no import cycle between the modules of ``dpsynth_core`` (imports inside functions included: a lazy
   import hides a cycle from the interpreter, not from a reader);
@@ -19,8 +22,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "dpsynth_core"
-MAX_FUNCTION_LINES = 120
+MAX_FUNCTION_LINES = 80
+MAX_FUNCTION_LINES_WITH_DOC = 120
 MAX_MODULE_LINES = 1000
+MAX_DASHBOARD_MODULE_LINES = 300
+#: Functions over the limit in code another change is rewriting at the same time, with where they are split:
+#: each must still be over it (a shortened one is taken off this list), and none may be added casually.
+OVER_THE_LIMIT = {
+    "dpsynth_core.cli._dask._dask_frame": "the Dask engine's reader, reworked for large tables in a parallel change",
+}
+#: Modules over the dashboard's limit that a later step of the same change rewrites (each must still be over).
+DASHBOARD_OVER_THE_LIMIT = {
+    "dashboard/data.py": "uploads move to the library's reader and an UploadForm",
+    "pages/data.py": "the upload form becomes a typed UploadForm",
+}
 #: Top-level packages a function may import lazily: optional extras (plotly, scikit-learn, Dask, pyarrow,
 #: threadpoolctl) or heavy ones that most calls do not need (POT pulls scikit-learn and scipy.stats; numba
 #: compiles on first use).
@@ -78,21 +93,58 @@ def _imports(name: str) -> list[tuple[str, ast.AST, bool]]:
     return out
 
 
-def test_no_function_is_too_long():
-    long = []
-    for name in MODULES:
-        for node in ast.walk(_tree(name)):
+def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """A function's lines without its docstring (the ``def`` line and the body's code, comments included)."""
+    size = node.end_lineno - node.lineno + 1
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        size -= first.end_lineno - first.lineno + 1
+    return size
+
+
+def _dashboard_modules() -> dict[str, Path]:
+    paths = [ROOT / "app.py", *sorted((ROOT / "dashboard").glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]
+    return {str(p.relative_to(ROOT).with_suffix("")).replace("/", "."): p for p in paths}
+
+
+def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    out = []
+    for name, path in {**MODULES, **_dashboard_modules()}.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                size = node.end_lineno - node.lineno + 1
-                if size > MAX_FUNCTION_LINES:
-                    long.append(f"{name}.{node.name}: {size} lines")
+                out.append((f"{name}.{node.name}", node))
+    return out
+
+
+def test_no_function_is_too_long():
+    long = [f"{name}: {_code_lines(node)} lines of code" for name, node in _functions()
+            if _code_lines(node) > MAX_FUNCTION_LINES and name not in OVER_THE_LIMIT]
+    long += [f"{name}: {node.end_lineno - node.lineno + 1} lines" for name, node in _functions()
+             if name.split(".")[0] == "dpsynth_core" and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES_WITH_DOC]
     assert not long, long
+
+
+def test_the_functions_let_off_are_still_over_the_limit():
+    """An exception ends when its function is shortened: then it leaves :data:`OVER_THE_LIMIT`."""
+    sizes = {name: _code_lines(node) for name, node in _functions()}
+    stale = [name for name in OVER_THE_LIMIT if sizes.get(name, 0) <= MAX_FUNCTION_LINES]
+    assert not stale, stale
 
 
 def test_no_module_is_too_long():
     long = [f"{name}: {n} lines" for name, path in MODULES.items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
     assert not long, long
+
+
+def test_no_dashboard_module_is_too_long():
+    """A page or a dashboard module is short enough to read at once; ``release_panel`` was 601 lines."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in _dashboard_modules().values() if p.name != "app.py"}
+    long = [f"{name}: {n} lines" for name, n in sizes.items()
+            if n > MAX_DASHBOARD_MODULE_LINES and name not in DASHBOARD_OVER_THE_LIMIT]
+    stale = [name for name in DASHBOARD_OVER_THE_LIMIT if sizes.get(name, 0) <= MAX_DASHBOARD_MODULE_LINES]
+    assert not long and not stale, (long, stale)
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -156,10 +208,10 @@ def test_lazy_imports_only_for_optional_or_heavy_dependencies():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("rule", ["function", "module"])
-def test_the_limits_are_what_the_docs_say(rule):
+@pytest.mark.parametrize("number", [MAX_FUNCTION_LINES, MAX_FUNCTION_LINES_WITH_DOC, MAX_MODULE_LINES,
+                                    MAX_DASHBOARD_MODULE_LINES])
+def test_the_limits_are_what_the_docs_say(number):
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    number = MAX_FUNCTION_LINES if rule == "function" else MAX_MODULE_LINES
     assert f"{number} lines" in text
 
 
