@@ -32,8 +32,7 @@ from dpsynth_core.validation import check_float, plural
 
 __all__ = ["Source", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "default", "generate", "real",
            "real_names", "mixed", "mixed_names", "by_name", "read_upload", "read_upload_text", "parse_categories",
-           "upload_dataset", "MAX_CLAMPED_SHARE", "numeric_part", "numeric_rows", "table_of", "numeric_only",
-           "SMALL_TABLE", "small_table_note"]
+           "upload_dataset", "MAX_CLAMPED_SHARE", "SMALL_TABLE", "small_table_note"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
@@ -327,38 +326,3 @@ def upload_dataset(frame, columns: Sequence[str], lower: Sequence[Any], upper: S
                                                           for c in cat_cols) + ".")
     return Dataset(X, dom, name, f"Uploaded file {filename!r}: columns {', '.join(map(str, columns))}."
                    + "".join(" " + n for n in notes)), outside
-
-
-# ----------------------------------------------------------------------------- mixed datasets, for drawing
-def numeric_part(ds: Dataset) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The numeric columns of a dataset (all of them for a numeric one) and their names."""
-    dom = ds.domain
-    if not dom.is_mixed:
-        return ds.X, tuple(dom.names)
-    return ds.X[:, dom.numeric_index], dom.numeric_names
-
-
-def numeric_rows(Y, domain: Domain) -> np.ndarray:
-    """The numeric columns of a release's synthetic data (an array, or a DataFrame on a mixed domain)."""
-    if isinstance(Y, pd.DataFrame):
-        return Y.loc[:, list(domain.numeric_names)].to_numpy(dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    return Y[:, domain.numeric_index] if domain.is_mixed and Y.ndim == 2 and Y.shape[1] == domain.d else Y
-
-
-def table_of(Y, domain: Domain) -> pd.DataFrame:
-    """Rows as a table with the domain's column names and, for categorical columns, their labels
-    (a release's synthetic DataFrame as it is; an encoded array decoded)."""
-    if isinstance(Y, pd.DataFrame):
-        return Y
-    Y = np.asarray(Y, dtype=float)
-    return Dataset(Y, domain, "rows").to_frame()
-
-
-def numeric_only(ds: Dataset) -> Dataset:
-    """The numeric columns of a mixed dataset, with their declared bounds (and the same provenance)."""
-    dom = ds.domain
-    X, names = numeric_part(ds)
-    sub = Domain(dom.lower, dom.upper, names=names, provenance=dom.provenance)
-    return Dataset(X, sub, f"{ds.name}_numeric", f"The numeric columns of {ds.name!r}: {', '.join(names)}. "
-                   + ds.description, ds.labels)

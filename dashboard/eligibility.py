@@ -98,7 +98,7 @@ def offer_numeric_part(*, key: str, why: str | None = None) -> None:
                  help="Makes a dataset of the numeric columns, with their declared bounds, for every page. The Data "
                       "page brings the whole table back (Load for a bundled table; \"Use the whole table again\" "
                       "for an upload)."):
-        part = sources.numeric_only(d)
+        part = d.numeric_only()
         set_data(part, sources.Source("upload", part.name, bounds_from_data=not part.domain.declared))
         flash("info", f"Using the numeric columns of `{d.name}`: {', '.join(part.domain.names)}.")
         st.rerun()

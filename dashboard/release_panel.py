@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import data as sources
 from .compute import headline_w1, mechanisms, teaching_release
 from .downloads import private_downloads
 from .eligibility import fits_limits, relation_supported
@@ -45,8 +44,8 @@ def release_section(name: str, params: dict, *, title: str):
 def _scatter(d, Y):
     from dpsynth_core import viz
 
-    X, names = sources.numeric_part(d)
-    return viz.scatter_compare(X, sources.numeric_rows(Y, d.domain), names, lower=d.domain.lower,
+    X, names = d.numeric_part()
+    return viz.scatter_compare(X, d.domain.numeric_rows(Y), names, lower=d.domain.lower,
                                upper=d.domain.upper)
 
 

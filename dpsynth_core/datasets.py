@@ -32,15 +32,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .dataset import Dataset
 from .domain import Domain
 from .schema import ParamSpec
-from .validation import check_bool, check_choice, check_float, check_int, check_points, check_rng, param_error
+from .validation import check_bool, check_choice, check_float, check_int, check_rng, param_error
 
 __all__ = [
     "Dataset",
@@ -64,6 +64,7 @@ __all__ = [
     "MIXED_DATASETS",
     "default_dataset",
     "resampler",
+    "two_bumps",
     "MAX_N",
     "MAX_D",
 ]
@@ -72,65 +73,6 @@ __all__ = [
 MAX_N = 10_000_000
 #: Largest dimension a generator accepts.
 MAX_D = 1_000
-
-
-# ------------------------------------------------------------------------------------ Dataset
-@dataclass(frozen=True)
-class Dataset:
-    """A dataset with its public domain.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        The points, in the domain's units. Stored read-only (the object is a frozen value). For a domain
-        with categorical columns, the domain's encoding: a categorical column holds the index of each
-        row's category in the declared list (:meth:`~dpsynth_core.domain.Domain.read`).
-    domain : Domain
-        The PUBLIC bounds of the data, known without looking at ``X``.
-    name : str
-        Short identifier (a generator name, ``"digits"``, ...).
-    description : str
-        One or two sentences for people: what the data is, its parameters, where the bounds come from.
-    labels : ndarray of shape (n,), optional
-        Class or component labels (for colouring and per-class experiments), or None.
-    """
-
-    X: np.ndarray
-    domain: Domain
-    name: str
-    description: str = ""
-    labels: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.domain, Domain):
-            raise param_error("Dataset", "domain", "a Domain", self.domain, kind=TypeError)
-        X = np.array(check_points(self.X, "X", "Dataset", d=self.domain.d, min_rows=0), dtype=np.float64)
-        X.flags.writeable = False
-        object.__setattr__(self, "X", X)
-        if self.labels is not None:
-            labels = np.array(self.labels)
-            if labels.shape != (X.shape[0],):
-                raise param_error("Dataset", "labels", f"an array of shape ({X.shape[0]},)", labels)
-            labels.flags.writeable = False
-            object.__setattr__(self, "labels", labels)
-
-    @property
-    def n(self) -> int:
-        """Number of points."""
-        return int(self.X.shape[0])
-
-    @property
-    def d(self) -> int:
-        """Dimension."""
-        return int(self.X.shape[1])
-
-    def to_frame(self):
-        """The points as a :class:`pandas.DataFrame` with the domain's column names (a copy); categorical
-        columns as pandas categoricals of their declared labels."""
-        frame = pd.DataFrame(np.array(self.X), columns=list(self.domain.names))
-        for col, labels in self.domain.categories.items():
-            frame[col] = pd.Categorical.from_codes(frame[col].to_numpy().astype(np.int64), categories=list(labels))
-        return frame
 
 
 # ----------------------------------------------------------------------------- shared checks
@@ -906,3 +848,14 @@ def default_dataset() -> Dataset:
     return Dataset(ds.X, ds.domain, "two_clusters",
                    "Two Gaussian clusters (centres (0.2, 0.2) and (0.8, 0.8), sd 0.05) in the unit square, "
                    "n = 5000, seed 0; public domain [0, 1]^2.", ds.labels)
+
+
+def two_bumps(shift: float, *, rng: Any = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two samples on the line for a picture of W1 (Kantorovich–Rubinstein duality): μ, two clusters (3000 points
+    at 0.3, 2000 at 0.65), and ν, two clusters of other weights and widths moved right by ``shift`` (the left
+    one) and ``shift / 2`` (the right one). Not private data: a drawing."""
+    shift = check_float(shift, "shift", "two_bumps", low=-1.0, high=1.0)
+    gen = check_rng(rng, "two_bumps")
+    mu = np.concatenate([gen.normal(0.3, 0.06, 3000), gen.normal(0.65, 0.08, 2000)])
+    nu = np.concatenate([gen.normal(0.3 + shift, 0.07, 2600), gen.normal(0.65 + shift / 2, 0.08, 2400)])
+    return mu, nu

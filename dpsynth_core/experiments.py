@@ -1,7 +1,8 @@
 """Experiments: W1 sweeps over (n, ε, repeats) and the handwritten-digits SVM experiment of [HSVZ23, Section 5].
 
 * :func:`sweep` -- the exact W1 of any registered mechanism over a grid of sizes n, budgets ε and
-  repeats, as a :class:`pandas.DataFrame` (the dashboard's rates page).
+  repeats, as a :class:`pandas.DataFrame` (the dashboard's rates page); :func:`rates_summary` fits the slope
+  of log W1 against log εn per mechanism and sets it beside the theory's exponent (:class:`RatesSummary`).
 * :func:`digits_svm` -- [HSVZ23, Section 5, Figure 2]: per-class private synthesis of the
   handwritten digits with :func:`~dpsynth_core.mechanisms.low_dim.low_dim` (target dimensions d')
   and with PMM on the full 64-dimensional cube, an SVM trained on the union of the synthetic
@@ -16,6 +17,7 @@ import math
 import numbers
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ from .mechanisms import MECHANISMS, SETTINGS, Release, bind, load_all
 from .mechanisms.low_dim import low_dim
 from .mechanisms.pmm import pmm
 from .mechanisms.sparse_marginals import SparseMarginalsTrace
+from .theory import BoundKind, fit_slope_ci, theory_exponent
 from .transport import W1_METHODS, certified_w1, sparse_utility_loss, wasserstein1
 from .validation import (
     check_bool,
@@ -38,7 +41,8 @@ from .validation import (
     param_error,
 )
 
-__all__ = ["sweep", "w1_measure", "certified_w1_measure", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
+__all__ = ["sweep", "w1_measure", "certified_w1_measure", "sizes_per_decade", "RatesSummary", "rates_summary",
+           "DRAWN_BOUNDS", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
 
 SWEEP_COLUMNS = ("mechanism", "n", "epsilon", "rep", "w1", "w1_lower", "w1_upper", "seconds", "bound", "bound_type",
                  "bound_vacuous")
@@ -222,6 +226,69 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
                 if progress is not None:
                     progress(done / total, f"{name}: n = {n}, ε = {eps:g}, repeat {rep + 1}/{reps}")
     return pd.DataFrame(rows)
+
+
+def sizes_per_decade(low: int, high: int, per_decade: int) -> list[int]:
+    """Sizes n from ``low`` to ``high``, ``per_decade`` of them per factor 10, evenly spaced on the log scale
+    (rounded; duplicates removed): the sizes of a sweep over n that reads a slope on log-log axes."""
+    owner = "sizes_per_decade"
+    low = check_int(low, "low", owner, low=1)
+    high = check_int(high, "high", owner, low=low)
+    per_decade = check_int(per_decade, "per_decade", owner, low=1, high=100)
+    points = int(round(math.log10(high / low) * per_decade)) + 1
+    return sorted({int(round(v)) for v in np.geomspace(low, high, max(points, 2))})
+
+
+#: The kinds of bound a rates plot draws as lines (:class:`~dpsynth_core.theory.BoundKind` values): proven
+#: ones and the paper's bound shown for reference; a rate without constants is not a line to compare with.
+DRAWN_BOUNDS = (BoundKind.PROVEN.value, BoundKind.REFERENCE.value)
+
+
+@dataclass(frozen=True)
+class RatesSummary:
+    """What a sweep over n or ε says about each mechanism's rate (:func:`rates_summary`).
+
+    ``runs`` is the sweep with ``eps_n`` = ε·n; per mechanism, ``bounds`` the mean bound per εn where it is
+    drawn (``(eps_n, bound, label)``: proven or for reference, below the space's diameter), ``fits`` the
+    least-squares power law ``(slope, intercept)`` of log W1 on log εn, ``bands`` its confidence band
+    ``(x, low, high, label)``; ``table`` one row per mechanism: the fitted slope and its interval beside the
+    theory's exponent, the mean W1, how many W1 are exact, the widest certified bracket, the runs."""
+
+    runs: pd.DataFrame
+    bounds: dict
+    fits: dict
+    bands: dict
+    table: pd.DataFrame
+
+
+def rates_summary(df: pd.DataFrame, d: int, *, level: float = 0.95) -> RatesSummary:
+    """The slope fits of a :func:`sweep` (with :func:`certified_w1_measure`'s columns) of one or several
+    registered mechanisms on data of dimension ``d``: the fitted exponent a of W1 ≈ C (εn)^a per mechanism
+    with its ``level`` confidence interval (:func:`~dpsynth_core.theory.fit_slope_ci`), beside the theory's
+    exponent (:func:`~dpsynth_core.theory.theory_exponent`) and the paper's bound where one is drawn."""
+    load_all()
+    runs = df.assign(eps_n=df["epsilon"] * df["n"])
+    bounds, fits, bands, rows = {}, {}, {}, []
+    for name, part in runs.groupby("mechanism"):
+        spec = MECHANISMS[name]
+        drawn = part[part["bound_type"].isin(DRAWN_BOUNDS) & ~part["bound_vacuous"].astype(bool)]
+        b = drawn.groupby("eps_n")["bound"].mean().dropna()
+        if len(b):
+            bounds[name] = (b.index.to_numpy(), b.to_numpy(), getattr(spec.theory, "bound_label", "") or spec.title)
+        fit = fit_slope_ci(part["eps_n"].to_numpy(), part["w1"].to_numpy(), level=level)
+        fits[name] = (fit.slope, fit.intercept)
+        xs = np.geomspace(part["eps_n"].min(), part["eps_n"].max(), 50)
+        bands[name] = (xs, *fit.band(xs), f"{level:.0%} confidence band of the fit")
+        expo, text = theory_exponent(spec, d)
+        w = part["w1"].notna()
+        rows.append({"mechanism": spec.title, "fitted slope a": fit.slope,
+                     f"{level:.0%} interval of a": (f"[{fit.low:.3f}, {fit.high:.3f}]" if np.isfinite(fit.se) else
+                                                    "— (needs 3 runs)"),
+                     "theory's exponent": expo, "note": text, "mean W1": float(part["w1"].mean()),
+                     "W1 exact": f"{int(part.loc[w, 'w1_exact'].sum())} of {int(w.sum())}",
+                     "widest bracket": float(((part["w1_upper"] - part["w1_lower"]) / part["w1_upper"])[w].max()),
+                     "runs": len(part)})
+    return RatesSummary(runs=runs, bounds=bounds, fits=fits, bands=bands, table=pd.DataFrame(rows))
 
 
 def certificate_measure(rel: Release, X: np.ndarray, dom: Domain) -> dict:

@@ -62,6 +62,7 @@ post-processing, and every partial sum bound above holds with K in place of k.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,8 @@ __all__ = [
     "iid_laplace_noise",
     "privatize_counts",
     "noise_partial_sum_bound",
+    "NoiseWalks",
+    "noise_walks",
 ]
 
 _MAX_LEVELS = 40  # 2^40 positions: far beyond any memory; guards against absurd inputs
@@ -452,3 +455,29 @@ def noise_partial_sum_bound(m: int, scale: float) -> float:
     k = levels_for(m, "noise_partial_sum_bound")
     b = check_float(scale, "scale", "noise_partial_sum_bound", low=0.0, low_open=True)
     return math.sqrt(2.0) * b * (k + 1) ** 1.5
+
+
+@dataclass(frozen=True)
+class NoiseWalks:
+    """Running sums of two noises of the same privacy over ``draws`` independent draws (:func:`noise_walks`):
+    ``superregular`` and ``iid`` are (draws, m) arrays; ``superregular_bound`` is Lemma 3's bound on the
+    spread of every running sum of the superregular walk (one value per step, constant), ``iid_spread`` the
+    spread of the running sums of independent Laplace noise, :math:`\\sqrt{2i}\\,b`."""
+
+    superregular: np.ndarray
+    iid: np.ndarray
+    superregular_bound: np.ndarray
+    iid_spread: np.ndarray
+
+
+def noise_walks(m: int, scale_superregular: float, scale_iid: float, draws: int, rng: int = 0) -> NoiseWalks:
+    """The running sums of superregular noise (coefficient scale ``scale_superregular``,
+    :func:`superregular_noise`) and of independent Laplace noise of the same privacy (``scale_iid``,
+    :func:`iid_laplace_noise`) over ``draws`` draws of length ``m``, with their spreads: noise only (no data,
+    no privacy cost), for the picture of why the walk's running sums stay small. ``rng`` seeds the first
+    noise and ``rng + 1`` the second."""
+    sr = superregular_noise(m, scale=scale_superregular, rng=rng, draws=draws)
+    iid = iid_laplace_noise(m, scale=scale_iid, rng=rng + 1, draws=draws)
+    return NoiseWalks(superregular=np.cumsum(sr, axis=1), iid=np.cumsum(iid, axis=1),
+                      superregular_bound=np.full(m, noise_partial_sum_bound(m, scale_superregular)),
+                      iid_spread=np.sqrt(2.0 * np.arange(1, m + 1)) * scale_iid)

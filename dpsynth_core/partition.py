@@ -33,6 +33,7 @@ __all__ = [
     "leaf_counts",
     "cell_codes",
     "cell_bounds",
+    "grid_to_code_order",
     "diameters",
     "deltas",
     "MixedSchedule",
@@ -85,7 +86,7 @@ def grid_index(U: np.ndarray, depth: int) -> tuple[np.ndarray, tuple[int, ...]]:
     return idx, shape
 
 
-def _grid_to_code_order(hist: np.ndarray, depth: int, d: int) -> np.ndarray:
+def grid_to_code_order(hist: np.ndarray, depth: int, d: int) -> np.ndarray:
     """Reorder a flat row-major grid histogram (axis bits MSB first) into cell-code order."""
     if d == 1 or depth == 0:
         return hist
@@ -101,7 +102,7 @@ def leaf_counts(U, depth: int) -> np.ndarray:
     arr, r = _check(U, depth, "leaf_counts")
     idx, shape = grid_index(arr, r)
     hist = np.bincount(idx, minlength=int(np.prod(shape)))
-    return _grid_to_code_order(hist, r, arr.shape[1])
+    return grid_to_code_order(hist, r, arr.shape[1])
 
 
 def count_tree(U, depth: int) -> list[np.ndarray]:
@@ -129,7 +130,7 @@ def cell_codes(U, depth: int) -> np.ndarray:
     arr, r = _check(U, depth, "cell_codes")
     d = arr.shape[1]
     idx, shape = grid_index(arr, r)
-    perm = _grid_to_code_order(np.arange(int(np.prod(shape)), dtype=np.int64), r, d)
+    perm = grid_to_code_order(np.arange(int(np.prod(shape)), dtype=np.int64), r, d)
     inv = np.empty_like(perm)
     inv[perm] = np.arange(perm.size, dtype=np.int64)
     return inv[idx]

@@ -17,7 +17,7 @@ from typing import Any
 from .theory import BoundKind
 
 __all__ = ["RELATION_WORDS", "RELATION_REASONS", "BoundWords", "bound_words", "vacuous_note", "delta_text",
-           "w1_text", "w1_interval_text", "w1_metric_text"]
+           "w1_text", "w1_bracket_text", "w1_interval_text", "w1_metric_text"]
 
 #: The neighbouring relations as people read them.
 RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
@@ -104,6 +104,11 @@ def w1_text(w: Any) -> str:
     if w.exact or w.upper - w.lower < 1e-12:
         return f"{w.value:.4g}"
     return f"{w.value:.4g} ∈ [{w.lower:.4g}, {w.upper:.4g}]"
+
+
+def w1_bracket_text(lower: float, upper: float) -> str:
+    """What is proven about a W1 in a table cell: "exact", or "[a, b]" (3 significant digits)."""
+    return "exact" if abs(float(upper) - float(lower)) < 1e-12 else f"[{float(lower):.3g}, {float(upper):.3g}]"
 
 
 def w1_interval_text(lower: float, upper: float, *, brackets: bool = True) -> str:

@@ -1,12 +1,14 @@
 """Compare: every mechanism on the same data, ε, δ and neighbouring relation."""
 
-import numpy as np
+import math
+
 import pandas as pd
 import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.experiments import compare, histogram_grid_in_hindsight
+from dpsynth_core.wording import w1_bracket_text
 
 _ui.require_app(__file__)
 
@@ -48,14 +50,13 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
         df, synth, best = res
 
         def fmt(v, spec="{:.3g}"):
-            return "—" if v is None or (isinstance(v, float) and not np.isfinite(v)) else spec.format(v)
+            return "—" if v is None or (isinstance(v, float) and not math.isfinite(v)) else spec.format(v)
 
         ok = df[df["status"] == "ok"]
         table = pd.DataFrame({
             "mechanism": [specs[m].title for m in ok["mechanism"]],
             "W1 to the data": [fmt(v) for v in ok["w1"]],
-            "proven interval": [("exact" if abs(hi - lo) < 1e-12 else f"[{lo:.3g}, {hi:.3g}]")
-                                for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
+            "proven interval": [w1_bracket_text(lo, hi) for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
             "synthetic points": [f"{int(v):,}" for v in ok["n_synthetic"]],
             "time": [fmt(v, "{:.2f} s") for v in ok["seconds"]],
             "guarantee": list(ok["privacy"]),

@@ -329,7 +329,7 @@ if st.button("Reset to the default dataset", key="data_reset"):
 st.divider()
 d = _ui.data()
 dom = d.domain
-X_num, num_names = sources.numeric_part(d)
+X_num, num_names = d.numeric_part()
 st.subheader(f"Current dataset: `{d.name}`")
 st.caption(d.description)
 if not dom.declared:

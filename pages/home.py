@@ -1,20 +1,17 @@
 """Start here: what DP synthetic data is, W1 in one picture, the privacy model, a first release."""
 
-import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
+from dpsynth_core.datasets import two_bumps
 
 _ui.require_app(__file__)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _kr_figure(shift: float):
-    rng = np.random.default_rng(0)
-    mu = np.concatenate([rng.normal(0.3, 0.06, 3000), rng.normal(0.65, 0.08, 2000)])
-    nu = np.concatenate([rng.normal(0.3 + shift, 0.07, 2600), rng.normal(0.65 + shift / 2, 0.08, 2400)])
-    return viz.kr_duality(mu, nu)
+    return viz.kr_duality(*two_bumps(shift, rng=0))
 
 
 def _set_eps(v: float) -> None:

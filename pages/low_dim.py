@@ -1,6 +1,7 @@
 """Low-dimensional data: a private plane (private PCA), synthetic data inside it, digits and a classifier."""
 
-import numpy as np
+import math
+
 import streamlit as st
 
 from dashboard import data as sources
@@ -54,13 +55,13 @@ if res is not None:
     rel, w = res
     tr, owner = LowDimTrace.of(rel), LowDimOwner.of(rel)
     dp_ = tr.target_dim
-    angles = np.degrees(owner.principal_angles)
+    angle = angle_measure(rel, d.X, d.domain)["angle"]  # the largest principal angle, in degrees (owner view)
     shares = [rel.params[k] / rel.epsilon for k in ("epsilon_covariance", "epsilon_mean", "epsilon_subroutine")]
-    split = ("a third of ε each" if np.allclose(shares, 1 / 3) else
+    split = ("a third of ε each" if all(math.isclose(x, 1 / 3) for x in shares) else
              "{:.0%}, {:.0%} and {:.0%} of ε".format(*shares))
     st.caption(f"From d = {d.d} to a private plane of dimension d′ = {dp_}; {split} for the covariance, the "
                f"mean and the synthetic data inside the plane ({tr.subroutine_name.upper()}). Angle between the "
-               f"private and the true plane: {max(angles) if len(angles) else 0:.1f}° (owner view).")
+               f"private and the true plane: {angle:.1f}° (owner view).")
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\widehat M = M + A,\ A_{ij}=A_{ji}\sim\mathrm{Lap}(\sigma),\ \sigma=\frac{\Delta_1}{\varepsilon/3},\ "
                  r"\Delta_1=\frac{d^2(n+1)}{n(n-1)};\qquad \widehat V_{d'} = \mathrm{top}_{d'}(\widehat M)")
@@ -74,7 +75,7 @@ if res is not None:
             return
         U = d.domain.to_unit(d.X)
         S = d.domain.to_unit(rel.synthetic)
-        _ui.plot(viz.pca_3d(U[:, :3], centre_true=U.mean(axis=0)[:3], basis_true=owner.true_basis[:3],
+        _ui.plot(viz.pca_3d(U[:, :3], basis_true=owner.true_basis[:3],
                             centre_priv=tr.private_mean[:3], basis_priv=tr.private_basis[:3],
                             synthetic=S[:, :3], names=[f"u{i}" for i in range(3)],
                             title="first three coordinates (unit cube)" if d.d > 3 else "unit cube"),

@@ -1,11 +1,12 @@
 """Partition tree (PMM): noisy counts on a binary partition, made consistent; the tree, one level, the noise."""
 
-import numpy as np
+import statistics
+
 import streamlit as st
 
 from dashboard import data as sources
 from dashboard import ui as _ui
-from dpsynth_core import partition, viz
+from dpsynth_core import viz
 from dpsynth_core.mechanisms.pmm import PMMOwner, PMMTrace
 
 _ui.require_app(__file__)
@@ -53,7 +54,7 @@ if res is not None:
     split_story = _split_story(tr.split_axes, dom) if mixed else ""
     st.caption(f"The tree has {depth + 1} levels and {2 ** depth:,} leaves ("
                + (f"largest cell diameter {tr.diameters[-1]:.3g}" if mixed else
-                  f"cells of side {partition.diameters(depth, dim)[-1]:.3g}")
+                  f"cells of side {tr.diameters[-1]:.3g}")
                + f"); every level's counts got integer Laplace noise, then the tree was made consistent by "
                f"{tr.consistency.replace('_', ' ')}." + (f" {split_story}" if mixed else ""))
     with st.expander("The mathematics", icon=":material/functions:"):
@@ -86,20 +87,14 @@ if res is not None:
     def _level_maps():
         level = st.slider("Level j", 0, depth, min(depth, 6), key="pmm_level", persist_state="session",
                           help="Level j has 2^j cells; the last level is the leaves.") if depth > 0 else 0
-        if mixed:  # the numeric part of each cell; cells that differ only in their categories are summed
-            lower, widths, _, _ = partition.MixedSchedule(dom.k, dom.category_sizes, dom.weights, level).leaf_parts(
-                np.arange(1 << level, dtype=np.int64))
-            lo, hi = lower, lower + widths
-            names = tuple(dom.numeric_names[:2])
-        else:
-            lo, hi = partition.cell_bounds(level, dim)
-            names = tuple(d.domain.names[:2]) if dim > 1 else tuple(d.domain.names[:1])
+        # the numeric part of each cell; on a mixed table cells that differ only in their categories are summed
+        lo, hi = tr.level_cells(level, dom)
+        names = tuple(dom.numeric_names[:2])
         cols = st.columns(3)
-        zmax = float(np.max(np.abs(np.asarray(true[level])))) or 1.0  # one colour scale for the three maps
         for col, (label, arr) in zip(cols, (("true (owner view)", true), ("noisy (private)", noisy),
                                             ("consistent (private)", cons)), strict=True):
-            with col:
-                st.plotly_chart(viz.cell_map(np.asarray(arr[level]), lo, hi, title=label, names=names, zmax=zmax),
+            with col:  # one colour scale for the three maps: the true counts'
+                st.plotly_chart(viz.cell_map(arr[level], lo, hi, title=label, names=names, scale=true[level]),
                                 width="stretch", key=f"pmm_map_{label}")
         st.caption(f"Level {level}: {2 ** level} cells (first two axes; other axes summed). Blue = positive, red = "
                    "negative. The left map is " + _ui.OWNER
@@ -118,8 +113,7 @@ if res is not None:
                  key="pmm_counts")
 
     def _noise():
-        sig = np.asarray(tr.sigmas, dtype=float)
-        _ui.plot(viz.sigma_levels(np.where(sig > 0, sig, np.nan), title="noise scale σ_j per level",
+        _ui.plot(viz.sigma_levels(tr.noise_scales, title="noise scale σ_j per level",
                                   extra={"ε_j spent": tr.level_epsilons}),
                  "Bars: the noise scale of each level; line: the part of ε it spends (they add up to ε). The deep "
                  "levels get the larger share of ε, hence less noise per count.", key="pmm_sigma")
@@ -139,14 +133,15 @@ if res is not None:
             # (3000 rows in all) is below the clinic table's: the interactive budget's certified bracket
             wi = _ui.w1_of(r.synthetic, fast=not dom.is_mixed)
             draws.append(r.synthetic)
-            w1s.append(np.nan if wi is None else wi.value)
+            w1s.append(float("nan") if wi is None else wi.value)
         if draws:
-            X_num, num_names = sources.numeric_part(d)
+            X_num, num_names = d.numeric_part()
+            known = [v for v in w1s if v == v]  # NaN: no W1 (an empty release)
             how = ("the upper ends of certified brackets, at most 1% wide unless the solve ran out of time" if dom.is_mixed else
                    "quick solve, within 1/64")
-            spread = (f"W1 over them: mean {np.nanmean(w1s):.3g}, spread {np.nanstd(w1s):.2g} ({how})."
-                      if np.isfinite(w1s).any() else "The numeric columns are drawn.")
-            _ui.plot(viz.draws_grid(X_num, [sources.numeric_rows(Y, dom) for Y in draws], w1s, num_names,
+            spread = (f"W1 over them: mean {statistics.fmean(known):.3g}, spread {statistics.pstdev(known):.2g} "
+                      f"({how})." if known else "The numeric columns are drawn.")
+            _ui.plot(viz.draws_grid(X_num, [dom.numeric_rows(Y) for Y in draws], w1s, num_names,
                                     lower=dom.lower, upper=dom.upper),
                      f"{len(draws)} independent releases of the same data at the same ε. {spread}", key="pmm_draws")
 

@@ -1,9 +1,7 @@
 """Projected grid (PSMM): noisy grid counts form a signed measure; its closest probability measure."""
 
-import numpy as np
 import streamlit as st
 
-from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
@@ -19,15 +17,9 @@ if res is not None:
     k, dim = tr.k, tr.d
     combos = tr.combinations
 
-    def _numeric(v):
-        """A measure on the numeric grid: on a mixed table the cells of every combination of categories summed
-        (the cell arrays are combination-major)."""
-        return np.asarray(v, dtype=float).reshape(combos, -1).sum(axis=0)
-
     tsum = tr.transport
-    nu = _numeric(tr.noisy_signed_measure)
-    tau = _numeric(tr.projected_measure)
-    true = _numeric(own.true_measure)
+    # the measures on the numeric grid: on a mixed table the cells of every combination of categories summed
+    nu, tau, true = tr.numeric(tr.noisy_signed_measure), tr.numeric(tr.projected_measure), tr.numeric(own.true_measure)
     st.caption(f"A grid of {k} cells per axis ({k ** dim:,} cells" + (f" for each of the {combos} combinations of "
                                                                        "categories" if combos > 1 else "")
                + f"). {tsum.get('negative_cells', 0)} cells got "
@@ -64,9 +56,9 @@ if res is not None:
         pair = {projection: (rel, w), other: (rel2, w2)}
         titles = {"bl": "closest distribution", "clip": "clipping and rescaling"}
         order = ["bl", "clip"]
-        X_num, num_names = sources.numeric_part(d)
-        _ui.plot(viz.draws_grid(X_num, [sources.numeric_rows(pair[p][0].synthetic, d.domain) for p in order],
-                                [np.nan if pair[p][1] is None else pair[p][1].value for p in order],
+        X_num, num_names = d.numeric_part()
+        _ui.plot(viz.draws_grid(X_num, [d.domain.numeric_rows(pair[p][0].synthetic) for p in order],
+                                [float("nan") if pair[p][1] is None else pair[p][1].value for p in order],
                                 num_names, lower=d.domain.lower, upper=d.domain.upper,
                                 titles=[titles[p] for p in order]),
                  "The same noisy counts (same seed), turned into a distribution in two ways. Clipping throws the "

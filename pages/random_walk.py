@@ -1,6 +1,5 @@
 """Superregular random walk: counts along a path with Haar noise whose running sums stay small."""
 
-import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
@@ -13,11 +12,7 @@ _ui.require_app(__file__)
 @st.cache_data(show_spinner=False, max_entries=16)
 def _walks(m: int, scale_superregular: float, scale_iid: float, draws: int, seed: int):
     """Running sums of the two noises over many draws (noise only: no data, no privacy cost)."""
-    sr = haar.superregular_noise(m, scale=scale_superregular, rng=seed, draws=draws)
-    iid = haar.iid_laplace_noise(m, scale=scale_iid, rng=seed + 1, draws=draws)
-    env_sr = np.full(m, haar.noise_partial_sum_bound(m, scale_superregular))
-    env_iid = np.sqrt(2.0 * np.arange(1, m + 1)) * scale_iid
-    return np.cumsum(sr, axis=1), np.cumsum(iid, axis=1), env_sr, env_iid
+    return haar.noise_walks(m, scale_superregular, scale_iid, draws, rng=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -48,11 +43,10 @@ if res is not None:
                                   help=f"This release's path has {N} cells; a longer walk shows the trend (the noise "
                                        "scales are the release's; they do not depend on the length).")
         draws = c2.slider("Draws", 5, 60, 20, key="rw_draws", persist_state="session")
-        psr, piid, env_sr, env_iid = _walks(int(m_walk), tr.coefficient_scale, tr.iid_equal_privacy_scale, draws,
-                                            int(_ui.settings().seed))
-        _ui.plot(viz.partial_sum_paths(psr, piid, title=f"{draws} draws of each noise, {m_walk:,} steps",
-                                       envelope={"bound on the superregular walk's spread": env_sr,
-                                                 "spread of independent noise, √(2i)·Δ/ε": env_iid}),
+        walks = _walks(int(m_walk), tr.coefficient_scale, tr.iid_equal_privacy_scale, draws, int(_ui.settings().seed))
+        _ui.plot(viz.partial_sum_paths(walks.superregular, walks.iid, title=f"{draws} draws of each noise, {m_walk:,} steps",
+                                       envelope={"bound on the superregular walk's spread": walks.superregular_bound,
+                                                 "spread of independent noise, √(2i)·Δ/ε": walks.iid_spread}),
                  "Running sums of independent Laplace noise of the same privacy wander like √i; the superregular "
                  "walk stays in a band growing like a power of log i. On short walks the two are comparable; the gap "
                  "grows with the length. Noise only: no data.", key="rw_paths")

@@ -1,19 +1,15 @@
 """Rates: W1 against εn over sweeps, each paper's bound, fitted slope against the theory."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import resampler
-from dpsynth_core.experiments import certified_w1_measure, sweep
-from dpsynth_core.theory import BoundKind, fit_slope_ci, theory_exponent
+from dpsynth_core.experiments import certified_w1_measure, rates_summary, sizes_per_decade, sweep
 
 _ui.require_app(__file__)
 
-#: The kinds of bound the plot draws as lines: proven ones, and the paper's bound shown for reference.
-DRAWN_BOUNDS = (BoundKind.PROVEN.value, BoundKind.REFERENCE.value)
 #: The smallest n of a sweep over n (the largest is 200, 2000 or 20 000: one to three decades).
 RATES_MIN_N = 20
 
@@ -47,8 +43,7 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
         per_decade = c4.select_slider("Points per decade", options=[2, 3, 4], value=2, key="rates_density",
                                       persist_state="session",
                                       help="Values of n per factor 10, evenly spaced on the log scale.")
-        decades = np.log10(top / RATES_MIN_N)
-        ns = sorted({int(round(v)) for v in np.geomspace(RATES_MIN_N, top, int(round(decades * per_decade)) + 1)})
+        ns = sizes_per_decade(RATES_MIN_N, top, per_decade)
         eps_list = [s.epsilon]
     else:
         size = c3.select_slider("n", options=[500, 1000, 2000, 5000, 20_000], value=2000, key="rates_n_eps",
@@ -71,7 +66,6 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                           progress=lambda frac, text, i=i: progress((i + frac) / max(len(names), 1), text),
                           params=s.bind_keywords(specs[name]), measure=certified_w1_measure(), what=f"sweeping {name}")
             if df is not None:
-                df["eps_n"] = df["epsilon"] * df["n"]
                 frames.append(df)
         return pd.concat(frames, ignore_index=True) if frames else None
 
@@ -80,33 +74,16 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
     if df is None:
         st.info("Press **Run sweep** to measure W1 over the grid above (it shows its progress).")
     else:
-        bounds, fits, bands, rows = {}, {}, {}, []
-        for name, part in df.groupby("mechanism"):
-            drawn = part[part["bound_type"].isin(DRAWN_BOUNDS) & ~part["bound_vacuous"].astype(bool)]
-            b = drawn.groupby("eps_n")["bound"].mean().dropna()  # a bound at or above the diameter says nothing
-            if len(b):  # a rate without constants (or none) is not drawn
-                bounds[name] = (b.index.to_numpy(), b.to_numpy(), getattr(specs[name].theory, "bound_label", "") or specs[name].title)
-            fit = fit_slope_ci(part["eps_n"].to_numpy(), part["w1"].to_numpy(), level=0.95)
-            fits[name] = (fit.slope, fit.intercept)
-            xs = np.geomspace(part["eps_n"].min(), part["eps_n"].max(), 50)
-            bands[name] = (xs, *fit.band(xs), "95% confidence band of the fit")
-            expo, text = theory_exponent(specs[name], d.d)
-            w = part["w1"].notna()
-            rows.append({"mechanism": specs[name].title, "fitted slope a": fit.slope,
-                         "95% interval of a": (f"[{fit.low:.3f}, {fit.high:.3f}]" if np.isfinite(fit.se) else
-                                               "— (needs 3 runs)"),
-                         "theory's exponent": expo, "note": text, "mean W1": float(part["w1"].mean()),
-                         "W1 exact": f"{int(part.loc[w, 'w1_exact'].sum())} of {int(w.sum())}",
-                         "widest bracket": float(((part["w1_upper"] - part["w1_lower"]) / part["w1_upper"])[w].max()),
-                         "runs": len(part)})
-        _ui.plot(viz.rates_loglog(df, bounds=bounds, fits=fits, fit_bands=bands, title="W1 against εn (log-log)"),
+        fit = rates_summary(df, d.d, level=0.95)
+        _ui.plot(viz.rates_loglog(fit.runs, bounds=fit.bounds, fits=fit.fits, fit_bands=fit.bands,
+                                  title="W1 against εn (log-log)"),
                  "Solid: mean W1 over the repeats, band: min to max, dots: single runs; dashed: a paper's bound for "
                  "those runs where one is proven and below 1 (PSMM's and Private Evolution's are rates without "
                  "constants, not drawn); dotted: least-squares power law, hatched: its 95% confidence band. W1 is "
                  "computed against the n rows each release used (:material/lock: owner view): exact, or the upper end "
                  "of a bracket certified to contain it and at most 1% wide.",
                  r"W_1(\mu_n, \hat\mu) \lesssim (\varepsilon n)^{-1/d}\ \text{(up to logs, } d\ge 2)", key="rates_plot")
-        st.dataframe(pd.DataFrame(rows), hide_index=True,
+        st.dataframe(fit.table, hide_index=True,
                      column_config={"widest bracket": st.column_config.NumberColumn(format="percent")})
         st.caption("Fitted slope a of log W1 against log εn versus the theoretical exponent. The interval and the "
                    "band are the regression's: ordinary least squares over every run (the repeats are separate "
@@ -115,7 +92,7 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                    "the right model: at small εn the resolution term and logarithmic factors bend the curve, so the "
                    "fitted slope can differ from the theory in either direction. More repeats narrow the band; a "
                    "range that starts at larger n shows the asymptotic slope better.")
-        st.download_button("Sweep results (CSV)", df.to_csv(index=False).encode(), file_name="rates_sweep.csv",
+        st.download_button("Sweep results (CSV)", fit.runs.to_csv(index=False).encode(), file_name="rates_sweep.csv",
                            mime="text/csv", icon=":material/download:", key="rates_dl",
                            help="The measured W1 of every run: computed from the real data (owner view), for you, not "
                                 "for publication.")

@@ -1,6 +1,5 @@
 """Certified marginals: noisy two-column tables, synthetic points fitted to them, and a private certificate."""
 
-import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
@@ -20,11 +19,6 @@ def _loss(X, Y, dom, s):
     table with categorical columns under the mixed metric (the domain is hashed by its JSON text)."""
     value, det = sparse_utility_loss(X, Y, int(s), dom, budget="interactive", return_details=True)
     return value, det["lower"], det["upper"]
-
-
-def _block(v, k, s):
-    v = np.asarray(v, dtype=float)[:k**s]  # a mixed release pads its blocks to the largest one's cells
-    return v.reshape(k, k) if s == 2 else v.reshape(1, -1)
 
 
 spec, params = _ui.mechanism_header("sparse_marginals", "sparse_marginals", defaults={"s": min(2, _ui.data().d)})
@@ -80,11 +74,10 @@ if res is not None:
             return
         which = st.selectbox("Table", shown, format_func=lambda i: labels[i], key="sm_block",
                              persist_state="session") if len(shown) > 1 else shown[0]
-        panels = {"true (owner view)": _block(rel.owner.true_marginals[which], k, s_ord),
-                  "noisy (private)": _block(tr.noisy_marginals[which], k, s_ord),
-                  "synthetic points (private)": _block(tr.projected_marginals[which], k, s_ord)}
-        _ui.plot(viz.grid_measures({n: v.T.ravel() if s_ord == 2 else v.ravel() for n, v in panels.items()}, k,
-                                   title=f"the table {labels[which]}"),
+        panels = {"true (owner view)": tr.grid_view(rel.owner.true_marginals[which]),
+                  "noisy (private)": tr.grid_view(tr.noisy_marginals[which]),
+                  "synthetic points (private)": tr.grid_view(tr.projected_marginals[which])}
+        _ui.plot(viz.grid_measures(panels, k, title=f"the table {labels[which]}"),
                  "Left: the true table (" + _ui.OWNER + ") Middle: with noise (cells can be negative, red). Right: "
                  "the table of the released points.", key="sm_maps")
 

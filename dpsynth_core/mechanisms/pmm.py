@@ -355,7 +355,7 @@ def _leaf_lower_corners(depth: int, d: int, codes: np.ndarray) -> tuple[np.ndarr
     if d == 1 or depth == 0:
         grid_idx = codes
     else:
-        perm = partition._grid_to_code_order(np.arange(1 << depth, dtype=np.int64), depth, d)
+        perm = partition.grid_to_code_order(np.arange(1 << depth, dtype=np.int64), depth, d)
         grid_idx = perm[codes]  # code c -> row-major grid index
     coords = np.empty((codes.size, d), dtype=np.int64)
     rest = np.asarray(grid_idx, dtype=np.int64).copy()
@@ -439,7 +439,7 @@ def _coded_leaf_counts(arr: np.ndarray, domain, depth: int) -> tuple[np.ndarray,
     if idx is None:
         return np.array([n], dtype=np.int64), n_clamped
     hist = np.bincount(idx, minlength=1 << depth)
-    return partition._grid_to_code_order(hist, depth, d), n_clamped
+    return partition.grid_to_code_order(hist, depth, d), n_clamped
 
 
 def _compact(levels: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -540,6 +540,23 @@ class PMMTrace(Trace):
     leaf_codes: np.ndarray
     ls_estimates: list | None = None
     ls_rounded: list | None = None
+
+    @property
+    def noise_scales(self) -> np.ndarray:
+        """σ_j per level, NaN for a level released exactly (the root under replace): what a picture draws."""
+        sig = np.asarray(self.sigmas, dtype=float)
+        return np.where(sig > 0, sig, np.nan)
+
+    def level_cells(self, level: int, domain: Domain) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper corners (unit cube) of the numeric part of every cell of ``level``, in cell-code order,
+        on the release's ``domain``; on a domain with categorical columns the numeric part of each cell of the
+        mixed partition (:class:`~dpsynth_core.partition.MixedSchedule`; cells that differ only in their
+        categories share it)."""
+        if domain.is_mixed:
+            lower, widths, _, _ = partition.MixedSchedule(domain.k, domain.category_sizes, domain.weights,
+                                                          level).leaf_parts(np.arange(1 << level, dtype=np.int64))
+            return lower, lower + widths
+        return partition.cell_bounds(level, self.d)
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,12 @@ class PSMMTrace(Trace):
     combinations: int = 1
     category_sizes: tuple = ()
 
+    def numeric(self, measure) -> np.ndarray:
+        """A measure on the cells (``noisy_signed_measure``, ``projected_measure``, the owner's ``true_measure``)
+        on the numeric grid alone, k^d entries: on a mixed domain the cells of every combination of categories
+        summed (the cell arrays are combination-major); on a numeric one the measure itself."""
+        return np.asarray(measure, dtype=float).reshape(self.combinations, -1).sum(axis=0)
+
 
 @dataclass(frozen=True)
 class PSMMOwner(OwnerView):

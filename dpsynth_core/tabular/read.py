@@ -94,6 +94,11 @@ class Table:
         eyes only.
     bad_cells : tuple of (int, str)
         Row number and column of the first of them (at most 5).
+    preview : pandas.DataFrame or None
+        With ``keep_text=True``: the file as a preview shows it, the columns of ``frame`` and the text columns
+        (:attr:`text_columns`) in the file's order, on the rows of ``frame``; a text cell stripped, a missing
+        one (empty, ``NA``, ...) None. Private values, for the owner's eyes (before the categories are
+        declared). None otherwise.
     """
 
     frame: Any
@@ -108,6 +113,7 @@ class Table:
     categories: CategoryMap = CategoryMap()
     bad_rows: int = 0
     bad_cells: tuple[tuple[int, str], ...] = ()
+    preview: Any = None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -129,6 +135,7 @@ def read_table(
     max_bytes: int = MAX_BYTES,
     max_file_cols: int = MAX_FILE_COLS,
     what: str | None = None,
+    keep_text: bool = False,
 ) -> Table:
     """Read a CSV file with a header row into its numeric columns (see the module docstring for the rules).
 
@@ -173,6 +180,11 @@ def read_table(
         How to name the file in messages, e.g. ``"the uploaded file 'people.csv'"``. Default:
         ``"the file '<path>'"`` for a path, ``"the file '<name>'"`` for a file-like with a
         ``name``, ``"the CSV data"`` otherwise.
+    keep_text : bool
+        The text-preview mode (only without ``columns`` and ``domain``): the columns holding text are read
+        as text into :attr:`Table.preview` instead of being left out (they are still named in
+        :attr:`Table.text_columns`, and are not checked against ``missing``). For a caller that shows a file
+        before its owner declares which text columns are categorical, and their categories.
 
     Returns
     -------
@@ -193,7 +205,8 @@ def read_table(
     """
     return _read_table(source, columns=columns, categories=categories, domain=domain, missing=missing,
                        max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=max_file_cols,
-                       what=what, owner="read_table", exclude=exclude, drop_bad_rows=drop_bad_rows)
+                       what=what, owner="read_table", exclude=exclude, drop_bad_rows=drop_bad_rows,
+                       keep_text=keep_text)
 
 
 def detect_delimiter(path: str | os.PathLike, what: str) -> str:
@@ -595,11 +608,13 @@ class _Scan:
 
 
 def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
-                max_file_cols, what, owner, exclude=None, drop_bad_rows=False):
+                max_file_cols, what, owner, exclude=None, drop_bad_rows=False, keep_text=False):
     """:func:`read_table` with the name of the public function in argument errors (``owner``)."""
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     drop_bad_rows = check_bool(drop_bad_rows, "drop_bad_rows", owner)
+    if keep_text and (columns is not None or domain is not None):
+        raise param_error(owner, "keep_text", "False with columns or domain (they name the columns to read)", True)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
     exclude = check_exclude(exclude, decl, owner)
@@ -618,8 +633,9 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     bad_cols = _bad_cells(scan, cols, delimiter, decimal, What, drop_bad_rows)
     matchers = [ColumnMatcher(c, labels, decl.other[c][0] if c in decl.other else None, MISSING_TOKENS)
                 for c, labels in decl.categories.items()]
-    X, C, badcell = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
-                                 [(scan.index[m.column], m) for m in matchers], bad_cols, bad_states(delimiter))
+    X, C, badcell, T = _second_pass(text, delimiter, What, scan, cols, decimal, max_rows,
+                                    [(scan.index[m.column], m) for m in matchers], bad_cols, bad_states(delimiter),
+                                    [scan.index[c] for c in text_cols] if keep_text else [])
     index, bad = np.arange(X.shape[0]), BadRows()
     if drop_bad_rows:
         X, C, index, bad = drop_bad(X, numeric, C, [m.column for m in matchers], chosen, badcell, What,
@@ -629,15 +645,16 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     keep, n_missing, dropped = finite_rows(X, numeric, C, [m.column for m in matchers], chosen, missing, What,
                                             lambda r: int(index[r]) + 2, "row")
     frame = build_frame(X, numeric, C, matchers, chosen, keep)
-    notes += read_notes(frame.shape[0], numeric, text_cols, empty_cols, n_missing, dropped, matchers,
-                        excluded=exclude)
+    notes += read_notes(frame.shape[0], numeric, [] if keep_text else text_cols, empty_cols, n_missing, dropped,
+                        matchers, excluded=exclude)
     if bad.count:
         notes.append(bad.note("row"))
     dialect = {"delimiter": delimiter, "decimal": decimal, "thousands": None, "encoding": encoding}
     return Table(frame=frame, numeric=tuple(numeric), text_columns=tuple(text_cols),
                  empty_columns=tuple(empty_cols), dropped_rows=n_missing, dropped_row_numbers=dropped,
                  dialect=dialect, notes=tuple(notes), categorical=tuple(m.column for m in matchers),
-                 categories=decl.categories, bad_rows=bad.count, bad_cells=bad.where)
+                 categories=decl.categories, bad_rows=bad.count, bad_cells=bad.where,
+                 preview=_preview(frame, T, text_cols, index, keep, scan.names) if keep_text else None)
 
 
 def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
@@ -788,14 +805,17 @@ def _bad_cells(scan: _Scan, cols: list[int], delimiter: str, decimal: str, What:
 
 def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[int], decimal: str,
                  max_rows: int, matchers: list[tuple[int, ColumnMatcher]], bad_cols: Sequence[int] = (),
-                 bad_codes: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+                 bad_codes: Sequence[int] = (), text_cols: Sequence[int] = ()
+                 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], list[list[str]]]:
     """Pass 2: the values of the numeric columns read, (rows, numeric columns) float64 (NaN for a missing
-    value), the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher), and
-    the bad cells of the columns ``bad_cols`` (by name; read as missing here, their rows dropped later)."""
+    value), the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher), the
+    bad cells of the columns ``bad_cols`` (by name; read as missing here, their rows dropped later), and the
+    cells of the ``text_cols`` as they are (one list per column: the text-preview mode)."""
     width = scan.width
     X = np.empty((scan.n_rows, len(cols)))
     C = np.empty((scan.n_rows, len(matchers)), dtype=np.int64)
     badcell = {scan.names[j]: np.zeros(scan.n_rows, dtype=bool) for j in bad_cols}
+    T: list[list[str]] = [[] for _ in text_cols]
     row0 = 0
     records = _records(text, delimiter, What)
     next(records)  # the header
@@ -811,8 +831,24 @@ def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[i
             X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
         for t, (j, matcher) in enumerate(matchers):
             C[row0:row0 + n, t] = matcher.codes(pd.Series(cells[j::width], dtype="str").str.strip(SPACE), row0)
+        for column, j in zip(T, text_cols, strict=True):
+            column.extend(cells[j::width])
         row0 += n
-    return X, C, badcell
+    return X, C, badcell, T
+
+
+def _preview(frame: pd.DataFrame, T: list[list[str]], text_cols: Sequence[str], index: np.ndarray,
+             keep: np.ndarray | None, header: Sequence[str]) -> pd.DataFrame:
+    """The text-preview table: the columns read and the text columns (cells stripped, a missing-value token
+    None) in the file's order, on the rows ``frame`` holds (those ``index`` names after the bad rows were
+    dropped, then ``keep``)."""
+    data = {}
+    for name, cells in zip(text_cols, T, strict=True):
+        values = pd.Series(cells, dtype="object").str.strip(SPACE).iloc[index]
+        values = values.where(~values.str.lower().isin(MISSING_TOKENS), None)
+        data[name] = (values if keep is None else values[keep]).reset_index(drop=True)
+    data.update({c: frame[c] for c in frame.columns})
+    return pd.DataFrame({c: data[c] for c in header if c in data})
 
 
 def refuse_undeclared(matchers: Sequence[ColumnMatcher], What: str, where, row_number) -> None:

@@ -28,11 +28,14 @@ def _plane_scale(color: str) -> list:
     return [[0, color], [1, color]]
 
 
-def pca_3d(X: np.ndarray, *, centre_true: np.ndarray, basis_true: np.ndarray, centre_priv: np.ndarray,
-           basis_priv: np.ndarray, synthetic: np.ndarray | None = None, names: Sequence[str] = ("x0", "x1", "x2"),
-           title: str = "", note: str | None = None) -> go.Figure:
+def pca_3d(X: np.ndarray, *, basis_true: np.ndarray, centre_priv: np.ndarray, basis_priv: np.ndarray,
+           centre_true: np.ndarray | None = None, synthetic: np.ndarray | None = None,
+           names: Sequence[str] = ("x0", "x1", "x2"), title: str = "", note: str | None = None) -> go.Figure:
     """Data in 3-D with the true principal plane (owner view, grey) and the private one (DP,
-    orange), each through its own centre, and the synthetic points (vermillion)."""
+    orange), each through its own centre (the true one: the mean of ``X`` unless given), and the synthetic
+    points (vermillion)."""
+    if centre_true is None:
+        centre_true = np.asarray(X, dtype=float).mean(axis=0)
     P = thin(np.asarray(X, dtype=float), 1500)
     hov = f"<b>%{{meta}}</b><br>{names[0]} %{{x:.3g}}<br>{names[1]} %{{y:.3g}}<br>{names[2]} %{{z:.3g}}<extra></extra>"
     traces = [go.Scatter3d(x=f32(P[:, 0]), y=f32(P[:, 1]), z=f32(P[:, 2]), mode="markers",

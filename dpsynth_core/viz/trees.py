@@ -79,12 +79,15 @@ def icicle_tree(levels: Sequence[np.ndarray], *, max_level: int, title: str = ""
 def cell_map(counts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, title: str = "",
              names: Sequence[str] = ("u0", "u1"), points: np.ndarray | None = None,
              zmid: float | None = 0.0, zmax: float | None = None, max_cells: int = 128,
-             note: str | None = None) -> go.Figure:
+             note: str | None = None, scale: np.ndarray | None = None) -> go.Figure:
     """The cells of one partition level in the unit square (first two axes), coloured by count.
 
     ``lower``/``upper`` are the cells' corners (cells × d); for d > 2 counts are summed over the
-    other axes. Pass the same ``zmax`` to several maps to share one colour scale. Grids finer than
+    other axes. Pass the same ``zmax`` to several maps to share one colour scale, or the same ``scale``
+    (counts whose largest absolute value is ``zmax``; 1 when they are all 0). Grids finer than
     ``max_cells`` per axis are drawn with neighbouring cells merged (summed); the title says so."""
+    if scale is not None:
+        zmax = float(np.max(np.abs(np.asarray(scale, dtype=float)), initial=0.0)) or 1.0
     counts = np.asarray(counts, dtype=float)
     lo = np.asarray(lower)[:, :2]
     hi = np.asarray(upper)[:, :2]

@@ -374,9 +374,10 @@ def test_upload_dataset_bounds_and_checks_the_categories():
 def test_mixed_dataset_is_shareable_by_name():
     ds, src = sources.by_name("clinic")
     assert src.shareable and src.kind == "mixed" and ds.domain.is_mixed
-    part = sources.numeric_only(ds)
+    part = ds.numeric_only()
     assert part.domain.names == ds.domain.numeric_names and part.X.shape == (ds.n, 3)
-    np.testing.assert_array_equal(sources.numeric_rows(ds.to_frame(), ds.domain), part.X)
+    np.testing.assert_array_equal(ds.domain.numeric_rows(ds.to_frame()), part.X)
+    np.testing.assert_array_equal(ds.domain.numeric_rows(ds.X), part.X)  # encoded rows: the same columns
 
 
 def test_numeric_details_are_left_out_on_a_mixed_table():

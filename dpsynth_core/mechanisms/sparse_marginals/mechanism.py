@@ -246,6 +246,14 @@ class SparseMarginalsTrace(Trace):
         """Number of public candidates Step 3 chose from (after snapping and merging)."""
         return int(self.support.shape[0])
 
+    def grid_view(self, values) -> np.ndarray:
+        """One marginal table (a row of ``noisy_marginals``, ``projected_marginals``, the owner's
+        ``true_marginals``) on its k^s grid as a picture of the grid reads it: for s = 2 the k x k table
+        column-major (its first column along x), for s = 1 the k cells. A mixed release pads its tables to
+        the largest one's cells; the padding is dropped."""
+        v = np.asarray(values, dtype=float)[: self.k ** self.s]
+        return v.reshape(self.k, self.k).T.ravel() if self.s == 2 else v.ravel()
+
 
 @dataclass(frozen=True)
 class SparseMarginalsOwner(OwnerView):
