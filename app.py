@@ -28,19 +28,17 @@ pages = {p.url: st.Page(str(ROOT / p.file), title=p.title, icon=p.icon, url_path
 navigation.PAGE_OBJECTS.update(pages)
 nav = st.navigation({group: [pages[p.url] for p in members] for group, members in registry.groups().items()})
 
-start = st.session_state.pop("_start_page", None)
+start = state.pop_start_page()
 if start and start in pages and start != nav.url_path and nav.url_path in ("", "home"):
     st.switch_page(pages[start])
 
 current = nav.url_path or "home"
 ledger_box = sidebar.sidebar(current)
-if st.session_state.get("_page") != current:
-    st.session_state.pop("release_info", None)  # the ledger shows this page's release only
-    st.session_state["_page"] = current
-st.session_state["_in_app"] = True
+state.enter_page(current)  # the ledger shows this page's release only
+state.set_in_app(True)
 try:
     nav.run()
 finally:
-    st.session_state["_in_app"] = False
+    state.set_in_app(False)
 sidebar.show_ledger(ledger_box)
 state.write_query_params(current)

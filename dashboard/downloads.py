@@ -10,7 +10,7 @@ import streamlit as st
 from dpsynth_core import export
 
 from .compute import cached_release, safe
-from .state import data, settings
+from .state import data, keep, kept, settings
 
 __all__ = ["private_downloads", "release_stem"]
 
@@ -24,7 +24,7 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
     """
     d = data()
     s = settings()
-    slot = f"fresh_{key}"
+    slot = f"fresh_{key}"  # the fresh release, kept with the settings it was made with
     fingerprint = (name, d.name, d.n, s.epsilon, s.delta, s.neighbours, tuple(sorted(params.items())))
     if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
                  help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
@@ -32,8 +32,8 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
         rel = safe(cached_release, name, d.X, d.domain, s.epsilon, s.delta, s.neighbours, None,
                    tuple(sorted(params.items())), what=f"running {name}")
         if rel is not None:
-            st.session_state[slot] = (fingerprint, rel)
-    stored = st.session_state.get(slot)
+            keep(slot, fingerprint, rel)
+    stored = kept(slot)
     if stored is None or stored[0] != fingerprint:
         return
     fresh = stored[1]

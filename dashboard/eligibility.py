@@ -13,7 +13,18 @@ from dpsynth_core.wording import RELATION_REASONS, RELATION_WORDS
 
 from . import data as sources
 from .compute import mechanism_label, mechanism_pages, mechanisms
-from .state import data, flash, set_data, settings
+from .state import (
+    RelationSwitch,
+    current_page,
+    data,
+    flash,
+    relation_switch,
+    set_data,
+    set_pending_relation,
+    set_relation,
+    set_relation_switch,
+    settings,
+)
 
 __all__ = ["fits_limits", "left_out", "offer_numeric_part", "numeric_page_gate", "numeric_details",
            "relation_supported", "switch_relation"]
@@ -132,7 +143,7 @@ def numeric_details(res):
 
 def switch_relation(value: str) -> None:
     """Set the sidebar's neighbouring relation (a button's ``on_click``: runs before the widget exists)."""
-    st.session_state["neighbours"] = value
+    set_relation(value)
 
 
 def relation_supported(spec) -> bool:
@@ -145,18 +156,17 @@ def relation_supported(spec) -> bool:
     if rel in spec.neighbours:
         # the note stays while this page shows the switched relation (a page can run several times: a fragment's
         # last poll, a widget); the sidebar drops it with the switch on the next page
-        note, restore = st.session_state.get("_relation_note"), st.session_state.get("_relation_restore")
-        if note and restore and restore["page"] == st.session_state.get("_page") and rel == restore["switched_to"]:
-            st.info(note, icon=":material/swap_horiz:")
+        switch = relation_switch()
+        if switch is not None and switch.page == current_page() and rel == switch.switched_to:
+            st.info(switch.note, icon=":material/swap_horiz:")
         return True
     other = spec.neighbours[0]
     why = RELATION_REASONS[other]
-    st.session_state["_pending_neighbours"] = other
+    set_pending_relation(other)
     # the switch is for this page only: the sidebar restores the user's relation on the next page
-    page = st.session_state.get("_page")
-    st.session_state["_relation_restore"] = {"value": rel, "switched_to": other, "page": page}
-    st.session_state["_relation_note"] = (
-        f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
-        f"neighbouring relation was switched for this page; other pages go back to *{RELATION_WORDS[rel]}*.")
+    set_relation_switch(RelationSwitch(
+        value=rel, switched_to=other, page=current_page(),
+        note=f"{spec.title} works with *{RELATION_WORDS[other]}* neighbours only ({why}), so the sidebar's "
+             f"neighbouring relation was switched for this page; other pages go back to *{RELATION_WORDS[rel]}*."))
     st.rerun()
     return False  # pragma: no cover - st.rerun does not return

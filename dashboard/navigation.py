@@ -10,7 +10,7 @@ import streamlit as st
 from . import registry
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
-from .state import data, show_flash
+from .state import data, in_app, lessons_seen, remember_start, show_flash
 from .widgets import param_controls
 
 __all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
@@ -30,11 +30,10 @@ def require_app(page_file: str) -> None:
     script with the public ``st.switch_page``: app.py sets up the state and the navigation, and
     opens the remembered page.
     """
-    if st.session_state.get("_in_app"):
+    if in_app():
         return
     page = registry.by_file(page_file)
-    st.session_state["_start_query"] = st.query_params.to_dict()
-    st.session_state["_start_page"] = None if page is None else page.url
+    remember_start(st.query_params.to_dict(), None if page is None else page.url)
     st.switch_page(str(ROOT / "app.py"))
 
 
@@ -56,7 +55,7 @@ def lesson_box(url: str) -> None:
     try_this = lesson.try_on(data().domain.is_mixed)
     if not (try_this or lesson.expect or lesson.ask):
         return
-    seen = st.session_state.setdefault("_lessons_seen", set())
+    seen = lessons_seen()
     with st.expander("Lesson: try this", expanded=url not in seen, icon=":material/school:"):
         if try_this:
             st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(try_this, 1)))

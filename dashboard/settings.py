@@ -71,37 +71,39 @@ def _note_snap(out: dict, name: str, asked: float, used: float, grid: tuple[floa
     out["adjusted"].append(f"The link's {name}={asked:{fmt}} is {why}: {symbol} = {used:{fmt}} is used instead.")
 
 
+def _first(v: Any) -> Any:
+    """A query parameter's value (the first, when it is given several times)."""
+    return v[0] if isinstance(v, (list, tuple)) and v else v
+
+
+def _read_snapped(qp: Mapping[str, Any], name: str, setting: str, valid, grid: tuple[float, ...], symbol: str,
+                  fmt: str, out: dict) -> None:
+    """``qp[name]`` read as a float, kept when ``valid``, snapped to the slider's ``grid`` (and said, when it
+    moves) into ``out[setting]``; anything else is listed in ``out["ignored"]``."""
+    if name not in qp:
+        return
+    v = _first(qp[name])
+    try:
+        x = float(v)
+        if not valid(x):
+            raise ValueError
+    except (TypeError, ValueError):
+        out["ignored"].append(f"{name}={v!r}")
+        return
+    out[setting] = _snap(x, grid, x)
+    _note_snap(out, name, x, out[setting], grid, symbol, fmt)
+
+
 def parse_query(qp: Mapping[str, Any]) -> dict:
     """Read the shareable state (``eps``, ``delta``, ``rel``, ``seed``, ``dataset``, ``page``) from URL
     query parameters; invalid values are dropped (listed in ``"ignored"``), never raised; values the
     sliders cannot show are snapped to the nearest step and listed, with what was used, in ``"adjusted"``."""
     out: dict[str, Any] = {"ignored": [], "adjusted": []}
 
-    def first(v):
-        return v[0] if isinstance(v, (list, tuple)) and v else v
-
-    if "eps" in qp:
-        v = first(qp["eps"])
-        try:
-            x = float(v)
-            if not (math.isfinite(x) and x > 0):
-                raise ValueError
-            out["epsilon"] = snap_epsilon(x)
-            _note_snap(out, "eps", x, out["epsilon"], EPSILON_GRID, "ε", "g")
-        except (TypeError, ValueError):
-            out["ignored"].append(f"eps={v!r}")
-    if "delta" in qp:
-        v = first(qp["delta"])
-        try:
-            x = float(v)
-            if not 0 < x < 1:
-                raise ValueError
-            out["delta"] = snap_delta(x)
-            _note_snap(out, "delta", x, out["delta"], DELTA_GRID, "δ", ".0e")
-        except (TypeError, ValueError):
-            out["ignored"].append(f"delta={v!r}")
+    _read_snapped(qp, "eps", "epsilon", lambda x: math.isfinite(x) and x > 0, EPSILON_GRID, "ε", "g", out)
+    _read_snapped(qp, "delta", "delta", lambda x: 0 < x < 1, DELTA_GRID, "δ", ".0e", out)
     if "seed" in qp:
-        v = first(qp["seed"])
+        v = _first(qp["seed"])
         try:
             s = int(str(v))
             if s < 0 or s > 2**32 - 1:
@@ -110,13 +112,13 @@ def parse_query(qp: Mapping[str, Any]) -> dict:
         except (TypeError, ValueError):
             out["ignored"].append(f"seed={v!r}")
     if "rel" in qp:
-        v = first(qp["rel"])
+        v = _first(qp["rel"])
         if v in ("add_remove", "replace"):
             out["neighbours"] = v
         else:
             out["ignored"].append(f"rel={v!r}")
     if "dataset" in qp:
-        out["dataset"] = str(first(qp["dataset"]))
+        out["dataset"] = str(_first(qp["dataset"]))
     if "page" in qp:
-        out["page"] = str(first(qp["page"]))
+        out["page"] = str(_first(qp["page"]))
     return out

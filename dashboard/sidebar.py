@@ -7,11 +7,20 @@ from typing import Any
 import streamlit as st
 
 from dpsynth_core.validation import plural
-from dpsynth_core.wording import RELATION_WORDS
+from dpsynth_core.wording import RELATION_WORDS, column_domain
 
 from .registry import DELTA_PAGES, PAGES
 from .settings import DELTA_GRID, EPSILON_GRID
-from .state import data
+from .state import (
+    data,
+    pending_relation,
+    relation_switch,
+    release_info,
+    set_relation,
+    set_relation_switch,
+    settings,
+    url_messages,
+)
 
 __all__ = ["sidebar", "show_ledger"]
 
@@ -20,9 +29,9 @@ def sidebar(page: str) -> Any:
     """Dataset summary and the privacy controls; returns a container for the ledger (filled after
     the page ran, so it shows the current page's release)."""
     d = data()
-    pending = st.session_state.pop("_pending_neighbours", None)
+    pending = pending_relation()
     if pending is not None:  # set before the widget exists (see eligibility.relation_supported)
-        st.session_state["neighbours"] = pending
+        set_relation(pending)
     _restore_relation(page)
     sb = st.sidebar
     with sb:
@@ -51,7 +60,7 @@ def sidebar(page: str) -> Any:
                         help="The random seed of the releases shown on screen: the same seed gives the same "
                              "pictures, so a class sees what you see. Downloads never use it: they are fresh "
                              "releases, because whoever knows a seed can undo the noise.")
-        for msg in st.session_state.get("_url_messages", []):
+        for msg in url_messages():
             st.warning(msg)
         ledger = st.container()
     return ledger
@@ -60,42 +69,33 @@ def sidebar(page: str) -> Any:
 def _restore_relation(page: str) -> None:
     """Give back the relation a mechanism page switched for itself (``eligibility.relation_supported``)
     once the user is on another page, unless they changed it themselves meanwhile; say so in a toast."""
-    restore = st.session_state.get("_relation_restore")
-    if restore is None or page == restore["page"]:
+    switch = relation_switch()
+    if switch is None or page == switch.page:
         return
-    del st.session_state["_relation_restore"]
-    st.session_state.pop("_relation_note", None)
-    if st.session_state.get("neighbours") != restore["switched_to"]:
+    set_relation_switch(None)
+    if settings().neighbours != switch.switched_to:
         return  # the user chose a relation since: theirs stands
-    st.session_state["neighbours"] = restore["value"]
-    where = next((p.title for p in PAGES if p.url == restore["page"]), "the last page")
-    st.toast(f"Back to *{RELATION_WORDS[restore['value']]}* neighbours ({where} had switched them).",
+    set_relation(switch.value)
+    where = next((p.title for p in PAGES if p.url == switch.page), "the last page")
+    st.toast(f"Back to *{RELATION_WORDS[switch.value]}* neighbours ({where} had switched them).",
              icon=":material/swap_horiz:")
 
 
 def _domain_text(dom, most: int = 4) -> str:
     """The first columns of the public domain: bounds of numeric columns, categories of the others."""
-    bounds = dict(zip(dom.numeric_names, zip(dom.lower, dom.upper, strict=True), strict=True))
-    parts = []
-    for n in dom.names[:most]:
-        if n in dom.categories:
-            labels = dom.categories[n]
-            parts.append(f"{n} ∈ {{{', '.join(labels[:4])}{', …' if len(labels) > 4 else ''}}}")
-        else:
-            parts.append(f"{n} ∈ [{bounds[n][0]:g}, {bounds[n][1]:g}]")
-    return ", ".join(parts) + (" …" if dom.d > most else "")
+    return ", ".join(column_domain(dom, n, most=4) for n in dom.names[:most]) + (" …" if dom.d > most else "")
 
 
 def show_ledger(box: Any) -> None:
     """The privacy ledger of the page's release (recorded by :func:`dashboard.state.record_release`)."""
-    info = st.session_state.get("release_info")
+    info = release_info()
     with box:
         st.markdown("**Privacy ledger of the current release**")
         if not info:
             st.caption("No release on this page yet.")
             return
-        st.caption(f"{info['title']}: {info['privacy']}")
-        frame = info["ledger"]
+        st.caption(f"{info.title}: {info.privacy}")
+        frame = info.ledger
         lines = [f"- {row.step}: ε = {row.epsilon:.3g}" + (f", δ = {row.delta:.2g}" if row.delta else "")
                  for row in frame.itertuples()]
         if len(lines) <= 4:
@@ -106,5 +106,5 @@ def show_ledger(box: Any) -> None:
                 st.markdown("\n".join(lines))
         st.caption(f"Total: ε = {frame['epsilon'].sum():.4g}, δ = {frame['delta'].sum():.3g} "
                    f"({len(frame)} step{'s' if len(frame) != 1 else ''}).")
-        if info.get("note"):
-            st.caption(info["note"])
+        if info.note:
+            st.caption(info.note)

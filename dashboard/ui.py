@@ -7,7 +7,7 @@ computation behind a button), figures from :mod:`dpsynth_core.viz`, and a senten
 Mechanism mathematics never lives in the dashboard. The modules behind this face:
 
 * :mod:`dashboard.registry` -- the pages (one typed record each; plain Python);
-* :mod:`dashboard.state` -- session state: the dataset, the privacy settings, messages, the URL;
+* :mod:`dashboard.state` -- the session's one owner: the dataset, the privacy settings, messages, kept results;
 * :mod:`dashboard.sidebar` -- the privacy controls and the ledger;
 * :mod:`dashboard.compute` -- cached library calls and safe error display;
 * :mod:`dashboard.widgets` -- parameter controls, charts with their explanation, "Look closer";
@@ -15,7 +15,8 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
   the relation switch, said before running), :mod:`dashboard.headline` (W1, bound, size, guarantee),
   :mod:`dashboard.preserves` (the owner report) and :mod:`dashboard.downloads` (private downloads);
 * :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
-* :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state.
+* :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state;
+* the Data page's :mod:`dashboard.data_view` and :mod:`dashboard.upload_view`, imported by that page itself.
 """
 
 from __future__ import annotations
@@ -31,15 +32,15 @@ from .compute import (
 from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import release_section
-from .state import data, flash, set_data, settings, show_flash
-from .sweep import kept_sweep
+from .state import add_to_count, count, data, flash, set_data, set_epsilon, settings, show_flash
+from .sweep import epsilon_sweep, kept_sweep
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
 __all__ = [
     # the page's frame
     "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header",
     # state
-    "data", "settings", "set_data", "flash", "show_flash",
+    "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count",
     # library calls
     "safe", "teaching_release", "w1_of", "mechanisms", "BY_DOMAIN",
     # a mechanism's release
@@ -48,5 +49,5 @@ __all__ = [
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
     # a computation behind a button
-    "kept_sweep",
+    "kept_sweep", "epsilon_sweep",
 ]

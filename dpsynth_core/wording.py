@@ -17,6 +17,7 @@ from typing import Any
 from .theory import BoundKind
 
 __all__ = ["RELATION_WORDS", "RELATION_REASONS", "BoundWords", "bound_words", "vacuous_note", "delta_text",
+           "column_domain",
            "w1_text", "w1_bracket_text", "w1_interval_text", "w1_metric_text"]
 
 #: The neighbouring relations as people read them.
@@ -79,6 +80,17 @@ def _sentence(text: str) -> str:
     """A release's ``bound_kind`` as a sentence of a help text ("" for none)."""
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".") if text else ""
+
+
+def column_domain(domain: Any, column: str, most: int | None = None) -> str:
+    """A column's public domain as people write it: "age ∈ [0, 120]", "sex ∈ {F, M}" (at most ``most``
+    categories, then "…")."""
+    if column in domain.categories:
+        labels = list(domain.categories[column])
+        shown = labels if most is None else labels[:most]
+        return f"{column} ∈ {{{', '.join(shown)}{', …' if len(shown) < len(labels) else ''}}}"
+    j = list(domain.numeric_names).index(column)
+    return f"{column} ∈ [{domain.lower[j]:g}, {domain.upper[j]:g}]"
 
 
 def vacuous_note(bound: float, diameter: float = 1.0, *, what: str = "bound") -> str:

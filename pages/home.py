@@ -14,10 +14,6 @@ def _kr_figure(shift: float):
     return viz.kr_duality(*two_bumps(shift, rng=0))
 
 
-def _set_eps(v: float) -> None:
-    st.session_state["epsilon"] = v
-
-
 _ui.page_intro("home")
 _ui.lesson_box("home")
 
@@ -51,7 +47,7 @@ st.markdown(f"The data: `{d.name}` ({d.description}). Change them on the **Data 
 cols = st.columns(4)
 for col, (v, label) in zip(cols, ((0.01, "ε = 0.01 (strong privacy)"), (0.1, "ε = 0.1"), (1.0, "ε = 1"),
                                   (10.0, "ε = 10 (weak privacy)")), strict=True):
-    col.button(label, key=f"home_eps_{v:g}", on_click=_set_eps, args=(v,), width="stretch")
+    col.button(label, key=f"home_eps_{v:g}", on_click=_ui.set_epsilon, args=(v,), width="stretch")
 st.markdown("Below, the partition-tree mechanism (PMM, next lessons) runs on your data at that ε.")
 _ui.release_section("pmm", {}, title="home_pmm")
 _ui.lesson_nav("home")

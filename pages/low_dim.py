@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import data as sources
 from dashboard import ui as _ui
 from dpsynth_core import viz
-from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm, sweep
+from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm
 from dpsynth_core.mechanisms.low_dim import LowDimHandoverTrace, LowDimOwner, LowDimTrace
 
 _ui.require_app(__file__)
@@ -109,16 +109,9 @@ if res is not None:
                  key="ld_spec")
 
     def _angles():
-        c1, c2 = st.columns(2)
-        eps_list = c1.multiselect("ε values", [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                  default=[0.3, 1.0, 3.0, 10.0, 100.0], key="ld_eps", persist_state="session")
-        reps = c2.slider("Repeats", 1, 10, 3, key="ld_reps", persist_state="session")
-        df = _ui.kept_sweep(
-            "Run the angle sweep", lambda progress: _ui.safe(
-                sweep, "low_dim", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), reps,
-                rng=_ui.settings().seed, params={**params, "neighbours": "replace"}, measure=angle_measure,
-                progress=progress, what="sweeping ε"),
-            key="ld_run", slot="ld_result", fingerprint=d.name, when_stale="hide")
+        df = _ui.epsilon_sweep("low_dim", params, angle_measure, label="Run the angle sweep", prefix="ld",
+                               choices=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0], default=[0.3, 1.0, 3.0, 10.0, 100.0],
+                               repeats_label="Repeats", repeats=(1, 10, 3), when_stale="hide")
         if df is not None:
             _ui.plot(viz.angles_plot(df, title="largest angle between the private and the true plane"),
                      "Mean ± sd over the repeats. As ε grows the private plane converges to the true one (the angle "

@@ -44,11 +44,10 @@ if not _ui.data().domain.is_mixed:
 res = _ui.release_section("pmm", params, title="pmm")
 if res is not None:
     rel, w = res
-    d = _ui.data()
-    tr = PMMTrace.of(rel)
-    depth, dim = tr.depth, tr.d
+    tr, true = PMMTrace.of(rel), PMMOwner.of(rel).true_counts
     noisy, clipped, cons = tr.noisy_counts, tr.clipped_counts, tr.consistent_counts
-    true = PMMOwner.of(rel).true_counts
+    depth = tr.depth
+    d = _ui.data()
     dom = d.domain
     mixed = dom.is_mixed
     split_story = _split_story(tr.split_axes, dom) if mixed else ""
@@ -121,8 +120,8 @@ if res is not None:
     def _draws():
         k = st.slider("Releases", 2, 6, 4, key="pmm_k", persist_state="session")
         if st.button("Draw again", key="pmm_draw", help="New random seeds for all the releases below."):
-            st.session_state["pmm_offset"] = st.session_state.get("pmm_offset", 0) + k
-        offset = st.session_state.get("pmm_offset", 0)
+            _ui.add_to_count("pmm_offset", k)
+        offset = _ui.count("pmm_offset")
         seed = _ui.settings().seed
         draws, w1s = [], []
         for i in range(k):

@@ -10,15 +10,16 @@ from dpsynth_core.experiments import certified_w1_measure, rates_summary, sizes_
 
 _ui.require_app(__file__)
 
+INTRO = ("Each point is one release on n rows drawn from the current data, and its W1 to those rows, exact or "
+         "certified to within 1%; the dashed lines are the papers' bounds for those runs where one is proven, the "
+         "dotted lines the fitted power law $W_1 \\approx C\\,(\\varepsilon n)^{a}$ with its 95% confidence band, "
+         "whose slope $a$ you can compare with the theory. Three decades of n (20 to 20 000) are enough to read a "
+         "slope.")
 #: The smallest n of a sweep over n (the largest is 200, 2000 or 20 000: one to three decades).
 RATES_MIN_N = 20
 
 _ui.page_intro("rates")
-st.markdown("Each point is one release on n rows drawn from the current data, and its W1 to those rows, exact or "
-            "certified to within 1%; the dashed lines are the papers' bounds for those runs where one is proven, the "
-            "dotted lines the fitted power law $W_1 \\approx C\\,(\\varepsilon n)^{a}$ with its 95% confidence band, "
-            "whose slope $a$ you can compare with the theory. Three decades of n (20 to 20 000) are enough to read a "
-            "slope.")
+st.markdown(INTRO)
 _ui.lesson_box("rates")
 if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of n and ε, on numeric columns."):
     specs = _ui.mechanisms()

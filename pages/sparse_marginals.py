@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
-from dpsynth_core.experiments import certificate_measure, sweep
+from dpsynth_core.experiments import certificate_measure
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
 from dpsynth_core.transport import sparse_utility_loss
 from dpsynth_core.validation import plural
@@ -84,20 +84,9 @@ if res is not None:
     def _sweep():
         st.markdown("Several releases over ε: the certificate (private) against the realised loss (owner view). "
                     "Points below the diagonal are certified.")
-        c1, c2 = st.columns(2)
-        eps_list = c1.multiselect("ε values", [0.1, 0.3, 1.0, 3.0, 10.0], default=[0.3, 1.0, 3.0], key="sm_eps",
-                                  persist_state="session")
-        nseeds = c2.slider("Releases per ε", 1, 5, 2, key="sm_seeds", persist_state="session")
-        if st.button("Run the certificate sweep", key="sm_run", type="primary"):
-            bar = st.progress(0.0, text="starting …")
-            df = _ui.safe(sweep, "sparse_marginals", lambda n, rng: (d.X, d.domain), [d.n], sorted(eps_list), nseeds,
-                          rng=_ui.settings().seed, params={**params, "neighbours": "replace"},
-                          measure=certificate_measure, progress=lambda f, t: bar.progress(min(1.0, f), text=t),
-                          what="sweeping")
-            bar.empty()
-            if df is not None:
-                st.session_state["sm_result"] = df
-        df = st.session_state.get("sm_result")
+        df = _ui.epsilon_sweep("sparse_marginals", params, certificate_measure, label="Run the certificate sweep",
+                               prefix="sm", choices=[0.1, 0.3, 1.0, 3.0, 10.0], default=[0.3, 1.0, 3.0],
+                               repeats_label="Releases per ε", repeats=(1, 5, 2))
         if df is not None:
             _ui.plot(viz.loss_vs_certificate(df.assign(epsilon=df["epsilon"].map(lambda e: f"ε = {e:g}")),
                                              color="epsilon", title="realised loss against the certificate"),

@@ -13,8 +13,8 @@ import pytest
 from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, errors, goto, new_app, small_data
 from streamlit.testing.v1 import AppTest
 
-from dashboard import data as sources
 from dashboard import settings as dash_settings
+from dashboard import upload
 from dashboard.lessons import LESSONS
 from dpsynth_core import MECHANISMS, Domain, export, wording
 from dpsynth_core.datasets import Dataset
@@ -65,7 +65,7 @@ def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page():
     assert not app.exception, [e.value for e in app.exception]
     assert app.session_state["neighbours"] == "add_remove"
     assert [t.value for t in app.toast] == ["Back to *add / remove one record* neighbours (Certified marginals had switched them)."]
-    assert "add/remove neighbours" in app.session_state["release_info"]["privacy"]
+    assert "add/remove neighbours" in app.session_state["release_info"].privacy
     app.sidebar.radio(key="neighbours").set_value("replace").run()  # the user's own choice: it stays
     goto(app, "psmm")
     assert app.session_state["neighbours"] == "replace"
@@ -123,7 +123,7 @@ def test_extreme_epsilon_on_home(eps):
     assert not at.exception, [e.value for e in at.exception]
     assert not errors(at), errors(at)
     info = at.session_state["release_info"]
-    assert f"{eps:.4g}" in info["privacy"]
+    assert f"{eps:.4g}" in info.privacy
 
 
 @pytest.mark.parametrize("page", list(PAGE_MECH))
@@ -148,8 +148,8 @@ def test_changing_epsilon_changes_the_release(app):
     app.sidebar.select_slider(key="epsilon").set_value(10.0).run()
     second = app.session_state["release_info"]
     assert not app.exception
-    assert "(0.1," in first["privacy"] and "(10," in second["privacy"]
-    assert abs(second["ledger"]["epsilon"].sum() - 10.0) < 1e-9  # the ledger sums to ε
+    assert "(0.1," in first.privacy and "(10," in second.privacy
+    assert abs(second.ledger["epsilon"].sum() - 10.0) < 1e-9  # the ledger sums to ε
 
 
 def test_unsupported_relation_is_a_clear_error():
@@ -179,7 +179,7 @@ def test_upload_good_csv_through_the_page():
     at.button(key="data_use_upload").click().run()
     assert any("Type the lower and the upper bound of 'age'" in e for e in errors(at))
     for key, value in (("data_lo_age", 0.0), ("data_hi_age", 120.0), ("data_lo_score", 0.0), ("data_hi_score", 100.0)):
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
     at.button(key="data_use_upload").click().run()
     assert not at.exception
     d = at.session_state["dataset"]
@@ -194,7 +194,7 @@ def test_a_one_row_table_is_used_with_a_caution_and_low_dim_says_why_it_cannot_r
     at.radio(key="data_source").set_value("Upload CSV").run()
     at.file_uploader(key="data_upload").set_value(("one.csv", b"x,y\n0.3,0.7\n", "text/csv")).run()
     for key, value in (("data_lo_x", 0.0), ("data_hi_x", 1.0), ("data_lo_y", 0.0), ("data_hi_y", 1.0)):
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
     at.button(key="data_use_upload").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["dataset"].n == 1
@@ -221,7 +221,7 @@ def test_upload_protects_the_user():
     at.file_uploader(key="data_upload").set_value(("income.csv", income, "text/csv")).run()
     for key, value in (("data_lo_income", 0.0), ("data_hi_income", 100.0), ("data_lo_age", 0.0),
                        ("data_hi_age", 120.0)):
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
     at.button(key="data_use_upload").click().run()
     assert any("100 of 100 rows are outside the bounds you typed (most of them in 'income')" in e for e in errors(at))
     assert at.session_state["dataset"].name != "income"
@@ -260,32 +260,34 @@ def test_reversed_bounds_are_refused_with_a_message():
     at.radio(key="data_source").set_value("Upload CSV").run()
     at.file_uploader(key="data_upload").set_value(("people.csv", GOOD, "text/csv")).run()
     for key, value in (("data_lo_age", 5.0), ("data_hi_age", 1.0), ("data_lo_score", 0.0), ("data_hi_score", 100.0)):
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
     at.button(key="data_use_upload").click().run()
     assert not at.exception
     assert any("lower bound of 'age' must be below its upper bound" in e for e in errors(at))
 
 
 def test_read_upload_direct():
-    table = sources.read_upload(GOOD, "people.csv")
+    table = upload.read_upload(GOOD, "people.csv")
     assert {"age", "score"} <= set(table.frame.columns)
     with pytest.raises(ValueError, match="empty"):
-        sources.read_upload(b"", "e.csv")
+        upload.read_upload(b"", "e.csv")
     with pytest.raises(TypeError, match="bytes"):
-        sources.read_upload(123, "e.csv")
-    big = b"a\n" + b"1\n" * (sources.MAX_UPLOAD_ROWS + 1)
+        upload.read_upload(123, "e.csv")
+    big = b"a\n" + b"1\n" * (upload.MAX_UPLOAD_ROWS + 1)
     with pytest.raises(ValueError, match="at most"):
-        sources.read_upload(big, "big.csv")
+        upload.read_upload(big, "big.csv")
 
 
-def test_upload_dataset_checks_columns_and_counts_outside_rows():
-    df = sources.read_upload(GOOD, "people.csv").frame
-    data, outside = sources.upload_dataset(df, ["age", "score"], [0, 0], [50, 100], "people.csv")
-    assert outside == int((df["age"] > 50).sum()) and data.domain.upper == (50.0, 100.0)
+def test_the_upload_form_checks_columns_and_counts_outside_rows():
+    preview = upload.read_upload(GOOD, "people.csv", keep_text=True)
+    form = upload.UploadForm("people.csv", columns=("age", "score"), text_columns=preview.text_columns,
+                             lower={"age": 0, "score": 0}, upper={"age": 50, "score": 100})
+    used = form.use(GOOD, preview)
+    assert used.outside == int((preview.frame["age"] > 50).sum()) and used.dataset.domain.upper == (50.0, 100.0)
     with pytest.raises(ValueError, match="no column 'nope'"):
-        sources.upload_dataset(df, ["nope"], [0], [1])
+        upload.UploadForm("people.csv", columns=("nope",)).use(GOOD, preview)
     with pytest.raises(ValueError, match="at least one column"):
-        sources.upload_dataset(df, [], [], [])
+        upload.UploadForm("people.csv").use(GOOD, preview)
 
 
 def test_a_column_with_a_bad_cell_can_be_left_out_on_the_page():
@@ -313,8 +315,8 @@ def test_a_column_with_a_bad_cell_can_be_left_out_on_the_page():
     assert not errors(at), errors(at)
     cols = at.multiselect(key="data_cols_people.csv")
     assert "age" not in cols.options and cols.value == ["income"]
-    at.number_input(key="data_lo_income").set_value(0.0).run()
-    at.number_input(key="data_hi_income").set_value(1e6).run()
+    at.number_input(key="data_lo_income").set_value(0.0)
+    at.number_input(key="data_hi_income").set_value(1e6)
     at.button(key="data_use_upload").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not errors(at), errors(at)
@@ -551,7 +553,7 @@ def test_home_epsilon_buttons_set_the_sidebar():
     assert not at.exception
     assert at.session_state["epsilon"] == 0.01
     assert at.sidebar.select_slider(key="epsilon").value == 0.01
-    assert "(0.01," in at.session_state["release_info"]["privacy"]
+    assert "(0.01," in at.session_state["release_info"].privacy
 
 
 def test_low_dim_demo_sweep_and_digits():

@@ -1,9 +1,11 @@
 """The Data page never loses the user's work ("never lost work"): an upload being prepared (the file, the
-columns chosen, the bounds and categories typed) survives a visit to another page, and the whole
+columns chosen, the bounds and categories typed and saved) survives a visit to another page, and the whole
 uploaded table comes back after "Use the numeric columns of <name> only" (whose help promises it).
 
 Streamlit forgets a widget's state on a run that does not draw it (another page's run): the page keeps
-the file and what was typed in its own session-state keys and gives them back to the widgets.
+the file and what was chosen and typed in the session (dashboard.state) and gives them back to the widgets.
+The bounds and categories are typed in a form: they reach the page with one of its buttons ("Use this
+data", "Save for later"), as in a browser, so these tests type them and press one.
 """
 
 from __future__ import annotations
@@ -24,16 +26,18 @@ COLUMNS = ["age", "sex", "region", "bp"]
 
 
 def _prepare(at, name: str = "vitals.csv"):
-    """Upload the file, choose every column, type the bounds and the categories (without using it)."""
+    """Upload the file, choose every column, type the bounds and the categories and save them (without using
+    the file)."""
     goto(at, "data")
     at.radio(key="data_source").set_value("Upload CSV").run()
     at.file_uploader(key="data_upload").set_value((name, _vitals(), "text/csv")).run()
     assert not at.exception, exceptions(at)
     at.multiselect(key=f"data_cols_{name}").set_value(COLUMNS).run()
     for key, value in TYPED.items():
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
     for key, value in CATEGORIES.items():
-        at.text_area(key=key).input(value).run()
+        at.text_area(key=key).input(value)
+    at.button(key="data_save_upload").click().run()
     assert not at.exception and not errors(at), (exceptions(at), errors(at))
     return at
 
@@ -144,16 +148,16 @@ def test_many_columns_get_their_bounds_typed_once():
     at.file_uploader(key="data_upload").set_value(("wide.csv", _wide(), "text/csv")).run()
     names = [f"x{j}" for j in range(5)]
     at.multiselect(key="data_cols_wide.csv").set_value(names).run()
-    at.text_input(key="data_all_wide.csv").input("0:oops").run()
+    at.text_input(key="data_all_wide.csv").input("0:oops")
     at.button(key="data_fill_wide.csv").click().run()
     assert any("Type the bounds as lo:hi" in e.value for e in at.error), [e.value for e in at.error]
     assert at.number_input(key="data_lo_x0").value is None  # nothing filled by a typo
-    at.text_input(key="data_all_wide.csv").input("0:1").run()
+    at.text_input(key="data_all_wide.csv").input("0:1")
     at.button(key="data_fill_wide.csv").click().run()
     assert not at.exception, exceptions(at)
     assert [at.number_input(key=f"data_lo_{c}").value for c in names] == [0.0] * 5
     assert [at.number_input(key=f"data_hi_{c}").value for c in names] == [1.0] * 5
-    at.number_input(key="data_hi_x4").set_value(2.0).run()  # one box changed by hand afterwards
+    at.number_input(key="data_hi_x4").set_value(2.0)  # one box changed by hand afterwards
     at.button(key="data_use_upload").click().run()
     assert not at.exception and not errors(at), (exceptions(at), errors(at))
     d = at.session_state["dataset"]

@@ -17,9 +17,9 @@ import pytest
 from apptest import PAGE_MECH, PAGES, errors, exceptions, goto, new_app, small_data
 
 from dashboard import data as sources
+from dashboard import upload
 from dpsynth_core import MECHANISMS, export
 from dpsynth_core.datasets import CLINIC_CATEGORIES, clinic
-from dpsynth_core.tabular import CSVError
 
 REFUSAL = "does not take categorical columns"
 
@@ -68,7 +68,7 @@ def test_pmm_release_on_the_clinic_table(mixed_app):
     """PMM's release keeps the declared categories and says how the tree split them; every view renders."""
     at = goto(mixed_app, "pmm")
     info = at.session_state["release_info"]
-    assert "DP" in info["privacy"] and abs(info["ledger"]["epsilon"].sum() - 1.0) < 1e-9
+    assert "DP" in info.privacy and abs(info.ledger["epsilon"].sum() - 1.0) < 1e-9
     captions = " ".join(c.value for c in at.caption)
     assert "Level 1 splits sex" in captions and "numeric columns (age, bmi, systolic_bp)" in captions
     metrics = {m.label: m.value for m in at.metric}
@@ -216,8 +216,15 @@ def _upload(at, name: str, data: bytes, columns: list[str]):
     at.file_uploader(key="data_upload").set_value((name, data, "text/csv")).run()
     assert not at.exception, exceptions(at)
     at.multiselect(key=f"data_cols_{name}").set_value(columns).run()
+    return at
+
+
+def _use(at):
+    """Type the bounds of age and bmi in the form and press "Use this data" (the form's values reach the page
+    with its button, with whatever else was typed since the last run)."""
     for key, value in (("data_lo_age", 0.0), ("data_hi_age", 120.0), ("data_lo_bmi", 10.0), ("data_hi_bmi", 60.0)):
-        at.number_input(key=key).set_value(value).run()
+        at.number_input(key=key).set_value(value)
+    at.button(key="data_use_upload").click().run()
     return at
 
 
@@ -227,12 +234,12 @@ def test_upload_offers_text_columns_as_categories_and_uses_the_typed_ones():
     assert any("holding text: 'sex', 'region'" in c.value for c in at.caption)
     assert not any(c.value.startswith("Left out") and "holding text" in c.value for c in at.caption)
     # without categories: refused with what to type, nothing used
-    at.button(key="data_use_upload").click().run()
+    _use(at)
     assert any("Type the categories of 'sex'" in e for e in errors(at)), errors(at)
     assert at.session_state["dataset"].name != "people"
-    at.text_area(key="data_cat_sex").input("F|M").run()
-    at.text_area(key="data_cat_region").input("north\nsouth\neast\nwest").run()  # one per line; 'west' unused
-    at.button(key="data_use_upload").click().run()
+    at.text_area(key="data_cat_sex").input("F|M")
+    at.text_area(key="data_cat_region").input("north\nsouth\neast\nwest")  # one per line; 'west' unused
+    _use(at)
     assert not at.exception and not errors(at), (exceptions(at), errors(at))
     d = at.session_state["dataset"]
     assert d.name == "people" and d.domain.names == ("age", "sex", "bmi", "region")
@@ -245,23 +252,23 @@ def test_upload_offers_text_columns_as_categories_and_uses_the_typed_ones():
     goto(at, "pmm")
     assert not at.exception and not errors(at)
     rel_info = at.session_state["release_info"]
-    assert "DP" in rel_info["privacy"] and "NOT" not in rel_info["privacy"]
+    assert "DP" in rel_info.privacy and "NOT" not in rel_info.privacy
     assert len(at.get("plotly_chart")) >= 2
 
 
 def test_undeclared_value_is_refused_with_row_column_and_value_then_other_takes_it():
     at = new_app()
     at = _upload(at, "bad.csv", _people(bad_row=7), ["age", "sex", "bmi", "region"])
-    at.text_area(key="data_cat_sex").input("F|M").run()
-    at.text_area(key="data_cat_region").input("north|south|east").run()
-    at.button(key="data_use_upload").click().run()
+    at.text_area(key="data_cat_sex").input("F|M")
+    at.text_area(key="data_cat_region").input("north|south|east")
+    _use(at)
     assert not at.exception, exceptions(at)
     msg = " ".join(errors(at))
     # row 9 of the spreadsheet (data row 7; the header is row 1), the column and the value
     assert "column 'region'" in msg and "'Atlantis'" in msg and "row 9" in msg, msg
     assert at.session_state["dataset"].name != "bad"
-    at.text_input(key="data_other_region").input("elsewhere").run()
-    at.button(key="data_use_upload").click().run()
+    at.text_input(key="data_other_region").input("elsewhere")
+    _use(at)
     assert not errors(at), errors(at)
     d = at.session_state["dataset"]
     assert d.domain.categories["region"] == ("north", "south", "east", "elsewhere")
@@ -271,12 +278,12 @@ def test_undeclared_value_is_refused_with_row_column_and_value_then_other_takes_
 def test_missing_text_cell_is_refused_then_dropped_on_request():
     at = new_app()
     at = _upload(at, "holes.csv", _people(hole_row=3), ["age", "sex", "bmi", "region"])
-    at.text_area(key="data_cat_sex").input("F|M").run()
-    at.text_area(key="data_cat_region").input("north|south|east").run()
-    at.button(key="data_use_upload").click().run()
-    assert any("missing value in row 5, column 'sex'" in e for e in errors(at)), errors(at)
+    at.text_area(key="data_cat_sex").input("F|M")
+    at.text_area(key="data_cat_region").input("north|south|east")
+    _use(at)
+    assert any("missing values" in e and "the first at row 5, column 'sex'" in e for e in errors(at)), errors(at)
     at.checkbox(key="data_drop_holes.csv").check().run()
-    at.button(key="data_use_upload").click().run()
+    _use(at)
     assert not errors(at), errors(at)
     assert at.session_state["dataset"].n == 119
     assert any("Left out 1 row with a missing value" in i.value for i in at.info)
@@ -287,7 +294,7 @@ def test_use_the_values_in_this_file_makes_every_release_not_dp():
     at = _upload(at, "explore.csv", _people(), ["age", "sex", "bmi", "region"])
     at.checkbox(key="data_cats_from_data_explore.csv").check().run()
     assert not [t for t in at.text_area if t.key.startswith("data_cat_")]  # nothing to type then
-    at.button(key="data_use_upload").click().run()
+    _use(at)
     assert not errors(at), errors(at)
     d = at.session_state["dataset"]
     assert d.domain.provenance == "data" and not d.domain.declared
@@ -295,7 +302,7 @@ def test_use_the_values_in_this_file_makes_every_release_not_dp():
     assert any("categories come from the data" in w.value for w in at.warning)
     goto(at, "pmm")
     assert not at.exception and not errors(at)
-    assert "NOT differentially private" in at.session_state["release_info"]["privacy"]
+    assert "NOT differentially private" in at.session_state["release_info"].privacy
     assert {m.label: m.value for m in at.metric}["Privacy"] == "not private"
     assert any("NOT private: the bounds or categories" in w.value for w in at.warning)
     assert any("Downloads are disabled" in c.value for c in at.caption)
@@ -308,67 +315,65 @@ def test_use_the_values_in_this_file_makes_every_release_not_dp():
     assert rep["is_dp"] is False and rep["label"].startswith("NOT differentially private")
 
 
-# ------------------------------------------------------------------------------- the reader, directly
+# ------------------------------------------------------------------------------- the upload form, directly
 def test_parse_categories():
-    assert sources.parse_categories("F|M") == ["F", "M"]
-    assert sources.parse_categories(" north \n south\n\n east ") == ["north", "south", "east"]
-    assert sources.parse_categories("a|b\nc") == ["a|b", "c"]  # lines win: a label may hold a bar
-    assert sources.parse_categories("") == [] and sources.parse_categories(None) == []
+    assert upload.parse_categories("F|M") == ["F", "M"]
+    assert upload.parse_categories(" north \n south\n\n east ") == ["north", "south", "east"]
+    assert upload.parse_categories("a|b\nc") == ["a|b", "c"]  # lines win: a label may hold a bar
+    assert upload.parse_categories("") == [] and upload.parse_categories(None) == []
     with pytest.raises(TypeError):
-        sources.parse_categories(3)
+        upload.parse_categories(3)
 
 
-def test_read_upload_text_lines_up_with_the_numbers():
-    """Semicolons, Excel's 'sep=' line, quoted cells, a dropped row (missing number), blank lines at the
-    end: the text cells stay with their numbers, indexed by spreadsheet row."""
-    data = ('sep=;\nage;city;score\n30;"Paris; FR";1,5\n41;Lyon;\n52; Nice ;2,5\nNA;Lille;3\n61;"Metz";4\n\n\n'
-            ).encode()
-    table = sources.read_upload(data, "x.csv", missing="drop")
-    assert table.dropped_rows == 2 and table.text_columns == ("city",)
-    frame = sources.read_upload_text(data, table, ["city"])
-    assert list(frame.columns) == ["age", "city", "score"]  # the file's order
-    assert list(frame.index) == [2, 4, 6]  # rows 3 and 5 were dropped for a missing number
-    assert list(frame["city"]) == ["Paris; FR", "Nice", "Metz"]
-    np.testing.assert_array_equal(frame["age"], table.frame["age"])
-    np.testing.assert_array_equal(frame["score"], [1.5, 2.5, 4.0])
-    with pytest.raises(ValueError, match="no column 'town'"):
-        sources.read_upload_text(data, table, ["town"])
+def _form(**changes) -> upload.UploadForm:
+    base = dict(filename="p.csv", columns=("age", "sex", "bmi", "region"), text_columns=("sex", "region"),
+                lower={"age": 0, "bmi": 10}, upper={"age": 120, "bmi": 60},
+                categories={"sex": "F|M", "region": "north|south|east"})
+    return upload.UploadForm(**{**base, **changes})
 
 
-def test_read_upload_text_missing_cells():
-    data = b"age,sex\n30,F\n41,\n52,NA\n60,M\n"
-    table = sources.read_upload(data, "x.csv")
-    with pytest.raises(CSVError, match=r"missing value in row 3, column 'sex' \(2 rows") as info:
-        sources.read_upload_text(data, table, ["sex"])
-    assert info.value.kind == "missing" and info.value.count == 2
-    assert list(sources.read_upload_text(data, table, ["sex"], missing="drop")["sex"]) == ["F", "M"]
-    assert sources.read_upload_text(data, table, ["sex"], missing="keep")["sex"].isna().sum() == 2
-
-
-def test_upload_dataset_bounds_and_checks_the_categories():
+def test_the_upload_form_declares_the_domain_and_reads_the_file_with_it():
     data = _people(60)
-    table = sources.read_upload(data, "p.csv")
-    frame = sources.read_upload_text(data, table, ["sex", "region"])
-    cols = ["age", "sex", "bmi", "region"]
-    ds, outside = sources.upload_dataset(frame, cols, [0, 10], [120, 60], "p.csv",
-                                         categories={"sex": ["F", "M"], "region": "north|south|east"})
-    assert outside == 0 and ds.X.shape == (60, 4) and ds.domain.declared
+    preview = upload.read_upload(data, "p.csv", keep_text=True)
+    assert preview.text_columns == ("sex", "region") and list(preview.preview.columns) == ["age", "sex", "bmi",
+                                                                                          "region"]
+    used = _form().use(data, preview)
+    assert used.outside == 0 and used.dropped == 0 and used.dataset.X.shape == (60, 4)
+    assert used.dataset.domain.declared and used.dataset.domain.categories["sex"] == ("F", "M")
     with pytest.raises(ValueError, match="'F' twice in column 'sex'"):
-        sources.upload_dataset(frame, cols, [0, 10], [120, 60], categories={"sex": "F|F|M", "region": "north"})
+        _form(categories={"sex": "F|F|M", "region": "north"}).use(data, preview)
     with pytest.raises(ValueError, match="at least one column of numbers"):
-        sources.upload_dataset(frame, ["sex"], [], [], categories={"sex": "F|M"})
-    many = "|".join(f"c{i}" for i in range(sources.MAX_UPLOAD_CATEGORIES + 1))
+        _form(columns=("sex",)).use(data, preview)
+    many = "|".join(f"c{i}" for i in range(upload.MAX_UPLOAD_CATEGORIES + 1))
     with pytest.raises(ValueError, match="at most 1,000"):
-        sources.upload_dataset(frame, cols, [0, 10], [120, 60], categories={"sex": many, "region": "north"})
-    ids = frame.assign(sex=[f"id{i}" for i in range(60)])
-    assert sources.upload_dataset(ids, cols, [0, 10], [120, 60], categories={"sex": "", "region": ""},
-                                  categories_from_data=True)[0].domain.provenance == "data"
-    with pytest.raises(ValueError, match="too many for a categorical"):
-        big = pd.concat([ids] * 20, ignore_index=True).assign(sex=[f"id{i}" for i in range(1200)])
-        sources.upload_dataset(big, cols, [0, 10], [120, 60], categories={"sex": "", "region": ""},
-                               categories_from_data=True)
+        _form(categories={"sex": many, "region": "north"}).use(data, preview)
     with pytest.raises(ValueError, match="at most 64 columns"):
-        sources.upload_dataset(frame, ["age"] * 65, [0] * 65, [1] * 65)
+        _form(columns=("age",) * 65).use(data, preview)
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        _form(columns=("age", "nope")).use(data, preview)
+
+
+def test_the_upload_form_reads_the_categories_off_the_file_only_when_asked():
+    ids = ("age,sex,bmi,region\n" + "\n".join(f"{20 + i % 60},id{i},{18 + i % 20},north" for i in range(60))
+           + "\n").encode()
+    preview = upload.read_upload(ids, "p.csv", keep_text=True)
+    used = _form(categories={}, categories_from_data=True).use(ids, preview)
+    assert used.dataset.domain.provenance == "data" and len(used.dataset.domain.categories["sex"]) == 60
+    big = ("age,sex,bmi,region\n" + "\n".join(f"{20 + i % 60},id{i},{18 + i % 20},north" for i in range(1200))
+           + "\n").encode()
+    with pytest.raises(ValueError, match="too many for a categorical"):
+        _form(categories={}, categories_from_data=True).use(big, upload.read_upload(big, "p.csv", keep_text=True))
+
+
+def test_the_upload_form_takes_the_range_over_the_rows_it_keeps():
+    """The data's own range (exploration only) over the rows a release of the chosen columns keeps: a missing
+    value in a column not chosen does not drop a row from the range."""
+    data = b"x,y,z\n0.2,1,\n0.9,2,5\n0.5,,6\n"
+    preview = upload.read_upload(data, "g.csv", missing="drop", keep_text=True)
+    form = upload.UploadForm("g.csv", columns=("x",), bounds_from_data=True, drop_missing=True)
+    used = form.use(data, preview)
+    assert used.dataset.domain.lower == (0.2,) and used.dataset.domain.upper == (0.9,) and used.dataset.n == 3
+    assert used.outside == 0 and used.dataset.domain.provenance == "data"
 
 
 def test_mixed_dataset_is_shareable_by_name():

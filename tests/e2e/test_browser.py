@@ -120,10 +120,11 @@ def _upload(ui, page, name: str, data: bytes) -> None:
 
 
 def _type_number(ui, page, label: str, value: str) -> None:
+    """Type into a box of the upload's form: nothing runs until the form's button is pressed."""
     box = page.get_by_label(label, exact=True)
     assert box.count(), f"no number input {label!r}"
     box.fill(value)
-    ui.act(page, lambda: box.press("Enter"))
+    box.press("Tab")
 
 
 def test_upload_good_and_bad_csv(server, page, ui):
@@ -190,10 +191,10 @@ def _open_expander(page, label: str) -> None:
 
 
 def _type_text(ui, page, label: str, value: str) -> None:
+    """Type into a text area of the upload's form: nothing runs until the form's button is pressed."""
     area = page.get_by_label(label, exact=True)
     assert area.count(), f"no text area {label!r}"
     area.fill(value)
-    ui.act(page, lambda: area.press("Control+Enter"))
 
 
 def test_mixed_upload_declare_categories_release_with_pmm_and_download(server, page, ui, tmp_path):

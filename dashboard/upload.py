@@ -1,0 +1,232 @@
+"""An uploaded CSV file and what its owner declares for it (no Streamlit here).
+
+The file is read by the library's reader (:func:`dpsynth_core.tabular.read_table`: separator and decimal
+comma detected, bad cells reported by row and column, missing values refused or dropped on request) under
+the dashboard's caps; before anything is declared, in its text-preview mode (the columns holding text read
+as text, for the owner's eyes). The owner then declares, in an :class:`UploadForm`, the columns to use, the
+PUBLIC bounds of the numeric ones and the categories of the text ones; :meth:`UploadForm.use` builds the
+public domain from what was typed and reads the file again with it (categorical columns matched against
+their declared categories by the reader, a value outside them refused with its row, or sent to the column's
+``other`` category). Nothing here derives bounds or categories from the private data, except on the owner's
+explicit "NOT private" request, which the domain then carries (``provenance="data"``: no release of it is
+DP). The file stays in memory (never written to disk or logged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dpsynth_core.dataset import Dataset
+from dpsynth_core.domain import Domain
+from dpsynth_core.tabular import MAX_BYTES, Table, read_table
+from dpsynth_core.validation import check_float, plural
+
+__all__ = ["MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "MAX_CLAMPED_SHARE",
+           "SMALL_TABLE", "read_upload", "parse_categories", "small_table_note", "UploadForm", "Upload"]
+
+#: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
+MAX_UPLOAD_ROWS = 200_000
+#: The largest file read (the library's byte cap; the browser refuses larger ones, .streamlit/config.toml), and
+#: the largest the Data page keeps in the session's memory so that the work on it survives a visit to another page.
+MAX_UPLOAD_BYTES = MAX_BYTES
+MAX_UPLOAD_COLUMNS = 64
+#: Most categories one column of an upload may have (typed, or read off the file for exploration).
+MAX_UPLOAD_CATEGORIES = 1_000
+#: Share of rows outside the typed bounds above which an upload is refused: such bounds are a typo or
+#: the wrong unit, and clamping most of the data would silently replace it by the box's edges.
+MAX_CLAMPED_SHARE = 0.5
+#: Below this many rows the Data page cautions that a private release is mostly noise.
+SMALL_TABLE = 50
+
+
+def read_upload(data: bytes, filename: str, *, missing: str = "error", exclude: Sequence[str] = (),
+                keep_text: bool = False, domain: Domain | None = None) -> Table:
+    """Read an uploaded CSV (bytes) with the library's rules and the dashboard's caps: its numeric columns
+    (``exclude`` names columns the user chose to leave out, never read nor checked), with ``keep_text`` its
+    text columns as text too (a preview: :attr:`Table.preview`), or with ``domain`` the columns of a declared
+    domain (categorical ones matched against their categories)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"The uploaded file {filename!r} must arrive as bytes. Got {type(data).__name__}.")
+    return read_table(bytes(data), missing=missing, exclude=None if domain is not None else exclude, domain=domain,
+                      keep_text=keep_text, max_rows=MAX_UPLOAD_ROWS, max_cols=MAX_UPLOAD_COLUMNS,
+                      what=f"the uploaded file {filename!r}")
+
+
+def small_table_note(n: int) -> str | None:
+    """A caution for a table of fewer than :data:`SMALL_TABLE` rows (``None`` otherwise): every mechanism
+    runs, but one person is a large share of the data, so the noise that hides them dominates."""
+    if n >= SMALL_TABLE:
+        return None
+    share = 100.0 / n
+    these = "this one row" if n == 1 else f"these {plural(n, 'row')}"
+    return (f"Only {plural(n, 'row')}: the mechanisms run, but one person is {share:.0f} % of the data, so the noise "
+            "that hides them dominates any release" + ("; Low-dimensional data needs at least 2 rows" if n < 2 else "")
+            + f", and the Rates page's larger n are drawn with replacement from {these}. A table of a few hundred "
+            "rows or more shows what differential privacy can keep.")
+
+
+def parse_categories(text: str | None) -> list[str]:
+    """The categories a user typed or pasted: one per line, or separated by ``|`` (``F|M``); surrounding
+    spaces and empty entries are dropped (duplicates are left for the domain to refuse by name)."""
+    if text is None:
+        return []
+    if not isinstance(text, str):
+        raise TypeError(f"The categories must be typed as text. Got {type(text).__name__}.")
+    parts = text.splitlines() if "\n" in text.strip() else text.split("|")
+    return [p.strip() for p in parts if p.strip()]
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A table made from an upload (:meth:`UploadForm.use`): the ``dataset``, how many rows have a value outside
+    the typed bounds (``outside``: every mechanism clamps them; an owner-side count, shown to the owner, never
+    exported) and how many rows were dropped for a missing value in a column used (``dropped``)."""
+
+    dataset: Dataset
+    outside: int
+    dropped: int
+
+
+@dataclass(frozen=True)
+class UploadForm:
+    """What the owner chose and typed for the uploaded file ``filename``: everything "Use this data" needs.
+
+    ``columns`` are the columns used, in the file's order; those among ``text_columns`` (the file's columns
+    holding text) are categorical, the others numeric. ``lower``/``upper`` map a numeric column to its typed
+    bound (None: not typed yet), ``categories`` a categorical column to the text typed (:func:`parse_categories`),
+    ``other`` to an optional category receiving every value outside the list. ``bounds_from_data`` and
+    ``categories_from_data`` take the file's own range and values instead (NOT private: exploration only).
+    ``drop_missing`` drops rows with a missing value instead of refusing them; ``excluded`` are the columns
+    left out of the reading.
+    """
+
+    filename: str
+    columns: tuple[str, ...] = ()
+    text_columns: tuple[str, ...] = ()
+    lower: Mapping[str, Any] = field(default_factory=dict)
+    upper: Mapping[str, Any] = field(default_factory=dict)
+    bounds_from_data: bool = False
+    categories: Mapping[str, str] = field(default_factory=dict)
+    other: Mapping[str, str] = field(default_factory=dict)
+    categories_from_data: bool = False
+    drop_missing: bool = False
+    excluded: tuple[str, ...] = ()
+
+    @property
+    def numeric(self) -> list[str]:
+        return [c for c in self.columns if c not in self.text_columns]
+
+    @property
+    def categorical(self) -> list[str]:
+        return [c for c in self.columns if c in self.text_columns]
+
+    @property
+    def missing(self) -> str:
+        """The reader's ``missing``: "drop" or "error"."""
+        return "drop" if self.drop_missing else "error"
+
+    @property
+    def not_private(self) -> bool:
+        """True when the bounds or the categories come from the file itself: no release of it is DP."""
+        return self.bounds_from_data or (self.categories_from_data and bool(self.categorical))
+
+    @property
+    def name(self) -> str:
+        return self.filename.rsplit(".", 1)[0] or "upload"
+
+    def domain(self, data: bytes, preview: Table) -> Domain:
+        """The public domain declared: refused, with the column to fix, when a column is missing, a bound is
+        missing or reversed, or a category list is empty or too long."""
+        self._check_columns(preview)
+        numeric, categorical = self.numeric, self.categorical
+        seen = None
+        if self.bounds_from_data or (self.categories_from_data and categorical):
+            # the file's own range and values, over the rows a release of these columns keeps (NOT private)
+            others = [c for c in preview.numeric if c not in numeric]
+            seen = read_upload(data, self.filename, missing=self.missing, exclude=list(self.excluded) + others,
+                               keep_text=True)
+        lo, hi = self._bounds(seen)
+        declared = {c: self._labels(c, seen) for c in categorical}
+        other = {c: v.strip() for c, v in self.other.items()
+                 if c in declared and isinstance(v, str) and v.strip() and not self.categories_from_data}
+        return Domain(lo, hi, names=tuple(self.columns), categories=declared, other=other,
+                      provenance="data" if self.not_private else "declared")
+
+    def use(self, data: bytes, preview: Table) -> Upload:
+        """The table the owner declared, read again with its domain; refused when more than
+        :data:`MAX_CLAMPED_SHARE` of the rows fall outside the typed bounds (a typo or the wrong unit)."""
+        dom = self.domain(data, preview)
+        table = read_upload(data, self.filename, missing=self.missing, domain=dom)
+        ds = Dataset.from_frame(table.frame, dom, self.name, self._description(dom))
+        inside = dom.contains(ds.X)
+        outside = int((~inside).sum())
+        if outside > MAX_CLAMPED_SHARE * ds.n:
+            num = dom.numeric_rows(ds.X)
+            per_col = ((num < dom.lower_array) | (num > dom.upper_array)).sum(axis=0)
+            worst = dom.numeric_names[int(per_col.argmax())]
+            raise ValueError(f"{outside} of {ds.n} rows are outside the bounds you typed (most of them in {worst!r}): "
+                             "every mechanism would move them onto the box's edge. Check the bounds and the unit of "
+                             "that column.")
+        return Upload(ds, outside, table.dropped_rows)
+
+    def _check_columns(self, preview: Table) -> None:
+        if not self.columns:
+            raise ValueError("Choose at least one column.")
+        if len(self.columns) > MAX_UPLOAD_COLUMNS:
+            raise ValueError(f"Choose at most {MAX_UPLOAD_COLUMNS} columns (you chose {len(self.columns)}).")
+        known = set(preview.numeric) | set(preview.text_columns)
+        unknown = [c for c in self.columns if c not in known]
+        if unknown:
+            raise ValueError(f"The uploaded file has no column {unknown[0]!r}.")
+        if not self.numeric:
+            raise ValueError("Choose at least one column of numbers as well: the mechanisms need a numeric column "
+                             "besides the categorical ones.")
+
+    def _bounds(self, seen: Table | None) -> tuple[list[float], list[float]]:
+        """The typed bounds of the numeric columns (or, asked for, the file's own range: a constant column
+        still gets a box of width 1)."""
+        if self.bounds_from_data and seen is not None:
+            frame = seen.frame.loc[:, self.numeric]
+            lo, hi = frame.min(axis=0), frame.max(axis=0)
+            return [float(v) for v in lo], [float(b if b > a else a + 1.0) for a, b in zip(lo, hi, strict=True)]
+        for c in self.numeric:
+            if self.lower.get(c) is None or self.upper.get(c) is None:
+                raise ValueError(f"Type the lower and the upper bound of {c!r}: the range its values can take in "
+                                 "principle (for example an age in [0, 120]), not the range of this file.")
+        lo = [check_float(self.lower[c], f"lower bound of {c!r}", "the Data page") for c in self.numeric]
+        hi = [check_float(self.upper[c], f"upper bound of {c!r}", "the Data page") for c in self.numeric]
+        bad = [c for c, a, b in zip(self.numeric, lo, hi, strict=True) if not a < b]
+        if bad:
+            raise ValueError(f"The lower bound of {bad[0]!r} must be below its upper bound: change one of them.")
+        return lo, hi
+
+    def _labels(self, column: str, seen: Table | None) -> list[str]:
+        """The categories of a categorical column: typed, or (asked for) the values the file holds."""
+        if self.categories_from_data and seen is not None:
+            labels = sorted(set(seen.preview[column].dropna()))
+            if len(labels) > MAX_UPLOAD_CATEGORIES:
+                raise ValueError(f"Column {column!r} holds {len(labels):,} different values: too many for a "
+                                 f"categorical column (at most {MAX_UPLOAD_CATEGORIES:,}). Leave it out.")
+            return labels
+        labels = parse_categories(self.categories.get(column))
+        if not labels:
+            raise ValueError(f"Type the categories of {column!r}: every value it can take in principle, one per line "
+                             "or separated by | (for example F|M), not the values of this file.")
+        if len(labels) > MAX_UPLOAD_CATEGORIES:
+            raise ValueError(f"Column {column!r} has {len(labels):,} categories: at most {MAX_UPLOAD_CATEGORIES:,} "
+                             "can be used here.")
+        return labels
+
+    def _description(self, dom: Domain) -> str:
+        notes = []
+        if self.bounds_from_data:
+            notes.append("Bounds taken from the data: NOT private (exploration only).")
+        if self.categories_from_data and self.categorical:
+            notes.append("Categories taken from the data: NOT private (exploration only).")
+        elif self.categorical:
+            notes.append("Categories declared: " + "; ".join(f"{c} ∈ {{{', '.join(dom.categories[c])}}}"
+                                                              for c in self.categorical) + ".")
+        return (f"Uploaded file {self.filename!r}: columns {', '.join(self.columns)}."
+                + "".join(" " + n for n in notes))
