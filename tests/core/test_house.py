@@ -357,3 +357,10 @@ def test_only_the_state_module_touches_the_session_state():
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
 
+
+def test_the_architecture_names_every_dashboard_module():
+    """docs/architecture.md says what each module of ``dashboard/`` owns: a new module is written down there."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = [p.stem for p in sorted((ROOT / "dashboard").glob("*.py"))
+               if p.stem != "__init__" and f"**`{p.stem}`**" not in text]
+    assert not missing, missing
