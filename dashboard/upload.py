@@ -20,7 +20,7 @@ from typing import Any
 
 from dpsynth_core.dataset import Dataset
 from dpsynth_core.domain import Domain
-from dpsynth_core.tabular import MAX_BYTES, Table, read_table
+from dpsynth_core.tabular import MAX_BYTES, Table, read_preview, read_table
 from dpsynth_core.validation import check_float, plural
 
 __all__ = ["MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "MAX_CLAMPED_SHARE",
@@ -45,13 +45,15 @@ def read_upload(data: bytes, filename: str, *, missing: str = "error", exclude: 
                 keep_text: bool = False, domain: Domain | None = None) -> Table:
     """Read an uploaded CSV (bytes) with the library's rules and the dashboard's caps: its numeric columns
     (``exclude`` names columns the user chose to leave out, never read nor checked), with ``keep_text`` its
-    text columns as text too (a preview: :attr:`Table.preview`), or with ``domain`` the columns of a declared
-    domain (categorical ones matched against their categories)."""
+    text columns as text too (the reader's text-preview mode, :func:`~dpsynth_core.tabular.read_preview`), or
+    with ``domain`` the columns of a declared domain (categorical ones matched against their categories)."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"The uploaded file {filename!r} must arrive as bytes. Got {type(data).__name__}.")
+    caps = {"max_rows": MAX_UPLOAD_ROWS, "max_cols": MAX_UPLOAD_COLUMNS, "what": f"the uploaded file {filename!r}"}
+    if keep_text:
+        return read_preview(bytes(data), missing=missing, exclude=exclude, **caps)
     return read_table(bytes(data), missing=missing, exclude=None if domain is not None else exclude, domain=domain,
-                      keep_text=keep_text, max_rows=MAX_UPLOAD_ROWS, max_cols=MAX_UPLOAD_COLUMNS,
-                      what=f"the uploaded file {filename!r}")
+                      **caps)
 
 
 def small_table_note(n: int) -> str | None:

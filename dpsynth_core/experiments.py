@@ -186,10 +186,8 @@ def sweep(mechanism, data_fn, ns, epsilons, reps, rng=None, w1_method="auto", pr
     -------
     pandas.DataFrame
         One row per run: ``mechanism, n, epsilon, rep, seconds, bound, bound_type, bound_vacuous`` and the
-        measure's columns (default ``w1, w1_lower, w1_upper``: W1 and its proven interval in unit-cube l_inf
-        units). ``seconds`` is the mechanism's wall time; ``bound`` the release's bound or NaN, ``bound_type``
-        its :class:`~dpsynth_core.theory.BoundKind` value, ``bound_vacuous`` whether it is not below the
-        space's diameter (:attr:`Release.bound_is_vacuous`).
+        measure's columns (default ``w1, w1_lower, w1_upper``: W1 and its proven interval, unit cube, l_inf);
+        ``bound`` is NaN without one, ``bound_type`` its BoundKind, ``bound_vacuous`` :attr:`Release.bound_is_vacuous`.
     """
     owner = "sweep"
     if params is not None and not isinstance(params, dict):

@@ -106,6 +106,7 @@ from .read import (
     Table,
     detect_delimiter,
     load_csv,
+    read_preview,
     read_table,
 )
 from .write import csv_bytes
@@ -115,6 +116,7 @@ __all__ = [
     "Note",
     "Table",
     "read_table",
+    "read_preview",
     "read_parquet",
     "load_csv",
     "detect_delimiter",

@@ -38,7 +38,7 @@ from ._cells import (
 )
 from ._errors import CSVError, Note
 
-__all__ = ["CSVError", "Table", "read_table", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
+__all__ = ["CSVError", "Table", "read_table", "read_preview", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
            "MAX_FILE_COLS"]
 
 #: Default largest file size, in bytes.
@@ -95,7 +95,7 @@ class Table:
     bad_cells : tuple of (int, str)
         Row number and column of the first of them (at most 5).
     preview : pandas.DataFrame or None
-        With ``keep_text=True``: the file as a preview shows it, the columns of ``frame`` and the text columns
+        From :func:`read_preview`: the file as a preview shows it, the columns of ``frame`` and the text columns
         (:attr:`text_columns`) in the file's order, on the rows of ``frame``; a text cell stripped, a missing
         one (empty, ``NA``, ...) None. Private values, for the owner's eyes (before the categories are
         declared). None otherwise.
@@ -135,7 +135,6 @@ def read_table(
     max_bytes: int = MAX_BYTES,
     max_file_cols: int = MAX_FILE_COLS,
     what: str | None = None,
-    keep_text: bool = False,
 ) -> Table:
     """Read a CSV file with a header row into its numeric columns (see the module docstring for the rules).
 
@@ -180,11 +179,6 @@ def read_table(
         How to name the file in messages, e.g. ``"the uploaded file 'people.csv'"``. Default:
         ``"the file '<path>'"`` for a path, ``"the file '<name>'"`` for a file-like with a
         ``name``, ``"the CSV data"`` otherwise.
-    keep_text : bool
-        The text-preview mode (only without ``columns`` and ``domain``): the columns holding text are read
-        as text into :attr:`Table.preview` instead of being left out (they are still named in
-        :attr:`Table.text_columns`, and are not checked against ``missing``). For a caller that shows a file
-        before its owner declares which text columns are categorical, and their categories.
 
     Returns
     -------
@@ -205,8 +199,20 @@ def read_table(
     """
     return _read_table(source, columns=columns, categories=categories, domain=domain, missing=missing,
                        max_rows=max_rows, max_cols=max_cols, max_bytes=max_bytes, max_file_cols=max_file_cols,
-                       what=what, owner="read_table", exclude=exclude, drop_bad_rows=drop_bad_rows,
-                       keep_text=keep_text)
+                       what=what, owner="read_table", exclude=exclude, drop_bad_rows=drop_bad_rows)
+
+
+def read_preview(source: Any, *, exclude: Sequence[str] | None = None, missing: str = "error",
+                 drop_bad_rows: bool = False, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS,
+                 max_bytes: int = MAX_BYTES, max_file_cols: int = MAX_FILE_COLS, what: str | None = None) -> Table:
+    """:func:`read_table`'s text-preview mode: every numeric column (but those ``exclude`` names), and the
+    columns holding text read as text into :attr:`Table.preview` beside them, in the file's order, instead of
+    being left out (still named in :attr:`Table.text_columns`; a missing text cell is None, not checked
+    against ``missing``). For a caller that shows a file before its owner declares which text columns are
+    categorical and their categories (the dashboard's upload); the other arguments are :func:`read_table`'s."""
+    return _read_table(source, columns=None, missing=missing, max_rows=max_rows, max_cols=max_cols,
+                       max_bytes=max_bytes, max_file_cols=max_file_cols, what=what, owner="read_preview",
+                       exclude=exclude, drop_bad_rows=drop_bad_rows, keep_text=True)
 
 
 def detect_delimiter(path: str | os.PathLike, what: str) -> str:
@@ -613,8 +619,6 @@ def _read_table(source, *, columns, categories=None, domain=None, missing, max_r
     columns, missing, max_rows, max_cols, max_bytes, max_file_cols = check_args(
         columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner)
     drop_bad_rows = check_bool(drop_bad_rows, "drop_bad_rows", owner)
-    if keep_text and (columns is not None or domain is not None):
-        raise param_error(owner, "keep_text", "False with columns or domain (they name the columns to read)", True)
     decl = declared(categories, domain, columns, owner)
     columns = decl.columns
     exclude = check_exclude(exclude, decl, owner)

@@ -25,27 +25,29 @@ from dpsynth_core.mechanisms.pmm import PMMTrace
 from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 from dpsynth_core.mechanisms.sparse_marginals import SparseMarginalsTrace
 from dpsynth_core.partition import cell_bounds
-from dpsynth_core.tabular import CSVError, read_table
+from dpsynth_core.tabular import CSVError, read_preview, read_table
 
 
 # ----------------------------------------------------------------------------- the text-preview mode
 def test_the_preview_reads_text_columns_as_text_on_the_rows_read():
     data = ('sep=;\nage;city;score\n30;"Paris; FR";1,5\n41;Lyon;\n52; Nice ;2,5\nNA;Lille;3\n61;"Metz";4\n\n\n'
             ).encode()
-    table = read_table(data, missing="drop", keep_text=True)
+    table = read_preview(data, missing="drop")
     assert table.text_columns == ("city",) and table.dropped_rows == 2
     assert list(table.preview.columns) == ["age", "city", "score"]  # the file's order
     assert list(table.preview["city"]) == ["Paris; FR", "Nice", "Metz"]  # rows 3 and 5 dropped: a missing number
     assert list(table.frame["age"]) == [30.0, 52.0, 61.0]
     assert not any(note.topic == "text" for note in table.notes)  # read, not left out
-    holes = read_table(b"age,sex\n30,F\n41,\n52,NA\n60,M\n", keep_text=True)
+    holes = read_preview(b"age,sex\n30,F\n41,\n52,NA\n60,M\n")
     assert list(holes.preview["sex"]) == ["F", None, None, "M"]  # missing text cells are None, never refused
-    assert read_table(b"age,sex\n30,F\n", keep_text=False).preview is None
+    assert read_table(b"age,sex\n30,F\n").preview is None
 
 
-def test_the_preview_is_refused_with_columns_or_a_domain():
-    with pytest.raises(ValueError, match="keep_text"):
-        read_table(b"age,sex\n30,F\n", columns=["age"], keep_text=True)
+def test_the_preview_keeps_the_rows_the_bad_cells_leave():
+    """With bad rows dropped, the text cells stay on the rows of the numbers (row 3's bad score drops it)."""
+    table = read_preview(b"age,city,score\n30,Paris,1\n41,Lyon,x\n52,Nice,2\n", drop_bad_rows=True)
+    assert list(table.preview["city"]) == ["Paris", "Nice"] and list(table.preview["score"]) == [1.0, 2.0]
+    assert table.bad_rows == 1
 
 
 def test_the_reader_refuses_a_missing_categorical_cell_with_its_row():
