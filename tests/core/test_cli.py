@@ -292,9 +292,9 @@ def test_files_and_usage_errors(data, tmp_path, capsys):
     assert main(["w1", str(src), str(other), "-b", "0:10,-1:1", "-q"]) == 1
     assert "The data file" in (line := _one_error_line(capsys)) and "has no column 'c'" in line
     assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--metric", "l3", "-q"]) == 1
-    assert "The 'metric' parameter of wasserstein1" in _one_error_line(capsys)
+    assert "--metric of dpsynth w1 must be one of" in _one_error_line(capsys)  # the CLI's words: its flag
     assert main(["w1", str(src), str(src), "-b", "0:10,-1:1", "--method", "magic", "-q"]) == 1
-    assert "The 'method' parameter of wasserstein1" in _one_error_line(capsys)
+    assert "--method of dpsynth w1 must be one of" in _one_error_line(capsys)
 
 
 def test_errors_after_progress_still_end_in_one_error_line(data, tmp_path, capsys):
