@@ -16,15 +16,27 @@ from typing import Any
 
 from .theory import BoundKind
 
-__all__ = ["RELATION_WORDS", "RELATION_REASONS", "BoundWords", "bound_words", "vacuous_note", "delta_text",
-           "column_domain",
-           "w1_text", "w1_bracket_text", "w1_interval_text", "w1_metric_text"]
+__all__ = ["RELATION_WORDS", "RELATION_REASONS", "BOUND_LABELS", "BoundWords", "bound_words", "vacuous_note",
+           "delta_text", "column_domain", "w1_text", "w1_bracket_text", "w1_interval_text", "w1_metric_text",
+           "epsilon_meaning", "kept_sentence", "membership_words"]
 
 #: The neighbouring relations as people read them.
 RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace one record"}
 #: Why a mechanism works with one relation only (said in brackets after "works with ... neighbours only").
 RELATION_REASONS = {"replace": "the dataset size n must be public",
                     "add_remove": "the analysis covers adding or removing a record"}
+
+#: The one label of each kind of bound, wherever a release's bound is shown (a headline, a table, a report):
+#: the same words for the same kind of claim on every page. The value beside it is "—" when the number is not
+#: a bound worth reading (:func:`bound_words` says why).
+BOUND_LABELS: dict[BoundKind, str] = {
+    BoundKind.PROVEN: "W1 bound: proven",
+    BoundKind.CERTIFICATE: "W1 bound: certified (marginals)",
+    BoundKind.RATE: "W1 bound: rate only",
+    BoundKind.ESTIMATE: "W1 bound: estimate",
+    BoundKind.REFERENCE: "W1 bound: reference",
+    BoundKind.NONE: "W1 bound: none",
+}
 
 _NO_BOUND = "This mechanism has no bound from its paper."
 _CERTIFICATE = ("A private, high-probability upper bound on the largest W1 over the released marginals, published "
@@ -51,29 +63,30 @@ def bound_words(rel: Any) -> BoundWords:
     without constants, a bound at or above the diameter, or none at all is "—" with the reason in the help.
     """
     kind = BoundKind(rel.bound_type)
+    label = BOUND_LABELS[kind]
     b = None if rel.bound is None else float(rel.bound)
     text = rel.bound_kind or ""
     if b is None or not math.isfinite(b):
         if kind is BoundKind.RATE:
-            return BoundWords("Theory's rate", "—", _sentence(text) or "The paper gives a rate without constants.")
-        return BoundWords("Theory's bound", "—", _sentence(text) or _NO_BOUND)
+            return BoundWords(label, "—", _sentence(text) or "The paper gives a rate without constants.")
+        return BoundWords(label, "—", _sentence(text) or _NO_BOUND)
     diameter = rel.domain.diameter
     if kind is BoundKind.CERTIFICATE:
         if rel.bound_is_vacuous:
-            return BoundWords("Certified bound", "—", vacuous_note(b, diameter, what="certificate"), vacuous=True)
-        return BoundWords("Certified bound", f"{b:.3g}", _CERTIFICATE)
+            return BoundWords(label, "—", vacuous_note(b, diameter, what="certificate"), vacuous=True)
+        return BoundWords(label, f"{b:.3g}", _CERTIFICATE)
     if kind is BoundKind.RATE:
-        return BoundWords("Theory's rate", "—", f"The paper gives a rate whose constants it does not specify; "
-                                                f"evaluated with constant 1 it is {b:.3g} here, which is not a bound.")
+        return BoundWords(label, "—", f"The paper gives a rate whose constants it does not specify; "
+                                      f"evaluated with constant 1 it is {b:.3g} here, which is not a bound.")
     if rel.bound_is_vacuous:
-        return BoundWords("Theory's bound", "—", vacuous_note(b, diameter, what="paper's bound"), vacuous=True)
+        return BoundWords(label, "—", vacuous_note(b, diameter, what="paper's bound"), vacuous=True)
     if kind is BoundKind.ESTIMATE:
-        return BoundWords("Theory's estimate", f"{b:.3g}",
+        return BoundWords(label, f"{b:.3g}",
                           f"{text}: part of it is estimated rather than proven, so read it as an estimate.")
     if kind is BoundKind.REFERENCE:
-        return BoundWords("Theory's bound (reference)", f"{b:.3g}",
+        return BoundWords(label, f"{b:.3g}",
                           text + " For these settings the proof does not apply; the value is shown for reference.")
-    return BoundWords("Theory's bound", f"{b:.3g}", text)
+    return BoundWords(label, f"{b:.3g}", text)
 
 
 def _sentence(text: str) -> str:
@@ -149,3 +162,77 @@ def w1_metric_text(lower: float, upper: float) -> str:
     if math.isfinite(upper) and upper > 0 and (upper - lower) <= 0.01 * upper:
         return f"≈ {0.5 * (lower + upper):.3g}"
     return w1_interval_text(lower, upper)
+
+
+# ----------------------------------------------------------------------------------- the first screen
+def _times(x: float) -> str:
+    """A factor as people read it: "2.7", "22,026", "2.7 × 10^43"."""
+    if x < 10:
+        return f"{x:.4g}" if x < 1.1 else f"{x:.2g}"
+    if x < 1e6:
+        return f"{x:,.0f}"
+    k = math.floor(math.log10(x))
+    return f"{x / 10 ** k:.2g} × 10^{k}"
+
+
+def epsilon_meaning(epsilon: float, delta: float = 0.0, *, who: str = "person") -> str:
+    """What a privacy budget means in practice, in two sentences: the factor e^ε, and the best chance of a
+    guess, from a release, of whether one ``who`` is in the data when both are equally likely beforehand
+    ((e^ε + δ) / (1 + e^ε))."""
+    epsilon, delta = float(epsilon), float(delta)
+    e = math.exp(min(epsilon, 700.0))
+    cap = min(1.0, (e + delta) / (1.0 + e))
+    first = (f"At ε = {epsilon:g}, anything computed from the release is at most e^{epsilon:g} ≈ {_times(e)} times "
+             f"more likely with any one {who}'s record in the data than without it"
+             + (f", except with probability δ = {delta_text(delta)}" if delta else "") + ".")
+    pct = f"{100 * cap:.1f}%" if cap < 0.51 else f"{100 * cap:.0f}%" if cap < 0.995 else \
+        "100%" if cap > 0.999995 else f"{100 * cap:.5g}%"
+    guess = (f"someone who thinks it a coin toss whether a {who} is in the data can, after seeing the release, be "
+             f"right at most {pct} of the time")
+    if cap >= 0.995:
+        return first + f" That factor hardly limits a guess: {guess}."
+    return first + " " + guess[0].upper() + guess[1:] + " (a coin toss: 50%)."
+
+
+def _unit(x: float, unit: str) -> str:
+    return f"{x:.2g} {unit}".strip() if abs(x) < 10 else f"{x:.3g} {unit}".strip()
+
+
+def kept_sentence(kept: Any) -> str:
+    """One sentence on what a release kept, in the data's units, from a
+    :class:`dpsynth_core.first_look.Kept`: how far each column's mean is off, and the category share that
+    moved most ("At ε = 1, the average age is off by 1.1 years, the average bmi by 1.7 kg/m² ...")."""
+    parts = [f"the average {m.column} {'is off ' if i == 0 else ''}by {_unit(m.off, m.unit)}"
+             for i, m in enumerate(kept.means)]
+    said = [", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)] if parts else []
+    if kept.shares:
+        worst = max(kept.shares, key=lambda s: s.off)
+        said.append(f"no category's share moved by more than {100 * worst.off:.1f} percentage points "
+                    f"({worst.column} = {worst.category}: {100 * worst.real:.1f}% of the rows in the data, "
+                    f"{100 * worst.synthetic:.1f}% in the release)")
+    return f"At ε = {kept.epsilon:g}, " + "; ".join(said) + "."
+
+
+def _group(query: Any) -> str:
+    """A counting question's group in words: "age from 35 to 40, sex M, region north"."""
+    ranges = [f"{c} from {lo:g} to {hi:g}" for c, lo, hi in query.ranges]
+    return ", ".join(ranges + [f"{c} {label}" for c, label in query.equals])
+
+
+def membership_words(demo: Any, *, who: str = "person") -> tuple[str, str, str]:
+    """The membership question of a :class:`dpsynth_core.first_look.MembershipDemo` in three sentences: the
+    question, what the table answers, and what the releases answer."""
+    record = ", ".join(f"{c} {v:g}" if isinstance(v, float) else f"{c} {v}" for c, v in demo.target.items())
+    question = (f"Is this {who} in the data: {record}? An attacker who knows everyone else's records (or "
+                f"compares the data before and after the {who} joined) asks: how many rows have "
+                f"{_group(demo.query)}?")
+    table = (f"The data answer {demo.table_with}; without this {who} they would answer {demo.table_without}. "
+             f"The difference is the {who}: the raw data give them away.")
+    w, wo = demo.released_with, demo.released_without
+    spread = (f"{demo.releases} releases from each table answer from {min(w)} to {max(w)} with the {who} and from "
+              f"{min(wo)} to {max(wo)} without")
+    if demo.overlap == 0:
+        return question, table, (f"{spread}: no answer came from both tables, so at ε = {demo.epsilon:g} the "
+                                 f"release gives the {who} away too (a budget this large promises almost nothing).")
+    return question, table, (f"{spread}: {100 * demo.overlap:.0f}% of the answers also came from the other table, "
+                             "so an answer does not tell which table it came from.")

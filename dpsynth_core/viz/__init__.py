@@ -39,6 +39,7 @@ viz.<builder>(...)`` is the one way to call them):
 :mod:`.low_dim`            ``pca_3d``, ``spectrum``, ``angles_plot``, ``digit_images``
 :mod:`.sweeps`             results over runs: ``series_plot``, ``rates_loglog``, ``compare_bars``, ``audit_band``
 :mod:`.categories`         categorical columns: ``category_counts`` (real against synthetic), ``numeric_by_category``
+:mod:`.first_look`         the first screen's membership question: ``membership_answers``
 =========================  ==================================================================================
 """
 
@@ -57,6 +58,7 @@ from ._common import (
     thin,
 )
 from .categories import MAX_CATEGORY_BARS, MAX_CATEGORY_PANELS, category_counts, numeric_by_category
+from .first_look import membership_answers
 from .grids import grid_measures, signed_grid
 from .lines import grid_path, haar_basis, kr_duality, line_cdfs, partial_sum_paths
 from .low_dim import angles_plot, digit_images, pca_3d, spectrum
@@ -107,5 +109,6 @@ __all__ = [
     "pe_animation",
     "category_counts",
     "numeric_by_category",
+    "membership_answers",
     "empty_figure",
 ]
