@@ -24,7 +24,9 @@ import numpy as np
 import streamlit as st
 
 from dpsynth_core import evaluate
+from dpsynth_core.datasets import CLINIC_UNITS, clinic
 from dpsynth_core.domain import Domain
+from dpsynth_core.first_look import FirstScreen, first_screen
 from dpsynth_core.mechanisms import MECHANISMS, MisfitKind, bind, load_all
 from dpsynth_core.transport import wasserstein1
 
@@ -32,7 +34,8 @@ from . import registry, w1_live
 from .state import data, settings
 
 __all__ = ["safe", "dom_key", "BY_DOMAIN", "cached_release", "cached_w1", "teaching_release", "w1_of",
-           "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job"]
+           "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job",
+           "clinic_first_screen"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -90,6 +93,22 @@ def cached_report(X: np.ndarray, Y, dom: Domain, target: str | None, w1: float |
     never exported), cached on its inputs. A shared resource, not a copy: the report is immutable (and holds a
     read-only mapping, which a copying cache could not pickle)."""
     return evaluate.report(X, Y, dom, target=target, w1=w1)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _clinic_first_screen(epsilon: float, neighbours: str, seed: int) -> FirstScreen:
+    return first_screen(clinic(), "pmm", epsilon=epsilon, neighbours=neighbours, rng=seed, units=CLINIC_UNITS)
+
+
+def clinic_first_screen() -> FirstScreen | None:
+    """Home's first screen (:func:`dpsynth_core.first_look.first_screen`): PMM on the bundled clinic table at the
+    sidebar's ε and relation with the teaching seed, its rows beside the data's, what it keeps and the membership
+    question (eight releases from each neighbouring table). Cached for every session: one computation per
+    (ε, relation, seed). None when it failed (the error is shown)."""
+    s = settings()
+    with st.spinner("Releasing the clinic table …"):
+        return safe(_clinic_first_screen, float(s.epsilon), s.neighbours, int(s.seed),
+                    what="releasing the clinic table")
 
 
 def refuses_categories(name: str) -> bool:

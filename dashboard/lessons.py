@@ -3,7 +3,8 @@
 A teacher walks the pages in :data:`ORDER` (the navigation's order), from Home to the Audit. Each
 :class:`Lesson` gives a title for people, one sentence on what the page teaches, two or three things to try with the
 page's own controls, what a student should see, and questions to ask the class. The papers are cited
-by their entries in docs/references.md (authors, title, year, link).
+by their entries in docs/references.md (authors, title, year, link). The teacher's answers to the questions are in
+:mod:`dashboard.answers`.
 """
 
 from __future__ import annotations
@@ -67,21 +68,24 @@ class Lesson:
 LESSONS: dict[str, Lesson] = {
     "home": Lesson(
         "What is differentially private synthetic data?",
-        "A **synthetic dataset** is a new set of points published instead of the real one. It is **differentially "
-        "private (DP)** when adding or removing any one person's record changes the probability of every possible "
-        "output by at most a factor $e^{\\varepsilon}$: nothing in it can be pinned on one person. Its quality is "
-        "the **Wasserstein-1 distance** $W_1$ to the real data: if $W_1 \\le t$, every 1-Lipschitz statistic (means, "
-        "distribution functions, distances, smooth scores) differs by at most $t$.",
-        ("Move the slider under *W1 in one picture* and watch the shaded area between the two cumulative "
-         "distribution functions: that area is W1.",
-         "Under *A first release*, press **ε = 0.01**, then **ε = 10**, and compare the synthetic points with the "
-         "real ones."),
-        ("W1 is not 0 even with the slider at 0: ν is not μ moved sideways (its two clusters have other weights "
+        "Share a table without sharing the people in it: a **synthetic** table, released by a differentially "
+        "private mechanism, keeps what the data say about the group and hides whether any one person is in it.",
+        ("On the first screen, press **ε = 0.01**, then **ε = 10**, and compare the synthetic rows, the sentence on "
+         "what is kept and the answers to the membership question.",
+         "Move the sidebar's ε to 100 and look at the membership question again.",
+         "Move the slider under *W1 in one picture* and watch the shaded area between the two cumulative "
+         "distribution functions: that area is W1."),
+        ("At ε = 0.01 the synthetic rows are far from the real ones: the averages are off by years and tens of mmHg, "
+         "a category's share by tens of percentage points. At ε = 10 the averages are within a year and a few mmHg "
+         "and every share within about a percentage point.",
+         "The releases' answers to the membership question overlap at ε = 1 (the same counts come from the table "
+         "with the patient and from the table without); at ε = 100 they separate, every release answering as its "
+         "table does: a budget that large protects nobody.",
+         "W1 is not 0 even with the slider at 0: ν is not μ moved sideways (its two clusters have other weights "
          "and the left one is wider), so W1 starts near 0.03. Moving ν to the right, W1 grows steadily, by about "
-         "three quarters of the move: the left cluster moves by the slider's amount, the right one by half of it.",
-         "At ε = 0.01 the synthetic points are a blur over the whole square; at ε = 10 they trace the two clusters, "
-         "and W1 drops by a large factor."),
-        ("Every coordinate lies in [0, 1]. Why can W1 (with the largest-coordinate distance) never exceed 1?",
+         "three quarters of the move: the left cluster moves by the slider's amount, the right one by half of it."),
+        ("Why do the releases' answers to the membership question stop overlapping at ε = 100?",
+         "Every coordinate lies in [0, 1]. Why can W1 (with the largest-coordinate distance) never exceed 1?",
          "If W1 ≤ 0.02, by how much can the average of the first coordinate differ between the real and the "
          "synthetic data? (Hint: the first coordinate is a 1-Lipschitz function of the point.)"),
     ),
@@ -234,6 +238,12 @@ LESSONS: dict[str, Lesson] = {
     "glossary": Lesson(
         "Glossary and papers",
         "The words of the lessons, and the papers the mechanisms come from.",
+        (), (), (),
+    ),
+    "docs": Lesson(
+        "The project's documentation",
+        "The mathematics and the design behind the lessons, in the project's own words: what the code computes, "
+        "with its formulas, and where and why it departs from a paper. Read here, without a network.",
         (), (), (),
     ),
 }

@@ -8,9 +8,10 @@ from pathlib import Path
 import streamlit as st
 
 from . import registry
+from .answers import ANSWERS
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
-from .state import data, in_app, lessons_seen, remember_start, show_flash
+from .state import data, in_app, remember_start, show_flash
 from .widgets import param_controls
 
 __all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
@@ -50,20 +51,24 @@ def page_intro(url: str) -> None:
 
 
 def lesson_box(url: str) -> None:
-    """Try this / what you should see / questions for the class (open on the first visit)."""
+    """Try this / what you should see / questions for the class, with the teacher's answers folded under them.
+
+    The box is open on every visit and stays as the reader leaves it while the page reruns (a slider moved, a
+    release finished): its key is fixed and so are its arguments. (An expander without a key is identified by its
+    arguments: one whose ``expanded`` changed between runs was a new element, drawn closed.)"""
     lesson = LESSONS[url]
     try_this = lesson.try_on(data().domain.is_mixed)
     if not (try_this or lesson.expect or lesson.ask):
         return
-    seen = lessons_seen()
-    with st.expander("Lesson: try this", expanded=url not in seen, icon=":material/school:"):
+    with st.expander("Lesson: try this", expanded=True, icon=":material/school:", key=f"lesson_box_{url}"):
         if try_this:
             st.markdown("**Try this**\n" + "\n".join(f"{i}. {t}" for i, t in enumerate(try_this, 1)))
         if lesson.expect:
             st.markdown("**What you should see**\n" + "\n".join(f"- {t}" for t in lesson.expect))
         if lesson.ask:
             st.markdown("**Ask your students**\n" + "\n".join(f"- {t}" for t in lesson.ask))
-    seen.add(url)
+            with st.expander("Answers (for the teacher)", icon=":material/key:", key=f"lesson_answers_{url}"):
+                st.markdown("\n".join(f"{i}. {a}" for i, a in enumerate(ANSWERS[url], 1)))
 
 
 def lesson_nav(url: str) -> None:

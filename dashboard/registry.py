@@ -50,6 +50,7 @@ PAGES: tuple[Page, ...] = (
     Page("pages/compare.py", "Compare", ":material/balance:", "compare", None, True, "Evaluate"),
     Page("pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True, "Evaluate"),
     Page("pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False, "Reference"),
+    Page("pages/docs.py", "Documentation", ":material/description:", "docs", None, False, "Reference"),
 )
 
 #: URL paths of the pages whose sidebar offers δ (and whose shared link carries it).

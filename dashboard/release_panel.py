@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .compute import headline_w1, mechanisms, teaching_release
+from .docs import link_docs
 from .downloads import private_downloads
 from .eligibility import fits_limits, relation_supported
 from .headline import headline
@@ -80,7 +81,7 @@ def release_panel(rel, w1v, params: dict, *, title: str, w1_key: str | None = No
     if rel.notes:
         with st.expander("Technical notes on this release", icon=":material/info:"):
             for note in rel.notes:
-                st.caption(str(note))
+                st.caption(link_docs(str(note)))  # a document the note names opens in the app
     with st.expander("Download a private release", icon=":material/download:"):
         if bounds_from_data():
             st.caption("Downloads are disabled: the bounds or categories were read off the data.")

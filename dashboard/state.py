@@ -5,7 +5,7 @@ test checks that no other module of the dashboard touches ``st.session_state``).
 * the sidebar's privacy settings (:func:`settings`, a frozen :class:`~dashboard.settings.PrivacySettings`),
   and a relation a mechanism page switched for itself (:class:`RelationSwitch`);
 * the page being shown and the app's start (:func:`enter_page`, :func:`remember_start`), messages queued
-  for the next run (:func:`flash`), the lessons already opened;
+  for the next run (:func:`flash`);
 * the release of the page for the sidebar's ledger (:class:`ReleaseInfo`), results kept behind a button
   (:func:`kept`, :func:`keep`), counters of the pages;
 * the Data page's upload: the file kept in memory, what was typed for it, the whole table last used.
@@ -32,8 +32,8 @@ from .settings import TEACHING_SEED, PrivacySettings, parse_query
 __all__ = ["init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
            "show_flash", "write_query_params", "bounds_from_data", "RelationSwitch", "relation_switch",
            "set_relation_switch", "pending_relation", "set_pending_relation",
-           "current_page", "enter_page", "in_app", "set_in_app", "remember_start", "pop_start_page", "url_messages",
-           "lessons_seen", "ReleaseInfo", "record_release", "release_info", "kept", "keep", "count", "add_to_count",
+           "current_page", "enter_page", "page_param", "set_page_param", "in_app", "set_in_app", "remember_start", "pop_start_page", "url_messages",
+           "ReleaseInfo", "record_release", "release_info", "kept", "keep", "count", "add_to_count",
            "widget_value", "set_widget_value", "kept_file", "keep_file", "forget_file", "upload_values",
            "used_upload", "set_used_upload", "excluded_columns", "set_excluded_columns"]
 
@@ -146,6 +146,17 @@ def enter_page(url: str) -> None:
         st.session_state["_page"] = url
 
 
+def page_param(name: str) -> str | None:
+    """A query parameter of the page's own (the Documentation page's ``doc``), as the URL has it now."""
+    return st.query_params.get(name)
+
+
+def set_page_param(name: str, value: str) -> None:
+    """Keep a query parameter of the page being drawn in its URL (:func:`write_query_params` writes it with the
+    shareable state, on this page only)."""
+    st.session_state.setdefault("_page_params", {}).setdefault(current_page(), {})[name] = value
+
+
 def in_app() -> bool:  # inside app.py's navigation (dashboard.navigation.require_app)
     return bool(st.session_state.get("_in_app"))
 
@@ -167,11 +178,6 @@ def pop_start_page() -> str | None:
 
 def url_messages() -> list[str]:  # what the link's parameters could not set, in words
     return list(st.session_state.get("_url_messages", []))
-
-
-def lessons_seen() -> set[str]:
-    """The pages whose lesson box was shown open once (it opens on the first visit)."""
-    return st.session_state.setdefault("_lessons_seen", set())
 
 
 def flash(kind: str, message: str) -> None:
@@ -294,6 +300,7 @@ def write_query_params(page: str) -> None:
         qp["delta"] = f"{s.delta:g}"
     if source is not None and source.shareable:
         qp["dataset"] = source.name
+    qp.update(st.session_state.get("_page_params", {}).get(page, {}))
     current = st.query_params.to_dict()
     if current != qp:
         st.query_params.from_dict(qp)

@@ -15,6 +15,7 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
   the relation switch, said before running), :mod:`dashboard.headline` (W1, bound, size, guarantee),
   :mod:`dashboard.preserves` (the owner report) and :mod:`dashboard.downloads` (private downloads);
 * :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
+* :mod:`dashboard.docs` -- links that open the project's documents on the Documentation page;
 * :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state;
 * the Data page's :mod:`dashboard.data_view` and :mod:`dashboard.upload_view`, imported by that page itself.
 """
@@ -23,26 +24,40 @@ from __future__ import annotations
 
 from .compute import (
     BY_DOMAIN,
+    clinic_first_screen,
     mechanism_label,
     mechanisms,
     safe,
     teaching_release,
     w1_of,
 )
+from .docs import doc_link, link_docs
 from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import release_section
-from .state import add_to_count, count, data, flash, set_data, set_epsilon, settings, show_flash
+from .state import (
+    add_to_count,
+    count,
+    data,
+    flash,
+    page_param,
+    set_data,
+    set_epsilon,
+    set_page_param,
+    settings,
+    show_flash,
+)
 from .sweep import epsilon_sweep, kept_sweep
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
 __all__ = [
-    # the page's frame
-    "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header",
+    # the page's frame, and links to the documentation
+    "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header", "doc_link", "link_docs",
     # state
-    "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count",
+    "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count", "page_param",
+    "set_page_param",
     # library calls
-    "safe", "teaching_release", "w1_of", "mechanisms", "BY_DOMAIN",
+    "safe", "teaching_release", "w1_of", "mechanisms", "BY_DOMAIN", "clinic_first_screen",
     # a mechanism's release
     "release_section", "relation_supported", "switch_relation", "numeric_page_gate", "numeric_details",
     "left_out", "mechanism_label",

@@ -13,6 +13,7 @@ import streamlit as st
 from dpsynth_core.wording import w1_text
 
 from .controls import CONTROLS
+from .docs import link_docs
 
 __all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
 
@@ -57,7 +58,7 @@ def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels:
         if p.name in skip:
             continue
         c = controls.get(p.name)
-        changes = {"help": f"`{p.name}`: {p.help}"}
+        changes = {"help": link_docs(f"`{p.name}`: {p.help}")}  # a document the help names opens in the app
         if c is not None:
             changes.update(label=c.label, advanced=c.advanced or p.advanced)
         if defaults and p.name in defaults:

@@ -61,6 +61,7 @@ __all__ = [
     "CLINIC_BOUNDS",
     "CLINIC_CATEGORIES",
     "CLINIC_SEED",
+    "CLINIC_UNITS",
     "MIXED_DATASETS",
     "default_dataset",
     "resampler",
@@ -755,6 +756,8 @@ CLINIC_CATEGORIES: dict[str, tuple[str, ...]] = {
     "region": ("north", "east", "south", "west"),
     "diabetes": ("no", "yes"),
 }
+#: The units of the clinic table's numeric columns (for sentences in the data's own units).
+CLINIC_UNITS: dict[str, str] = {"age": "years", "bmi": "kg/m²", "systolic_bp": "mmHg"}
 #: The columns in the table's order.
 CLINIC_COLUMNS = ("age", "sex", "bmi", "systolic_bp", "region", "diabetes")
 #: The fixed seed of the bundled table.

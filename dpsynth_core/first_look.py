@@ -4,6 +4,7 @@ membership question it stops answering.
 Everything here reads the real rows without noise: an OWNER VIEW, for the data owner's eyes (the
 dashboard's first screen), never exported.
 
+* :func:`first_screen` -- all of the below for one release, in one call (what a page caches);
 * :func:`sample_rows` -- a few real and a few synthetic rows, side by side, rounded for reading;
 * :func:`kept_in_units` -- how far the release's column means and category shares are from the data's, in
   the columns' own units (years, mmHg, percentage points), read off :func:`dpsynth_core.evaluate.report`;
@@ -34,7 +35,7 @@ from .evaluate import report
 from .mechanisms import bind
 from .validation import check_float, check_int, check_rng, param_error
 
-__all__ = ["MeanKept", "ShareKept", "Kept", "kept_in_units", "sample_rows", "CountQuery", "membership_question",
+__all__ = ["FirstScreen", "first_screen", "MeanKept", "ShareKept", "Kept", "kept_in_units", "sample_rows", "CountQuery", "membership_question",
            "MembershipDemo", "membership_demo", "MAX_DEMO_RELEASES"]
 
 _OWNER = "first_look"
@@ -100,10 +101,11 @@ class ShareKept:
 
 @dataclass(frozen=True)
 class Kept:
-    """What a release kept of the data's columns: the means (``means``) and the category shares
-    (``shares``), at the release's ``epsilon``."""
+    """What a release of ``rows`` rows kept of the data's columns: the means (``means``) and the category
+    shares (``shares``), at the release's ``epsilon`` (both empty for an empty release: nothing was kept)."""
 
     epsilon: float
+    rows: int
     means: tuple[MeanKept, ...]
     shares: tuple[ShareKept, ...]
 
@@ -116,8 +118,11 @@ def kept_in_units(real: Any, synthetic: Any, domain: Domain, *, epsilon: float,
     The statistics are those of :func:`dpsynth_core.evaluate.report` (clamped to the bounds, as a mechanism
     sees the data), without W1 ceilings, pairs or a downstream model (a first screen needs neither).
     ``units`` names a column's unit ({"age": "years"}); ``epsilon`` is the release's, said with the numbers.
+    An empty release (its noisy size came out at 0) keeps nothing: ``rows`` 0, no means, no shares.
     """
     epsilon = check_float(epsilon, "epsilon", _OWNER, low=0.0, low_open=True)
+    if len(synthetic) == 0:  # at a small ε the noisy size can come out at 0: an empty release keeps nothing
+        return Kept(epsilon, 0, (), ())
     rep = report(real, synthetic, domain, w1=None, pairs=[])
     units = dict(units or {})
     means, shares = [], []
@@ -128,7 +133,7 @@ def kept_in_units(real: Any, synthetic: Any, domain: Domain, *, epsilon: float,
             j = int(np.argmax(np.abs(col.share_diffs)))
             shares.append(ShareKept(col.name, col.categories[j], float(col.real_shares[j]),
                                     float(col.synthetic_shares[j])))
-    return Kept(epsilon, tuple(means), tuple(shares))
+    return Kept(epsilon, int(rep.n_synthetic), tuple(means), tuple(shares))
 
 
 # ----------------------------------------------------------------------------------- the membership question
@@ -250,3 +255,32 @@ def membership_demo(data: Dataset, mechanism: str = "pmm", *, epsilon: float, de
                           {c: (round(float(x), 1) if c in data.domain.numeric_names else str(x))
                            for c, x in record.items()},
                           query, query.count(data.to_frame()), query.count(without.to_frame()), *answers)
+
+
+@dataclass(frozen=True)
+class FirstScreen:
+    """A release and what a stakeholder reads of it first (OWNER VIEW but ``release``): the ``release`` of a
+    table of ``n`` rows, ``real_rows`` and ``synthetic_rows`` side by side, what it ``kept`` and the membership
+    ``demo``."""
+
+    n: int
+    release: Any
+    real_rows: pd.DataFrame
+    synthetic_rows: pd.DataFrame
+    kept: Kept
+    demo: MembershipDemo
+
+
+def first_screen(data: Dataset, mechanism: str = "pmm", *, epsilon: float, neighbours: str = "add_remove",
+                 rng: Any = None, units: Mapping[str, str] | None = None, rows: int = 8, releases: int = 8,
+                 **params: Any) -> FirstScreen:
+    """One release of ``mechanism`` on ``data`` at ``epsilon`` (``neighbours``), with :func:`sample_rows`,
+    :func:`kept_in_units` and :func:`membership_demo` (``releases`` per table, add/remove neighbours). ``rng``
+    seeds everything, one independent stream each (the same seed, the same screen)."""
+    gens = check_rng(rng, _OWNER).spawn(3)
+    rel = bind(mechanism, epsilon=epsilon, neighbours=neighbours, params=params)(data.X, data.domain, rng=gens[0])
+    real = data.to_frame()
+    real_rows, synthetic_rows = sample_rows(real, rel.synthetic, data.domain, rows=rows, rng=gens[1])
+    kept = kept_in_units(real, rel.synthetic, data.domain, epsilon=epsilon, units=units)
+    demo = membership_demo(data, mechanism, epsilon=epsilon, releases=releases, rng=gens[2], **params)
+    return FirstScreen(data.n, rel, real_rows, synthetic_rows, kept, demo)

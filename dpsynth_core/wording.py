@@ -202,6 +202,9 @@ def kept_sentence(kept: Any) -> str:
     """One sentence on what a release kept, in the data's units, from a
     :class:`dpsynth_core.first_look.Kept`: how far each column's mean is off, and the category share that
     moved most ("At ε = 1, the average age is off by 1.1 years, the average bmi by 1.7 kg/m² ...")."""
+    if kept.rows == 0:
+        return (f"At ε = {kept.epsilon:g} the release is empty: the noisy count of the rows came out at 0 or below, "
+                "so nothing of the data is kept. A larger ε keeps more.")
     parts = [f"the average {m.column} {'is off ' if i == 0 else ''}by {_unit(m.off, m.unit)}"
              for i, m in enumerate(kept.means)]
     said = [", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)] if parts else []

@@ -69,9 +69,10 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
         if len(flat):
             k = flat.iloc[0]["resolved"]["bins"]
             text = (f"**How the flat histogram's grid was chosen.** {k} cells per axis, by the rule of the defaults study "
-                    "(`dpsynth_core.defaults.flat_histogram_bins`, docs/defaults.md): k = round(c_d (n̂ sinh ε′)^{1/(d+1)}) "
+                    f"(`dpsynth_core.defaults.flat_histogram_bins`, {_ui.doc_link('defaults')}): k = round(c_d (n̂ sinh ε′)^{1/(d+1)}) "
                     "from the noisy size n̂ and the budget ε′ of the counts — public quantities only, never the data. "
-                    "In the study the rule's grid came close to the best grid in hindsight in most settings (docs/defaults.md "
+                    "In the study the rule's grid came close to the best grid in hindsight in most settings ("
+                    f"{_ui.doc_link('defaults')} "
                     "gives the figures), so the histogram here is a fair baseline, not a straw man.")
             if best is not None:
                 reference = (best["w1"], f"flat histogram at its best grid in hindsight ({best['bins']} per axis; "

@@ -19,8 +19,9 @@ def _glossary() -> str:
 _ui.page_intro("glossary")
 st.subheader("The papers")
 st.markdown("\n".join(f"- {p.cite()}" for p in PAPERS.values()))
-st.caption("Where the implementation departs from a paper, and why, is written down in the project's "
-           "documentation (docs/deviations.md).")
+st.caption(f"Where the implementation departs from a paper, and why, is written down in the project's "
+           f"documentation ({_ui.doc_link('deviations')}); every document is on the "
+           f"{_ui.doc_link('README', 'Documentation')} page.")
 st.subheader("Glossary")
 st.markdown("### " + _glossary())
 _ui.lesson_nav("glossary")

@@ -1,10 +1,12 @@
-"""Start here: what DP synthetic data is, W1 in one picture, the privacy model, a first release."""
+"""Start here: a clinic's table and a private copy of it, the attack the copy stops, what ε means; then, for the
+class, W1 in one picture, the privacy model and a first release on the current data."""
 
 import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.datasets import two_bumps
+from dpsynth_core.wording import epsilon_meaning, kept_sentence, membership_words
 
 _ui.require_app(__file__)
 
@@ -15,6 +17,49 @@ def _kr_figure(shift: float):
 
 
 _ui.page_intro("home")
+cols = st.columns(4)
+for col, (v, label) in zip(cols, ((0.01, "ε = 0.01 (strong privacy)"), (0.1, "ε = 0.1"), (1.0, "ε = 1"),
+                                  (10.0, "ε = 10 (weak privacy)")), strict=True):
+    col.button(label, key=f"home_eps_{v:g}", on_click=_ui.set_epsilon, args=(v,), width="stretch")
+
+# ---------------------------------------------------------------- the first screen: for anyone
+st.subheader("A clinic's table, and a private copy of it")
+fs = _ui.clinic_first_screen()
+if fs is not None:
+    rel, demo = fs.release, fs.demo
+    st.markdown(f"The bundled clinic table: {fs.n:,} patients (generated, not real people). Left, "
+                f"{len(fs.real_rows)} of its rows; right, {len(fs.synthetic_rows)} rows of a synthetic table the partition-tree "
+                f"mechanism (PMM) released from it at **ε = {rel.epsilon:g}**, the privacy budget above or in the "
+                "sidebar.")
+    left, right = st.columns(2)
+    left.caption("The real table (" + _ui.OWNER + ")")
+    left.dataframe(fs.real_rows, hide_index=True, width="stretch", key="home_real_rows")
+    right.caption(f"The synthetic table: a real release, {rel.privacy} (teaching seed: reproducible; the "
+                  "downloads on the mechanism pages are fresh releases).")
+    right.dataframe(fs.synthetic_rows, hide_index=True, width="stretch", key="home_synthetic_rows")
+    st.markdown("**What is protected:** whether any one patient is in the table. Whatever anyone computes from the "
+                "synthetic table comes out nearly as likely without that patient as with them (the question below)."
+                "\n\n**What is kept:** what the table says about the patients as a group. " + kept_sentence(fs.kept))
+
+    st.subheader("The attack it stops: is this patient in the table?")
+    question, table, released = membership_words(demo, who="patient")
+    st.markdown(question)
+    _ui.plot(viz.membership_answers(demo.released_with, demo.released_without, demo.table_with, demo.table_without,
+                                    who="the patient"),
+             f"{table} {released} Each bar counts releases (PMM at ε = {demo.epsilon:g}, add or remove one record, "
+             "each with its own seed) that gave that answer; the arrows are the real table's answers ("
+             + _ui.OWNER + ")", key="home_membership")
+    st.markdown(f"**What ε = {rel.epsilon:g} means in practice.** "
+                + epsilon_meaning(rel.epsilon, who="patient"))
+
+# ---------------------------------------------------------------- the mathematics: for the class
+st.divider()
+st.header("For the class: the mathematics")
+st.markdown(
+    "A synthetic dataset is **differentially private (DP)** when adding or removing any one person's record changes "
+    "the probability of every possible output by at most a factor $e^{\\varepsilon}$. Its quality is the "
+    "**Wasserstein-1 distance** $W_1$ to the real data: if $W_1 \\le t$, every 1-Lipschitz statistic (means, "
+    "distribution functions, distances, smooth scores) differs by at most $t$.")
 _ui.lesson_box("home")
 
 st.subheader("W1 in one picture")
@@ -40,14 +85,9 @@ st.markdown(
     "- The **teaching seed** makes the pictures reproducible for a class. Whoever knows a seed can undo the noise, "
     "so downloads never use it: they are fresh releases.")
 
-st.subheader("A first release")
+st.subheader("A first release on the current data")
 d = _ui.data()
-st.markdown(f"The data: `{d.name}` ({d.description}). Change them on the **Data and bounds** page. Choose a "
-            "budget with the sidebar's ε, or here:")
-cols = st.columns(4)
-for col, (v, label) in zip(cols, ((0.01, "ε = 0.01 (strong privacy)"), (0.1, "ε = 0.1"), (1.0, "ε = 1"),
-                                  (10.0, "ε = 10 (weak privacy)")), strict=True):
-    col.button(label, key=f"home_eps_{v:g}", on_click=_ui.set_epsilon, args=(v,), width="stretch")
-st.markdown("Below, the partition-tree mechanism (PMM, next lessons) runs on your data at that ε.")
+st.markdown(f"The data: `{d.name}` ({d.description}). Change them on the **Data and bounds** page; the budget is the "
+            "ε above (or the sidebar's). Below, the partition-tree mechanism (PMM, next lessons) runs on them.")
 _ui.release_section("pmm", {}, title="home_pmm")
 _ui.lesson_nav("home")

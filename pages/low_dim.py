@@ -41,7 +41,7 @@ if d.d < 3:
     c1.button("Use a 3-D demo: points near a plane (n = 5000)", key="ld_use_plane", on_click=_use, args=("plane",),
               type="primary")
     c2.button("Use the handwritten digits (d = 64)", key="ld_use_digits", on_click=_use, args=("digits",))
-st.caption("The library's default plan (chosen by the defaults study, docs/defaults.md) does not project tables "
+st.caption(f"The library's default plan (chosen by the defaults study, {_ui.doc_link('defaults')}) does not project tables "
            "with d ≤ 6: there it releases PSMM in full dimension, which was ahead of every projection the study "
            "tried on average. This page uses the paper's plan, which always projects, to show how the projection "
            "works; pick the plan 'study' to see the default.")
@@ -66,7 +66,7 @@ if res is not None:
         st.latex(r"\widehat M = M + A,\ A_{ij}=A_{ji}\sim\mathrm{Lap}(\sigma),\ \sigma=\frac{\Delta_1}{\varepsilon/3},\ "
                  r"\Delta_1=\frac{d^2(n+1)}{n(n-1)};\qquad \widehat V_{d'} = \mathrm{top}_{d'}(\widehat M)")
         st.markdown("The covariance gets symmetric Laplace noise calibrated to its exact sensitivity (the paper's "
-                    "value is about six times larger; docs/deviations.md), the plane is its top-d′ eigenvectors, and "
+                    f"value is about six times larger; {_ui.doc_link('deviations')}), the plane is its top-d′ eigenvectors, and "
                     "PMM or PSMM runs inside the plane with the last third of ε ([HSVZ23], Algorithm 1).")
 
     def _planes():

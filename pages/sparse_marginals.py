@@ -31,21 +31,29 @@ if res is not None:
     subsets = tr.subsets
     names = d.domain.names
     consistent = tr.certificate_key.endswith("_consistent")
+    grid = f"{k} × {k}" if d.d == 2 else f"{k}^{d.d}"
+    every = f" (every centre of the {grid} grid)" if tr.support_size == k ** d.d and not d.domain.is_mixed else ""
     st.caption(f"Every {s_ord}-column table on a grid of {plural(k, 'cell')} per axis ({plural(tr.K, 'table')}) got "
-               "noise whose "
-               f"running sums along a snake path stay small; {tr.support_size:,} candidate points were fitted to "
-               "the noisy tables by a linear program."
+               "noise whose running sums along a snake path stay small. "
+               f"{plural(tr.candidates, 'candidate point')} were drawn without looking at the data"
+               + (f"; moved to the centres of their cells they fall on {plural(tr.support_size, 'distinct point')}"
+                  f"{every}" if rel.params.get("snap_public") else "")
+               + f". A linear program fitted weights on these {tr.support_size:,} points to the noisy tables; "
+               f"{tr.support_used:,} of them got weight, and the {len(rel.synthetic):,} released points sit on them "
+               "(several points on each)."
                + (" With one cell per axis every synthetic point is the centre of the box (one dot in the pictures "
                   "below): at this n and ε the noise leaves nothing finer to say; more rows or a larger ε give more "
                   "cells." if k == 1 else ""))
     with st.expander("The mathematics", icon=":material/functions:"):
         st.latex(r"\mathcal U(\mu_D,\mu)=\max_{|S|=s} W_1(P^S_\#\mu_D, P^S_\#\mu)\ \le\ \tfrac1{2k} + "
-                 r"q_{1-\delta}\big(\mathcal G(0," + (r"\Pi" if consistent else "") + r"\eta)\big) + "
+                 r"q_{1-\beta}\big(\mathcal G(0," + (r"\Pi" if consistent else "") + r"\eta)\big) + "
                  r"\mathcal G(" + (r"\Pi" if consistent else "") + r"v_{DP}, T\mu)")
-        st.markdown("with probability at least 1 − δ over the noise ([DLS+24], Eq. (4)); $\\mathcal G$ is a proxy "
-                    "of W1 on the grid. " + ("Π makes the noisy tables agree with each other before the proxy is "
-                                           "applied (it removes noise no dataset can produce); the bound stays valid "
-                                           "and gets tighter (docs/deviations.md)." if consistent else ""))
+        st.markdown(f"with probability at least 1 − β = {1 - tr.delta_cert:g} over the noise ([DLS+24], Eq. (4), "
+                    "where β is called δ); β is the certificate's own failure probability, the control above: the "
+                    "release itself is ε-DP with δ = 0. $\\mathcal G$ is a proxy of W1 on the grid. "
+                    + ("Π makes the noisy tables agree with each other before the proxy is applied (it removes noise "
+                       "no dataset can produce); the bound stays valid and gets tighter ("
+                       + _ui.doc_link("deviations") + ")." if consistent else ""))
 
     def _certificate():
         terms = tr.released
@@ -55,7 +63,7 @@ if res is not None:
                                       "fit of the synthetic points": terms.projection},
                                      loss=None if loss is None else loss[0],
                                      title=f"certificate = {terms.total:.3g}"),
-                 f"The certificate is the sum of three private parts; with probability at least "
+                 f"The certificate is the sum of three private parts; with probability at least 1 − β = "
                  f"{1 - tr.delta_cert:g} over the noise the true loss is below it. Grey: the realised loss, the "
                  f"largest W1 over the {s_ord}-column views (" + _ui.OWNER + ")", key="sm_cert")
         if rel.bound_is_vacuous:  # the headline shows "—" for it, and says why here

@@ -209,7 +209,9 @@ class SparseMarginalsTrace(Trace):
     same for the LP's measure and ``mc_samples`` the Monte Carlo samples of each privatisation term.
     ``lp`` summarises Step 3 (objective, size, seconds), ``support`` and ``weights`` are the LP's measure
     on the public support (unit cube), ``section_5_3`` the comparison of Section 5.3 and
-    ``transport_solves`` the exact solves the certificate used.
+    ``transport_solves`` the exact solves the certificate used. ``candidates`` is the number of public
+    candidates drawn (or given); snapped to their cell centres and merged they are the ``support_size``
+    points Step 3 fits, of which ``support_used`` get mass in the release.
     """
 
     s: int
@@ -230,6 +232,7 @@ class SparseMarginalsTrace(Trace):
     weights: np.ndarray
     section_5_3: dict
     transport_solves: int
+    candidates: int
 
     @property
     def released(self) -> CertificateTerms:
@@ -245,6 +248,11 @@ class SparseMarginalsTrace(Trace):
     def support_size(self) -> int:
         """Number of public candidates Step 3 chose from (after snapping and merging)."""
         return int(self.support.shape[0])
+
+    @property
+    def support_used(self) -> int:
+        """Number of those points with mass in the LP's measure."""
+        return int(np.count_nonzero(self.weights > 0))
 
     def grid_view(self, values) -> np.ndarray:
         """One marginal table (a row of ``noisy_marginals``, ``projected_marginals``, the owner's
@@ -372,15 +380,17 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
                     use_ut=cfg.uses_ut)
     key = f"{cfg.certificate}_consistent" if cfg.consistent else cfg.certificate
     bound = certs.released[key].total
-    trace = _trace(cfg, grid, noisy, released, lp, lp_fit, certs, key, budget)
+    trace = _trace(cfg, grid, noisy, released, lp, lp_fit, certs, key, budget, int(raw.shape[0]))
     return p.finish(
         p.domain.from_unit(U_syn), ledger=ledger, trace=trace, owner=_owner(p, grid, cfg, true, eta, noisy),
         bound=bound,
         params=_params(cfg, grid, k_rule, scale, p.n, key, noisy, described, raw, support, m_syn, budget),
-        bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-δ={1 - cfg.delta_cert:g}) upper "
+        bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-β={1 - cfg.delta_cert:g}, β = "
+                   "delta_cert, the certificate's failure probability, not a privacy δ) upper "
                    f"bound on the utility loss of Eq. (1) for the released points; private",
         bound_type=BoundKind.CERTIFICATE,
-        notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget) + _one_cell_note(p, grid, bound),
+        notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget, trace.support_size)
+        + _one_cell_note(p, grid, bound),
         capped=capped)
 
 
@@ -531,7 +541,7 @@ def _round(alpha: np.ndarray, support: np.ndarray, m_syn: int, grid: Grid,
 
 
 def _trace(cfg: SparseMarginalsConfig, grid: Grid, noisy: Noisy, released: Fit, lp: dict, lp_fit: Fit,
-           certs: Certificates, key: str, budget: SolveBudget) -> SparseMarginalsTrace:
+           certs: Certificates, key: str, budget: SolveBudget, candidates: int) -> SparseMarginalsTrace:
     """The typed trace: the marginals in row-major cell order, every certificate, the LP's measure."""
     return SparseMarginalsTrace(
         s=grid.s, k=grid.k, delta_cert=cfg.delta_cert, subsets=[list(S) for S in grid.subsets],
@@ -540,7 +550,7 @@ def _trace(cfg: SparseMarginalsConfig, grid: Grid, noisy: Noisy, released: Fit, 
         lp_marginals=grid.to_row(lp_fit.t_mu), certificate=certs.released, certificate_key=key,
         certificate_lp_measure=certs.lp_measure, mc_samples=certs.mc_samples,
         lp={name: value for name, value in lp.items() if name != "alpha"}, support=lp_fit.points,
-        weights=lp_fit.weights, section_5_3=section_5_3(certs), transport_solves=budget.used)
+        weights=lp_fit.weights, section_5_3=section_5_3(certs), transport_solves=budget.used, candidates=candidates)
 
 
 def _owner(p: Prepared[SparseMarginalsConfig], grid: Grid, cfg: SparseMarginalsConfig, true: np.ndarray,
@@ -629,16 +639,18 @@ def _one_cell_note(p: Prepared[SparseMarginalsConfig], grid: Grid, bound: float)
 
 
 def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float, key: str, certs: Certificates,
-           noisy: Noisy, budget: SolveBudget) -> list[str]:
-    """The plain-language caveats of the release."""
+           noisy: Noisy, budget: SolveBudget, support: int) -> list[str]:
+    """The plain-language caveats of the release (``support``: the distinct candidates Step 3 fitted)."""
     cert = cfg.certificate
     notes = [
-        f"Public candidates: {described}" + ("; moved to their cell centres in T_k,d (Section 5.1)."
-                                             if cfg.snap_public else "."),
+        f"Public candidates: {described}" + (f"; moved to their cell centres in T_k,d (Section 5.1), they fall on "
+                                             f"{support} distinct points, which Step 3 fitted." if cfg.snap_public
+                                             else f"; Step 3 fitted {support} distinct points."),
         f"bound = certificate (Eq. 4, proxy {cert}): with probability >= {1 - cfg.delta_cert:g} over the noise the "
         f"utility loss (largest W1 over all {grid.s}-marginals, l_inf, unit cube) of the released points is at most "
-        f"{bound:.4g}. The (1-δ)-quantile is the ⌈(1-δ)(M+1)⌉-th smallest of M = {cfg.mc_draws} fresh noise "
-        "draws (exceeded with probability at most δ).",
+        f"{bound:.4g}. The (1-β)-quantile (β = delta_cert = {cfg.delta_cert:g}, the paper's δ; the release itself "
+        f"is pure ε-DP) is the ⌈(1-β)(M+1)⌉-th smallest of M = {cfg.mc_draws} fresh noise draws (exceeded with "
+        "probability at most β).",
         ("Consistent certificate (trace key " + key + "): Eq. (4) with the proxy composed with the consistency "
          f"projection Π ({'identity: too many constraints' if noisy.cmap is None else noisy.cmap['kind']}); the "
          f"paper's Eq. (4) as printed is under key {cert} ({certs.released[cert].total:.4g})."
