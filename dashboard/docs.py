@@ -23,6 +23,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 URL = "docs"
 _PATH = re.compile(r"(?<!\]\()(?<![\w/\[])docs/([a-z0-9-]+)\.md\b")
 _LINK = re.compile(r"\]\(([a-z0-9-]+)\.md(#[^)]*)?\)")
+_CODE = re.compile(r"(`[^`\n]*`)")
 _IMAGE = re.compile(r"^!\[([^\]]*)\]\((img/[^)]+)\)\s*$", re.MULTILINE)
 
 
@@ -51,9 +52,12 @@ def doc_link(name: str, label: str | None = None) -> str:
 
 def link_docs(text: str) -> str:
     """``text`` with every plain "docs/<name>.md" of an existing document turned into a :func:`doc_link` (paths
-    already inside a Markdown link are left as they are)."""
+    already inside a Markdown link, and code spans such as `docs/transport.md, "Grid flows"`, are left as they
+    are: a link cannot show inside code)."""
     known = set(names())
-    return _PATH.sub(lambda m: doc_link(m.group(1)) if m.group(1) in known else m.group(0), text)
+    pieces = _CODE.split(text)  # code spans at the odd positions
+    return "".join(p if i % 2 else _PATH.sub(lambda m: doc_link(m.group(1)) if m.group(1) in known else m.group(0), p)
+                   for i, p in enumerate(pieces))
 
 
 def parts(name: str) -> list[tuple[str, str, str]]:
@@ -62,7 +66,7 @@ def parts(name: str) -> list[tuple[str, str, str]]:
     the checkout."""
     if name not in names():
         raise ValueError(f"There is no document {name!r} in docs/: use one of {', '.join(names())}.")
-    text = _LINK.sub(lambda m: f"]({URL}?doc={m.group(1)})", _text(name))
+    text = link_docs(_LINK.sub(lambda m: f"]({URL}?doc={m.group(1)})", _text(name)))
     out: list[tuple[str, str, str]] = []
     at = 0
     for m in _IMAGE.finditer(text):

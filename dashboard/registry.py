@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Page", "PAGES", "DELTA_PAGES", "by_url", "by_file", "groups"]
+__all__ = ["Page", "PAGES", "DELTA_PAGES", "PAGE_PARAMS", "by_url", "by_file", "groups"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,8 @@ class Page:
     ``file`` is relative to the repository root; ``title`` and ``icon`` are what the navigation shows;
     ``url`` is the page's URL path (and its key in :data:`dashboard.lessons.LESSONS`); ``mechanism``
     names the registry entry a mechanism page runs (None for the other pages); ``uses_delta`` says
-    whether the sidebar offers δ there; ``group`` is the navigation's section.
+    whether the sidebar offers δ there; ``group`` is the navigation's section; ``params`` are the page's own
+    query parameters, kept in its URL with the shareable state (the Documentation page's ``doc``).
     """
 
     file: str
@@ -31,6 +32,7 @@ class Page:
     mechanism: str | None
     uses_delta: bool
     group: str
+    params: tuple[str, ...] = ()
 
 
 PAGES: tuple[Page, ...] = (
@@ -50,11 +52,13 @@ PAGES: tuple[Page, ...] = (
     Page("pages/compare.py", "Compare", ":material/balance:", "compare", None, True, "Evaluate"),
     Page("pages/audit.py", "Audit the privacy claim", ":material/search:", "audit", None, True, "Evaluate"),
     Page("pages/glossary.py", "Glossary and papers", ":material/menu_book:", "glossary", None, False, "Reference"),
-    Page("pages/docs.py", "Documentation", ":material/description:", "docs", None, False, "Reference"),
+    Page("pages/docs.py", "Documentation", ":material/description:", "docs", None, False, "Reference", ("doc",)),
 )
 
 #: URL paths of the pages whose sidebar offers δ (and whose shared link carries it).
 DELTA_PAGES: frozenset[str] = frozenset(p.url for p in PAGES if p.uses_delta)
+#: The query parameters of each page's own, by URL path.
+PAGE_PARAMS: dict[str, tuple[str, ...]] = {p.url: p.params for p in PAGES if p.params}
 
 
 def by_url(url: str) -> Page:

@@ -26,13 +26,13 @@ import streamlit as st
 from dpsynth_core.dataset import Dataset
 
 from . import data as data_sources
-from .registry import DELTA_PAGES
+from .registry import DELTA_PAGES, PAGE_PARAMS
 from .settings import TEACHING_SEED, PrivacySettings, parse_query
 
 __all__ = ["init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
            "show_flash", "write_query_params", "bounds_from_data", "RelationSwitch", "relation_switch",
            "set_relation_switch", "pending_relation", "set_pending_relation",
-           "current_page", "enter_page", "page_param", "set_page_param", "in_app", "set_in_app", "remember_start", "pop_start_page", "url_messages",
+           "current_page", "enter_page", "in_app", "set_in_app", "remember_start", "pop_start_page", "url_messages",
            "ReleaseInfo", "record_release", "release_info", "kept", "keep", "count", "add_to_count",
            "widget_value", "set_widget_value", "kept_file", "keep_file", "forget_file", "upload_values",
            "used_upload", "set_used_upload", "excluded_columns", "set_excluded_columns"]
@@ -144,17 +144,6 @@ def enter_page(url: str) -> None:
     if st.session_state.get("_page") != url:
         st.session_state.pop("release_info", None)
         st.session_state["_page"] = url
-
-
-def page_param(name: str) -> str | None:
-    """A query parameter of the page's own (the Documentation page's ``doc``), as the URL has it now."""
-    return st.query_params.get(name)
-
-
-def set_page_param(name: str, value: str) -> None:
-    """Keep a query parameter of the page being drawn in its URL (:func:`write_query_params` writes it with the
-    shareable state, on this page only)."""
-    st.session_state.setdefault("_page_params", {}).setdefault(current_page(), {})[name] = value
 
 
 def in_app() -> bool:  # inside app.py's navigation (dashboard.navigation.require_app)
@@ -300,7 +289,7 @@ def write_query_params(page: str) -> None:
         qp["delta"] = f"{s.delta:g}"
     if source is not None and source.shareable:
         qp["dataset"] = source.name
-    qp.update(st.session_state.get("_page_params", {}).get(page, {}))
     current = st.query_params.to_dict()
+    qp.update({k: current[k] for k in PAGE_PARAMS.get(page, ()) if k in current})  # the page's own (docs: doc)
     if current != qp:
         st.query_params.from_dict(qp)

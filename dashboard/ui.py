@@ -35,18 +35,7 @@ from .docs import doc_link, link_docs
 from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import release_section
-from .state import (
-    add_to_count,
-    count,
-    data,
-    flash,
-    page_param,
-    set_data,
-    set_epsilon,
-    set_page_param,
-    settings,
-    show_flash,
-)
+from .state import add_to_count, count, data, flash, set_data, set_epsilon, settings, show_flash
 from .sweep import epsilon_sweep, kept_sweep
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
@@ -54,8 +43,7 @@ __all__ = [
     # the page's frame, and links to the documentation
     "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header", "doc_link", "link_docs",
     # state
-    "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count", "page_param",
-    "set_page_param",
+    "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count",
     # library calls
     "safe", "teaching_release", "w1_of", "mechanisms", "BY_DOMAIN", "clinic_first_screen",
     # a mechanism's release

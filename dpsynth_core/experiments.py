@@ -40,6 +40,7 @@ from .validation import (
     check_rng,
     param_error,
 )
+from .wording import BOUND_LABELS
 
 __all__ = ["sweep", "w1_measure", "certified_w1_measure", "sizes_per_decade", "RatesSummary", "rates_summary",
            "DRAWN_BOUNDS", "certificate_measure", "angle_measure", "compare", "histogram_grid_in_hindsight", "digits_per_class", "digits_svm", "SWEEP_COLUMNS", "DIGITS_COLUMNS", "DEFAULT_DELTA"]
@@ -272,7 +273,8 @@ def rates_summary(df: pd.DataFrame, d: int, *, level: float = 0.95) -> RatesSumm
         drawn = part[part["bound_type"].isin(DRAWN_BOUNDS) & ~part["bound_vacuous"].astype(bool)]
         b = drawn.groupby("eps_n")["bound"].mean().dropna()
         if len(b):
-            bounds[name] = (b.index.to_numpy(), b.to_numpy(), getattr(spec.theory, "bound_label", "") or spec.title)
+            kind = BoundKind(drawn["bound_type"].mode().iloc[0])  # the legend says the kind, in the headline's words
+            bounds[name] = (b.index.to_numpy(), b.to_numpy(), f"{spec.title} — {BOUND_LABELS[kind]}")
         fit = fit_slope_ci(part["eps_n"].to_numpy(), part["w1"].to_numpy(), level=level)
         fits[name] = (fit.slope, fit.intercept)
         xs = np.geomspace(part["eps_n"].min(), part["eps_n"].max(), 50)

@@ -16,7 +16,8 @@ from typing import Any
 
 from .theory import BoundKind
 
-__all__ = ["RELATION_WORDS", "RELATION_REASONS", "BOUND_LABELS", "BoundWords", "bound_words", "vacuous_note",
+__all__ = ["RELATION_WORDS", "RELATION_REASONS", "BOUND_KIND_WORDS", "BOUND_LABELS", "BoundWords", "bound_words",
+           "bound_cell", "vacuous_note",
            "delta_text", "column_domain", "w1_text", "w1_bracket_text", "w1_interval_text", "w1_metric_text",
            "epsilon_meaning", "kept_sentence", "membership_words"]
 
@@ -26,17 +27,19 @@ RELATION_WORDS = {"add_remove": "add / remove one record", "replace": "replace o
 RELATION_REASONS = {"replace": "the dataset size n must be public",
                     "add_remove": "the analysis covers adding or removing a record"}
 
-#: The one label of each kind of bound, wherever a release's bound is shown (a headline, a table, a report):
-#: the same words for the same kind of claim on every page. The value beside it is "—" when the number is not
-#: a bound worth reading (:func:`bound_words` says why).
-BOUND_LABELS: dict[BoundKind, str] = {
-    BoundKind.PROVEN: "W1 bound: proven",
-    BoundKind.CERTIFICATE: "W1 bound: certified (marginals)",
-    BoundKind.RATE: "W1 bound: rate only",
-    BoundKind.ESTIMATE: "W1 bound: estimate",
-    BoundKind.REFERENCE: "W1 bound: reference",
-    BoundKind.NONE: "W1 bound: none",
+#: The words for each kind of bound: one table, used wherever a release's bound is shown (a headline's label, a
+#: table's cell, a chart's legend), so the same kind of claim reads the same on every page.
+BOUND_KIND_WORDS: dict[BoundKind, str] = {
+    BoundKind.PROVEN: "proven",
+    BoundKind.CERTIFICATE: "certified (marginals)",
+    BoundKind.RATE: "rate only",
+    BoundKind.ESTIMATE: "estimate",
+    BoundKind.REFERENCE: "reference",
+    BoundKind.NONE: "none",
 }
+#: A headline's label for each kind of bound ("W1 bound: proven"). The value beside it is "—" when the number is
+#: not a bound worth reading (:func:`bound_words` says why).
+BOUND_LABELS: dict[BoundKind, str] = {kind: f"W1 bound: {words}" for kind, words in BOUND_KIND_WORDS.items()}
 
 _NO_BOUND = "This mechanism has no bound from its paper."
 _CERTIFICATE = ("A private, high-probability upper bound on the largest W1 over the released marginals, published "
@@ -87,6 +90,15 @@ def bound_words(rel: Any) -> BoundWords:
         return BoundWords(label, f"{b:.3g}",
                           text + " For these settings the proof does not apply; the value is shown for reference.")
     return BoundWords(label, f"{b:.3g}", text)
+
+
+def bound_cell(bound: float | None, bound_type: Any, vacuous: bool = False) -> str:
+    """A release's bound in a table's cell: "0.123 (reference)", or "— (rate only)" when the number is not a bound
+    worth reading (none, a rate without constants, or not below the largest possible W1: ``vacuous``)."""
+    kind = BoundKind(bound_type)
+    readable = (bound is not None and math.isfinite(float(bound)) and not vacuous
+                and kind not in (BoundKind.RATE, BoundKind.NONE))
+    return f"{float(bound):.3g} ({BOUND_KIND_WORDS[kind]})" if readable else f"— ({BOUND_KIND_WORDS[kind]})"
 
 
 def _sentence(text: str) -> str:
@@ -226,11 +238,11 @@ def membership_words(demo: Any, *, who: str = "person") -> tuple[str, str, str]:
     """The membership question of a :class:`dpsynth_core.first_look.MembershipDemo` in three sentences: the
     question, what the table answers, and what the releases answer."""
     record = ", ".join(f"{c} {v:g}" if isinstance(v, float) else f"{c} {v}" for c, v in demo.target.items())
-    question = (f"Is this {who} in the data: {record}? An attacker who knows everyone else's records (or "
-                f"compares the data before and after the {who} joined) asks: how many rows have "
+    question = (f"Is this {who} in the table: {record}? An attacker who knows everyone else's records (or "
+                f"compares the table before and after the {who} joined) asks: how many rows have "
                 f"{_group(demo.query)}?")
-    table = (f"The data answer {demo.table_with}; without this {who} they would answer {demo.table_without}. "
-             f"The difference is the {who}: the raw data give them away.")
+    table = (f"The table answers {demo.table_with}; without this {who} it would answer {demo.table_without}. "
+             f"The difference is the {who}: the raw table gives them away.")
     w, wo = demo.released_with, demo.released_without
     spread = (f"{demo.releases} releases from each table answer from {min(w)} to {max(w)} with the {who} and from "
               f"{min(wo)} to {max(wo)} without")

@@ -7,8 +7,8 @@ import streamlit as st
 
 from dashboard import ui as _ui
 from dpsynth_core import viz
-from dpsynth_core.experiments import compare, histogram_grid_in_hindsight
-from dpsynth_core.wording import w1_bracket_text
+from dpsynth_core.experiments import DRAWN_BOUNDS, compare, histogram_grid_in_hindsight
+from dpsynth_core.wording import bound_cell, w1_bracket_text
 
 _ui.require_app(__file__)
 
@@ -57,6 +57,8 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
             "mechanism": [specs[m].title for m in ok["mechanism"]],
             "W1 to the data": [fmt(v) for v in ok["w1"]],
             "proven interval": [w1_bracket_text(lo, hi) for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
+            "W1 bound": [bound_cell(b, t, v) for b, t, v in zip(ok["bound"], ok["bound_type"], ok["bound_vacuous"],
+                                                                strict=True)],
             "synthetic points": [f"{int(v):,}" for v in ok["n_synthetic"]],
             "time": [fmt(v, "{:.2f} s") for v in ok["seconds"]],
             "guarantee": list(ok["privacy"]),
@@ -89,12 +91,17 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
             st.warning(f"**{_ui.mechanism_label(row['mechanism'])}** did not run: {row['reason']}",
                        icon=":material/block:")
         if len(ok):
-            labelled = df.assign(mechanism=[_ui.mechanism_label(m) for m in df["mechanism"]])
+            # ticks only for bounds on W1 itself, proven or shown for reference (a rate is no bound; a certificate
+            # bounds the marginals): their kinds are in the table above
+            labelled = df.assign(mechanism=[_ui.mechanism_label(m) for m in df["mechanism"]],
+                                 bound=df["bound"].where(df["bound_type"].isin(DRAWN_BOUNDS)))
             diameter = d.domain.diameter
-            vacuous = [_ui.mechanism_label(m) for m, v in zip(ok["mechanism"], ok["bound_vacuous"], strict=True) if v]
+            vacuous = [_ui.mechanism_label(m) for m, v, t in zip(ok["mechanism"], ok["bound_vacuous"], ok["bound_type"],
+                                                               strict=True) if v and t in DRAWN_BOUNDS]
             _ui.plot(viz.compare_bars(labelled, title="W1 and time per mechanism", reference=reference,
-                                      diameter=diameter),
-                     "Left: W1 per mechanism (log scale); black ticks: the theory's bounds" +
+                                      diameter=diameter, bound_label="W1 bound: proven or reference"),
+                     "Left: W1 per mechanism (log scale); black ticks: the W1 bounds that are proven or shown for "
+                     "reference (the table's 'W1 bound' column gives every release's kind)" +
                      ("; dashed: the flat histogram at its best grid in hindsight (owner view, not DP)" if reference
                       else "") + ". Right: the time of one release." +
                      (f" Not drawn: the bounds of {', '.join(vacuous)}, at or above the largest possible W1 "

@@ -9,10 +9,10 @@ _ui.require_app(__file__)
 
 _ui.page_intro("docs")
 names = docs.names()
-wanted = _ui.page_param("doc")
+wanted = st.query_params.get("doc")  # a link such as docs?doc=deviations
 name = st.selectbox("Document", names, index=names.index(wanted) if wanted in names else 0, format_func=docs.title,
                     key="docs_doc", help="The files of the project's docs/ folder, rendered here.")
-_ui.set_page_param("doc", name)
+st.query_params["doc"] = name  # kept in the URL (dashboard.registry: the page's own parameter)
 st.caption(f"docs/{name}.md · links to other documents open them here, in a new tab.")
 st.divider()
 for kind, body, caption in docs.parts(name):

@@ -35,12 +35,12 @@ if res is not None:
     every = f" (every centre of the {grid} grid)" if tr.support_size == k ** d.d and not d.domain.is_mixed else ""
     st.caption(f"Every {s_ord}-column table on a grid of {plural(k, 'cell')} per axis ({plural(tr.K, 'table')}) got "
                "noise whose running sums along a snake path stay small. "
-               f"{plural(tr.candidates, 'candidate point')} were drawn without looking at the data"
+               f"{tr.candidates:,} candidate point{'s' * (tr.candidates != 1)} were drawn without looking at the data"
                + (f"; moved to the centres of their cells they fall on {plural(tr.support_size, 'distinct point')}"
                   f"{every}" if rel.params.get("snap_public") else "")
                + f". A linear program fitted weights on these {tr.support_size:,} points to the noisy tables; "
-               f"{tr.support_used:,} of them got weight, and the {len(rel.synthetic):,} released points sit on them "
-               "(several points on each)."
+               f"{tr.support_used:,} of them got weight, and the {len(rel.synthetic):,} released points sit on them"
+               + (" (several on each)." if len(rel.synthetic) > tr.support_used else ".")
                + (" With one cell per axis every synthetic point is the centre of the box (one dot in the pictures "
                   "below): at this n and ε the noise leaves nothing finer to say; more rows or a larger ε give more "
                   "cells." if k == 1 else ""))

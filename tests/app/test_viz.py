@@ -134,6 +134,8 @@ def realistic_cases() -> dict:
         "category_counts": lambda v: v.category_counts(real_t, synth_t, cats),
         "numeric_by_category": lambda v: v.numeric_by_category(real_t, synth_t, "systolic_bp", "region",
                                                                cats["region"], lower=60, upper=250),
+        "membership_answers": lambda v: v.membership_answers((1, 0, 3, 1, 2, 0, 1, 4), (0, 0, 2, 1, 0, 1, 0, 5), 1, 0,
+                                                             who="the patient"),
     }
 
 
@@ -668,3 +670,18 @@ def _bench(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     _bench()
+
+
+def test_membership_answers_counts_releases_per_answer_and_marks_the_table():
+    """Bars: how many releases gave each answer, for each table (every answer from the lowest to the highest has
+    its bar, zeros included); grey arrows at the table's own answers."""
+    fig = viz.membership_answers((1, 0, 3, 1), (0, 0, 2), 1, 0, who="her")
+    with_her, without = fig.data
+    assert list(with_her.x) == list(without.x) == [0, 1, 2, 3]
+    assert list(with_her.y) == [1, 2, 0, 1] and list(without.y) == [2, 0, 1, 0]
+    assert with_her.name == "releases from the table with her" and without.name == "releases from the table without her"
+    arrows = {a.text: a.x for a in fig.layout.annotations}
+    assert arrows == {"the table with her: 1": 1, "the table without her: 0": 0}
+    assert fig.layout.annotations[0].arrowcolor == viz.COLORS["real"]  # the table: owner view, grey
+    same = viz.membership_answers((2,), (2,), 2, 2)
+    assert [a.text for a in same.layout.annotations] == ["the table, with or without the person: 2"]

@@ -15,7 +15,10 @@ import pytest
 from dpsynth_core import BoundKind, Domain, run
 from dpsynth_core.mechanisms import bind
 from dpsynth_core.wording import (
+    BOUND_KIND_WORDS,
+    BOUND_LABELS,
     RELATION_WORDS,
+    bound_cell,
     bound_words,
     delta_text,
     vacuous_note,
@@ -57,6 +60,26 @@ def test_each_mechanism_says_what_kind_of_bound_it_releases(name, d, kwargs, kin
     words = bound_words(rel)
     assert words.value == "—" or kind in (BoundKind.PROVEN, BoundKind.CERTIFICATE, BoundKind.ESTIMATE,
                                           BoundKind.REFERENCE)
+    assert words.label == BOUND_LABELS[kind]  # one label per kind, whatever the value shows
+    assert bound_cell(rel.bound, rel.bound_type, rel.bound_is_vacuous).endswith(f"({BOUND_KIND_WORDS[kind]})")
+
+
+def test_one_label_per_kind_of_bound_from_one_table():
+    """Every kind has its label, the labels differ, and all say the same thing first ("W1 bound: ...") so that the
+    same kind of claim reads the same on every page; a vacuous bound keeps its kind's label (only the value is
+    "—")."""
+    assert set(BOUND_LABELS) == set(BoundKind) == set(BOUND_KIND_WORDS)
+    assert len(set(BOUND_LABELS.values())) == len(BoundKind)
+    assert all(label == f"W1 bound: {BOUND_KIND_WORDS[k]}" for k, label in BOUND_LABELS.items())
+    small = run("pmm", _data(2, 20), Domain.unit(2), epsilon=0.05, rng=0)
+    assert small.bound_is_vacuous and bound_words(small).label == BOUND_LABELS[BoundKind.REFERENCE]
+
+
+def test_a_bound_in_a_table_cell():
+    assert bound_cell(0.1234, "reference") == "0.123 (reference)"
+    assert bound_cell(0.1234, BoundKind.RATE) == "— (rate only)"  # a rate with constant 1 is no bound
+    assert bound_cell(2.5, "proven", vacuous=True) == "— (proven)"
+    assert bound_cell(None, "none") == bound_cell(float("nan"), "none") == "— (none)"
 
 
 def test_domain_diameter_is_the_largest_distance():
@@ -74,7 +97,7 @@ def test_a_bound_at_the_diameter_is_vacuous_and_said_once():
     assert rel.bound > 1.0 and rel.bound_is_vacuous
     assert rel.notes.count(vacuous_note(rel.bound, 1.0)) == 1
     words = bound_words(rel)
-    assert (words.label, words.value, words.vacuous) == ("Theory's bound", "—", True)
+    assert (words.label, words.value, words.vacuous) == ("W1 bound: proven", "—", True)
     assert words.help == vacuous_note(rel.bound, 1.0, what="paper's bound")
     big = run("pmm", _data(2, 2000), Domain.unit(2), epsilon=10.0, rng=0, consistency="proportional")
     assert not big.bound_is_vacuous and bound_words(big).value == f"{big.bound:.3g}"
@@ -87,12 +110,11 @@ def test_bound_words_follow_the_kind_not_the_wording():
     before = bound_words(rel)
     rel.bound_kind = "certificate constant-free rate baseline estimated"  # every word the old code looked for
     after = bound_words(rel)
-    assert (after.label, after.value) == (before.label, before.value) == ("Theory's bound (reference)",
-                                                                         f"{rel.bound:.3g}")
+    assert (after.label, after.value) == (before.label, before.value) == ("W1 bound: reference", f"{rel.bound:.3g}")
     rel.bound_type = BoundKind.RATE
-    assert (bound_words(rel).label, bound_words(rel).value) == ("Theory's rate", "—")
+    assert (bound_words(rel).label, bound_words(rel).value) == ("W1 bound: rate only", "—")
     rel.bound_type = BoundKind.CERTIFICATE
-    assert (bound_words(rel).label, bound_words(rel).value) == ("Certified bound", f"{rel.bound:.3g}")
+    assert (bound_words(rel).label, bound_words(rel).value) == ("W1 bound: certified (marginals)", f"{rel.bound:.3g}")
 
 
 def test_a_release_with_a_bound_must_say_its_kind():
