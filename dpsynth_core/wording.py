@@ -37,9 +37,9 @@ BOUND_KIND_WORDS: dict[BoundKind, str] = {
     BoundKind.REFERENCE: "reference",
     BoundKind.NONE: "none",
 }
-#: A headline's label for each kind of bound ("W1 bound: proven"). The value beside it is "—" when the number is
+#: A headline's label for each kind of bound ("Bound on W1: proven"). The value beside it is "—" when the number is
 #: not a bound worth reading (:func:`bound_words` says why).
-BOUND_LABELS: dict[BoundKind, str] = {kind: f"W1 bound: {words}" for kind, words in BOUND_KIND_WORDS.items()}
+BOUND_LABELS: dict[BoundKind, str] = {kind: f"Bound on W1: {words}" for kind, words in BOUND_KIND_WORDS.items()}
 
 _NO_BOUND = "This mechanism has no bound from its paper."
 _CERTIFICATE = ("A private, high-probability upper bound on the largest W1 over the released marginals, published "

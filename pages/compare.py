@@ -57,7 +57,7 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
             "mechanism": [specs[m].title for m in ok["mechanism"]],
             "W1 to the data": [fmt(v) for v in ok["w1"]],
             "proven interval": [w1_bracket_text(lo, hi) for lo, hi in zip(ok["w1_lower"], ok["w1_upper"], strict=True)],
-            "W1 bound": [bound_cell(b, t, v) for b, t, v in zip(ok["bound"], ok["bound_type"], ok["bound_vacuous"],
+            "Bound on W1": [bound_cell(b, t, v) for b, t, v in zip(ok["bound"], ok["bound_type"], ok["bound_vacuous"],
                                                                 strict=True)],
             "synthetic points": [f"{int(v):,}" for v in ok["n_synthetic"]],
             "time": [fmt(v, "{:.2f} s") for v in ok["seconds"]],
@@ -71,8 +71,8 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
         if len(flat):
             k = flat.iloc[0]["resolved"]["bins"]
             text = (f"**How the flat histogram's grid was chosen.** {k} cells per axis, by the rule of the defaults study "
-                    f"(`dpsynth_core.defaults.flat_histogram_bins`, {_ui.doc_link('defaults')}): k = round(c_d (n̂ sinh ε′)^{1/(d+1)}) "
-                    "from the noisy size n̂ and the budget ε′ of the counts — public quantities only, never the data. "
+                    f"(`dpsynth_core.defaults.flat_histogram_bins`, {_ui.doc_link('defaults')}): "
+                    "k = round(c_d (n̂ sinh ε′)^{1/(d+1)}) from the noisy size n̂ and the budget ε′ of the counts — public quantities only, never the data. "
                     "In the study the rule's grid came close to the best grid in hindsight in most settings ("
                     f"{_ui.doc_link('defaults')} "
                     "gives the figures), so the histogram here is a fair baseline, not a straw man.")
@@ -99,9 +99,9 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
             vacuous = [_ui.mechanism_label(m) for m, v, t in zip(ok["mechanism"], ok["bound_vacuous"], ok["bound_type"],
                                                                strict=True) if v and t in DRAWN_BOUNDS]
             _ui.plot(viz.compare_bars(labelled, title="W1 and time per mechanism", reference=reference,
-                                      diameter=diameter, bound_label="W1 bound: proven or reference"),
-                     "Left: W1 per mechanism (log scale); black ticks: the W1 bounds that are proven or shown for "
-                     "reference (the table's 'W1 bound' column gives every release's kind)" +
+                                      diameter=diameter, bound_label="Bound on W1: proven or reference"),
+                     "Left: W1 per mechanism (log scale); black ticks: the bounds on W1 that are proven or shown for "
+                     "reference (the table's 'Bound on W1' column gives every release's kind)" +
                      ("; dashed: the flat histogram at its best grid in hindsight (owner view, not DP)" if reference
                       else "") + ". Right: the time of one release." +
                      (f" Not drawn: the bounds of {', '.join(vacuous)}, at or above the largest possible W1 "

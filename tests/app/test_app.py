@@ -21,6 +21,7 @@ from dpsynth_core.datasets import Dataset
 from dpsynth_core.experiments import digits_per_class
 from dpsynth_core.mechanisms import bind
 from dpsynth_core.transport import wasserstein1
+from dpsynth_core.wording import bound_cell
 
 
 @pytest.fixture(scope="module")
@@ -463,6 +464,12 @@ def test_compare_runs_every_mechanism_and_explains_refusals():
                for w in at.warning)
     assert best is not None and best["rule_bins"] == df[df["mechanism"] == "flat_histogram"].iloc[0]["resolved"]["bins"]
     assert set(synth) == set(df[df["status"] == "ok"]["mechanism"])
+    # every release's bound in the table, with its kind in the headlines' words (one vocabulary)
+    table = at.dataframe[0].value
+    ok = df[df["status"] == "ok"]
+    assert list(table["Bound on W1"]) == [bound_cell(b, t, v) for b, t, v in zip(ok["bound"], ok["bound_type"],
+                                                                              ok["bound_vacuous"], strict=True)]
+    assert any(c.endswith("(rate only)") for c in table["Bound on W1"])  # PSMM's rate is named, never drawn as a bound
 
 
 def test_audit_page_runs_an_audit_and_respects_the_relation():

@@ -56,7 +56,7 @@ def chart(at, title_part: str) -> dict:
 def test_a_certificate_above_the_diameter_is_shown_as_a_dash_with_its_reason():
     at = goto(new_app(coded()), "sparse_marginals")
     assert not at.exception and not errors(at), (exceptions(at), errors(at))
-    bound = next(m for m in at.metric if m.label == "W1 bound: certified (marginals)")
+    bound = next(m for m in at.metric if m.label == "Bound on W1: certified (marginals)")
     assert bound.value == "—", bound.value  # was "9.44": a bound above the largest possible W1 says nothing
     assert "not below the largest possible W1 (1)" in bound.help and "says nothing" in bound.help
     # the certificate's own view says the same next to its bar
@@ -66,7 +66,7 @@ def test_a_certificate_above_the_diameter_is_shown_as_a_dash_with_its_reason():
 
 def test_a_certificate_below_the_diameter_is_still_shown():
     at = goto(new_app(small_data(2000)), "sparse_marginals")
-    bound = next(m for m in at.metric if m.label == "W1 bound: certified (marginals)")
+    bound = next(m for m in at.metric if m.label == "Bound on W1: certified (marginals)")
     assert bound.value != "—" and 0 < float(bound.value) < 1
 
 
@@ -246,7 +246,7 @@ def test_a_bound_shown_as_a_dash_says_why_beside_the_headline():
     at.session_state["epsilon"] = 0.05
     goto(at, "pmm")
     assert not at.exception and not errors(at)
-    bound = next(m for m in at.metric if m.label == "W1 bound: reference")  # PMM's default: least squares
+    bound = next(m for m in at.metric if m.label == "Bound on W1: reference")  # PMM's default: least squares
     assert bound.value == "—"
     assert any(c.value.startswith("The paper's bound at this n and ε is") for c in at.caption)
 

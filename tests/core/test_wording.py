@@ -65,12 +65,12 @@ def test_each_mechanism_says_what_kind_of_bound_it_releases(name, d, kwargs, kin
 
 
 def test_one_label_per_kind_of_bound_from_one_table():
-    """Every kind has its label, the labels differ, and all say the same thing first ("W1 bound: ...") so that the
+    """Every kind has its label, the labels differ, and all say the same thing first ("Bound on W1: ...") so that the
     same kind of claim reads the same on every page; a vacuous bound keeps its kind's label (only the value is
     "—")."""
     assert set(BOUND_LABELS) == set(BoundKind) == set(BOUND_KIND_WORDS)
     assert len(set(BOUND_LABELS.values())) == len(BoundKind)
-    assert all(label == f"W1 bound: {BOUND_KIND_WORDS[k]}" for k, label in BOUND_LABELS.items())
+    assert all(label == f"Bound on W1: {BOUND_KIND_WORDS[k]}" for k, label in BOUND_LABELS.items())
     small = run("pmm", _data(2, 20), Domain.unit(2), epsilon=0.05, rng=0)
     assert small.bound_is_vacuous and bound_words(small).label == BOUND_LABELS[BoundKind.REFERENCE]
 
@@ -97,7 +97,7 @@ def test_a_bound_at_the_diameter_is_vacuous_and_said_once():
     assert rel.bound > 1.0 and rel.bound_is_vacuous
     assert rel.notes.count(vacuous_note(rel.bound, 1.0)) == 1
     words = bound_words(rel)
-    assert (words.label, words.value, words.vacuous) == ("W1 bound: proven", "—", True)
+    assert (words.label, words.value, words.vacuous) == ("Bound on W1: proven", "—", True)
     assert words.help == vacuous_note(rel.bound, 1.0, what="paper's bound")
     big = run("pmm", _data(2, 2000), Domain.unit(2), epsilon=10.0, rng=0, consistency="proportional")
     assert not big.bound_is_vacuous and bound_words(big).value == f"{big.bound:.3g}"
@@ -110,11 +110,11 @@ def test_bound_words_follow_the_kind_not_the_wording():
     before = bound_words(rel)
     rel.bound_kind = "certificate constant-free rate baseline estimated"  # every word the old code looked for
     after = bound_words(rel)
-    assert (after.label, after.value) == (before.label, before.value) == ("W1 bound: reference", f"{rel.bound:.3g}")
+    assert (after.label, after.value) == (before.label, before.value) == ("Bound on W1: reference", f"{rel.bound:.3g}")
     rel.bound_type = BoundKind.RATE
-    assert (bound_words(rel).label, bound_words(rel).value) == ("W1 bound: rate only", "—")
+    assert (bound_words(rel).label, bound_words(rel).value) == ("Bound on W1: rate only", "—")
     rel.bound_type = BoundKind.CERTIFICATE
-    assert (bound_words(rel).label, bound_words(rel).value) == ("W1 bound: certified (marginals)", f"{rel.bound:.3g}")
+    assert (bound_words(rel).label, bound_words(rel).value) == ("Bound on W1: certified (marginals)", f"{rel.bound:.3g}")
 
 
 def test_a_release_with_a_bound_must_say_its_kind():

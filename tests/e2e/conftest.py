@@ -166,7 +166,8 @@ def ui() -> types.SimpleNamespace:
     """The helpers below, for the test modules (``ui.click_button(page, "Run")``)."""
     return types.SimpleNamespace(goto=goto, act=act, click_button=click_button, set_slider=set_slider,
                                  wait_settled=wait_settled, visible_text=visible_text,
-                                 assert_no_exception=assert_no_exception, shot=shot, shot_region=shot_region, hang_s=HANG_S)
+                                 assert_no_exception=assert_no_exception, shot=shot, shot_region=shot_region, hang_s=HANG_S,
+                                 now=now, wait_dom_quiet=wait_dom_quiet, SCREENS=SCREENS)
 
 
 # ------------------------------------------------------------------------------------- waiting

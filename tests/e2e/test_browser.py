@@ -89,7 +89,8 @@ def test_page(server, page, ui, i):
         ui.click_button(page, label, role="radio" if kind == "view" else "button")
         ui.assert_no_exception(page, f"{name} after {kind} {label!r}")
         assert_plain(ui, page, f"{name} after {kind} {label!r}")
-    ui.shot(page, name)
+    if name != "home":  # Home's picture is its first screen: test_home_first_screen_shows_rows_and_the_attack
+        ui.shot(page, name)
 
 
 def test_following_next_and_extreme_epsilon(server, page, ui):
@@ -321,3 +322,79 @@ def test_pmm_headline_shows_a_certified_bracket_then_fills_in_the_exact_value(se
         if shot:
             break
     assert seen, "the certified bracket never showed before the exact value at seeds 7-10"
+
+
+FIRST_SCREEN_END = "means in practice."
+#: The first screen's region, from the page's top to the paragraph on what ε means (the README's first picture).
+FIRST_SCREEN_JS = """(endText) => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const end = Array.from(main.querySelectorAll('[data-testid="stMarkdownContainer"]'))
+    .find((e) => e.textContent.includes(endText));
+  if (!end) return null;
+  const rm = main.getBoundingClientRect(), re = end.getBoundingClientRect();
+  return {x: rm.left, y: Math.max(rm.top, 0), width: rm.width, height: re.bottom + 24 - Math.max(rm.top, 0)};
+}"""
+
+
+def test_home_first_screen_shows_rows_and_the_attack(server, page, ui):
+    """Home opens on the clinic table beside a release of it (two tables, labelled), what is protected and kept,
+    the membership question with its chart (both tables' bars, the real table's answers) and what ε means: all
+    before the mathematics. The first screen is photographed for the README (``home.png``)."""
+    ui.goto(page, f"{server}/")
+    ui.assert_no_exception(page, "home")
+    main = page.locator('[data-testid="stMain"]')
+    assert main.locator('[data-testid="stDataFrame"]').count() >= 2
+    text = ui.visible_text(page)
+    for words in ("A clinic's table, and a private copy of it", "The real table", "The synthetic table: a real release",
+                  "What is protected:", "What is kept:", "the average age is off by",
+                  "The attack it stops: is this patient in the table?", "Is this patient in the table: age",
+                  "The table answers 1; without this patient it would answer 0.", "releases from each table answer",
+                  "What ε = 1 means in practice.", "be right at most 73% of the time"):
+        assert words in text, words
+    chart = main.locator('[data-testid="stPlotlyChart"]').first
+    chart.scroll_into_view_if_needed()
+    for label in ("releases from the table with the patient", "releases from the table without the patient",
+                  "the table with the patient: 1", "the table without the patient: 0"):
+        chart.get_by_text(label).first.wait_for(timeout=15_000)
+    assert text.index(FIRST_SCREEN_END) < text.index("For the class: the mathematics")
+    ui.SCREENS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
+                      .forEach(e => e.scrollTo(0, 0))""")
+    size = page.viewport_size
+    grown = ui.now(page)
+    page.set_viewport_size({"width": size["width"], "height": 2600})
+    ui.wait_dom_quiet(page, grown)
+    clip = page.evaluate(FIRST_SCREEN_JS, FIRST_SCREEN_END)
+    assert clip and clip["height"] > 600, clip
+    page.screenshot(path=str(ui.SCREENS / "home.png"), clip=clip)
+    page.set_viewport_size(size)
+
+
+LESSON_BOX = '[data-testid="stExpander"]:has(summary:has-text("Lesson: try this")) details'
+
+
+def _lesson_open(page) -> bool:
+    box = page.locator(LESSON_BOX).first
+    box.wait_for(timeout=15_000)
+    return box.evaluate("e => e.open")
+
+
+def test_the_lesson_box_stays_open_while_the_student_acts(server, page, ui):
+    """On PMM the box closed at the first ε change; on PSMM it started closed (the page's second run). Now it
+    is open on arrival, after an ε change and after the headline's exact W1 (one more run); and a box the
+    teacher closed stays closed while the page reruns."""
+    ui.goto(page, f"{server}/pmm")
+    assert _lesson_open(page), "pmm: the lesson box is closed on arrival"
+    ui.set_slider(page, EPSILON, -1)  # 1 -> 0.5: a new release, a new W1 job
+    page.wait_for_function(HEADLINE_JS, arg=False, timeout=ui.hang_s * 1000, polling=100)  # the exact W1 is in
+    ui.wait_settled(page, 0.0)
+    assert _lesson_open(page), "pmm: the lesson box closed after an ε change"
+    ui.goto(page, f"{server}/psmm")
+    page.wait_for_function(HEADLINE_JS, arg=False, timeout=ui.hang_s * 1000, polling=100)
+    ui.wait_settled(page, 0.0)
+    assert _lesson_open(page), "psmm: the lesson box is closed after the page's runs"
+    summary = page.locator(LESSON_BOX + " summary").first
+    summary.click()
+    assert not _lesson_open(page)
+    ui.set_slider(page, EPSILON, 1)
+    assert not _lesson_open(page), "psmm: the box the teacher closed opened again at an ε change"
