@@ -33,15 +33,17 @@ def membership_answers(released_with: Sequence[int], released_without: Sequence[
         counts = np.array([(answers == x).sum() for x in xs])
         traces.append(go.Bar(x=xs, y=counts, name=name, marker=dict(color=color, opacity=0.85, line=dict(width=0)),
                              hovertemplate=f"<b>{name}</b><br>answer %{{x}}: %{{y}} release(s)<extra></extra>"))
-    ann = [dict(x=x, y=1.0, xref="x", yref="paper", ax=0, ay=-34, showarrow=True, arrowhead=2, arrowwidth=1.5,
+    # one label above the other: the two answers are often neighbours (1 and 0)
+    ann = [dict(x=x, y=1.0, xref="x", yref="paper", ax=0, ay=ay, showarrow=True, arrowhead=2, arrowwidth=1.5,
                 arrowcolor=COLORS["real"], yanchor="bottom", font=dict(size=12, color=COLORS["real"]),
                 text=f"the table {label}: {x}")
-           for x, label in ((table_with, f"with {who}"), (table_without, f"without {who}"))]
+           for x, ay, label in ((table_with, -52, f"with {who}"), (table_without, -28, f"without {who}"))]
     if table_with == table_without:  # the arrows would overlap: one label
         ann = [{**ann[0], "text": f"the table, with or without {who}: {table_with}"}]
-    lay = figure_layout(title=title, note=note, height=340, barmode="group", bargap=0.3, bargroupgap=0.05,
-                        panel_titles=2, margin=dict(b=80))
-    lay["xaxis"] = axis_spec(title="the answer to the question (a count of rows)", dtick=1 if hi - lo <= 20 else None)
+    lay = figure_layout(title=title, note=note, height=360, barmode="group", bargap=0.3, bargroupgap=0.05,
+                        panel_titles=4, margin=dict(b=80))
+    lay["xaxis"] = axis_spec(title="the answer to the question (a count of rows)", dtick=1 if hi - lo <= 20 else None,
+                             range=[lo - 0.6, hi + 0.6])  # the answers only (a label must not widen the axis)
     lay["yaxis"] = axis_spec(title="releases", rangemode="tozero", dtick=1 if max(len(w), len(wo)) <= 12 else None)
     lay["annotations"] = ann
     return go.Figure(traces, layout=lay)

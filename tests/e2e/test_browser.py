@@ -393,8 +393,8 @@ def test_the_lesson_box_stays_open_while_the_student_acts(server, page, ui):
     page.wait_for_function(HEADLINE_JS, arg=False, timeout=ui.hang_s * 1000, polling=100)
     ui.wait_settled(page, 0.0)
     assert _lesson_open(page), "psmm: the lesson box is closed after the page's runs"
-    summary = page.locator(LESSON_BOX + " summary").first
-    summary.click()
-    assert not _lesson_open(page)
+    box = page.locator(LESSON_BOX).first
+    box.locator("summary").first.click()
+    page.wait_for_function("d => !d.open", arg=box.element_handle(), timeout=10_000)  # it folds: not at once
     ui.set_slider(page, EPSILON, 1)
     assert not _lesson_open(page), "psmm: the box the teacher closed opened again at an ε change"
