@@ -398,3 +398,20 @@ def test_the_lesson_box_stays_open_while_the_student_acts(server, page, ui):
     page.wait_for_function("d => !d.open", arg=box.element_handle(), timeout=10_000)  # it folds: not at once
     ui.set_slider(page, EPSILON, 1)
     assert not _lesson_open(page), "psmm: the box the teacher closed opened again at an ε change"
+
+
+def test_doc_links_open_the_document_in_a_new_tab(server, page, ui):
+    """A document a page names is a link: on the Glossary, "docs/deviations.md" opens the Documentation page on
+    that document in a new tab (a new session), and the page it was clicked on stays as it was."""
+    ui.goto(page, f"{server}/glossary")
+    link = page.get_by_role("link", name="docs/deviations.md").first
+    link.wait_for(timeout=15_000)
+    with page.context.expect_page() as opened:
+        link.click()
+    doc = opened.value
+    doc.wait_for_load_state()
+    ui.wait_settled(doc, 0.0)
+    doc.locator('[data-testid="stMain"] h1', has_text="Deviations from the papers").first.wait_for(timeout=30_000)
+    ui.assert_no_exception(doc, "the Documentation page")
+    assert "doc=deviations" in doc.url
+    assert page.url.split("?")[0].rstrip("/").endswith("/glossary")  # the first tab did not move
