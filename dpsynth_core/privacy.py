@@ -17,6 +17,16 @@ to μ = √T · Δ/σ exactly. μ-GDP implies (ε, δ(ε))-DP for every ε ≥ 0
 
 The second term is evaluated in log space (``scipy.special.log_ndtr``): the plain formula is
 ``inf · 0 = nan`` at large ε.
+
+Zero-concentrated DP [BS16]
+---------------------------
+A mechanism is ρ-zCDP when the Rényi divergence of order α between its outputs on neighbouring
+datasets is at most ρα for every α > 1; ρ adds up under composition. A Gaussian mechanism with l2
+sensitivity Δ and noise σ is ρ = Δ²/(2σ²)-zCDP, and a composition of Gaussian mechanisms of total
+ρ = Σ_t Δ_t²/(2σ_t²) is *exactly* μ-GDP with μ = √(2ρ) [DRS22, Corollary 3.3], so for Gaussian noise the
+conversion to (ε, δ) is exact: :func:`gaussian_rho` and :func:`rho_delta`. For any other ρ-zCDP
+mechanism (the discrete Gaussian of [CKS20], for instance) :func:`zcdp_delta` is the general,
+conservative conversion [CKS20, Corollary 13].
 """
 
 from __future__ import annotations
@@ -50,6 +60,9 @@ __all__ = [
     "gaussian_mu",
     "gaussian_sigma",
     "gaussian_epsilon",
+    "gaussian_rho",
+    "rho_delta",
+    "zcdp_delta",
     "resolve_size",
     "check_n_public",
     "SizeEstimate",
@@ -247,6 +260,52 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0, compo
     from scipy import optimize
 
     return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - dlt, 0.0, hi, xtol=1e-13, rtol=1e-13))
+
+
+# -------------------------------------------------------------------------------------- zCDP
+def gaussian_rho(epsilon: float, delta: float) -> float:
+    """The largest total ρ = Σ_t Δ_t²/(2σ_t²) at which a composition of Gaussian mechanisms is (ε, δ)-DP.
+
+    Exact: such a composition is μ-GDP with μ = √(2ρ) [DRS22, Corollary 3.3] (also when each mechanism is
+    chosen after seeing the previous outputs), so ρ = μ(ε, δ)²/2 with μ from :func:`gaussian_mu`.
+
+    References
+    ----------
+    .. [BS16] M. Bun, T. Steinke. Concentrated Differential Privacy: Simplifications, Extensions, and
+       Lower Bounds. TCC 2016. .. [DRS22] See docs/references.md.
+    """
+    mu = gaussian_mu(epsilon, delta)
+    return 0.5 * mu * mu
+
+
+def rho_delta(rho: float, epsilon: float) -> float:
+    """δ(ε) of a composition of Gaussian mechanisms of total ρ: exactly :func:`gaussian_delta` at μ = √(2ρ)."""
+    r = check_float(rho, "rho", "rho_delta", low=0.0, low_open=True)
+    return gaussian_delta(epsilon, math.sqrt(2.0 * r))
+
+
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """δ(ε) implied by ρ-zCDP for ANY mechanism [CKS20, Corollary 13] (conservative):
+
+    .. math:: \\delta = \\inf_{\\alpha > 1} \\frac{\\exp\\big((\\alpha-1)(\\alpha\\rho - \\varepsilon)\\big)}{\\alpha - 1}
+              \\Big(1 - \\frac1\\alpha\\Big)^{\\alpha},
+
+    minimised over the Rényi order α in log space (bounded scalar search over log(α - 1), the objective
+    being smooth and unimodal there). For Gaussian noise :func:`rho_delta` is exact and smaller; this one
+    is what a mechanism whose noise is only known to be ρ-zCDP (the discrete Gaussian) could claim.
+    """
+    owner = "zcdp_delta"
+    r = check_float(rho, "rho", owner, low=0.0, low_open=True)
+    eps = check_float(epsilon, "epsilon", owner, low=0.0)
+    from scipy import optimize
+
+    def log_delta(t: float) -> float:  # t = log(α - 1)
+        a = 1.0 + math.exp(t)
+        return (a - 1.0) * (a * r - eps) - t + a * math.log1p(-1.0 / a)
+
+    res = optimize.minimize_scalar(log_delta, bounds=(-30.0, 30.0), method="bounded",
+                                   options={"xatol": 1e-10})
+    return float(min(1.0, math.exp(min(res.fun, 0.0))))
 
 
 # -------------------------------------------------------------------------------- noisy size

@@ -79,7 +79,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         if args.verbose:
             spec = MECHANISMS[r[0]]
             print(f"    {spec.paper}; {spec.algorithm}")
-            print(f"    needs --delta: {'yes' if spec.needs_delta else 'no'}; default neighbours: "
+            takes = "yes" if spec.needs_delta else "optional (pure ε-DP without it)" if spec.takes_delta else "no"
+            print(f"    needs --delta: {takes}; default neighbours: "
                   f"{spec.default_neighbours}")
             print(f"    categorical columns (--categories, --domain): "
                   f"{'yes' if spec.categorical else 'no, numeric columns only'}")

@@ -201,7 +201,7 @@ def bind_mechanism(spec, args: argparse.Namespace):
     owner = spec.name
     # ε and the parameters are checked here, before any data is read (the mechanism checks them again)
     epsilon = check_epsilon(float_arg(args.epsilon, "epsilon", owner), owner)
-    if args.delta is not None and not spec.needs_delta:
+    if args.delta is not None and not spec.takes_delta:
         raise ValueError(f"The 'delta' parameter of {owner} is not used: {owner} is pure ε-DP. Got {args.delta!r}.")
     if args.delta is None and spec.needs_delta:
         raise ValueError(f"The 'delta' parameter of {owner} must be given (--delta): it is approximate "

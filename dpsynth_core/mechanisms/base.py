@@ -103,7 +103,8 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
     epsilon : float
         The privacy budget.
     delta : float or None
-        Required by approximate-DP mechanisms (``spec.needs_delta``); refused by pure ones.
+        Required by approximate-DP mechanisms (``spec.needs_delta``); refused by pure ones; either for a
+        mechanism that takes an optional δ (``spec.optional_delta``: pure ε-DP without it).
     neighbours : {"add_remove", "replace"} or None
         None: the mechanism's default relation. A relation the mechanism does not support is refused
         with a message naming the ones it supports.
@@ -130,7 +131,8 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
         raise param_error(owner, "params", "names of parameters of " + owner + " (" + ", ".join(known) + ")",
                           repr(unknown[0]), kind=TypeError)
     eps, dlt, relation = spec.check_settings(epsilon, delta, neighbours)
-    kwargs: dict[str, Any] = {"epsilon": eps, **({"delta": dlt} if spec.needs_delta else {}), "neighbours": relation}
+    given_delta = spec.needs_delta or (spec.optional_delta and delta is not None)
+    kwargs: dict[str, Any] = {"epsilon": eps, **({"delta": dlt} if given_delta else {}), "neighbours": relation}
     if n_public is not None:
         if "n_public" not in accepted:
             raise param_error(owner, "n_public", f"left out: {spec.title} does not use a public size", n_public)

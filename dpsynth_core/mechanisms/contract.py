@@ -273,7 +273,8 @@ class MechanismSpec:
     """What a mechanism declares about itself, once.
 
     ``neighbours`` are the relations it supports (``default_neighbours`` first used), ``needs_delta``
-    whether it is approximate (ε, δ)-DP, ``max_dim`` the largest dimension it accepts (with the reason
+    whether it is approximate (ε, δ)-DP, ``optional_delta`` whether it takes a δ but does not need one
+    (pure ε-DP without it, (ε, δ)-DP with it: the caller's choice, a public input), ``max_dim`` the largest dimension it accepts (with the reason
     in ``max_dim_reason``; it counts numeric columns), ``min_rows`` the fewest private rows (with the
     reason in ``min_rows_reason``),
     ``categorical`` whether it takes categorical columns (docs/mixed-data.md). ``params`` come from
@@ -292,6 +293,7 @@ class MechanismSpec:
     summary: str
     default_neighbours: str = "add_remove"
     needs_delta: bool = False
+    optional_delta: bool = False
     max_dim: int | None = None
     max_dim_reason: str = ""
     min_rows: int = 1
@@ -321,18 +323,22 @@ class MechanismSpec:
         :meth:`Mechanism.prepare` both call it."""
         owner = self.name
         eps = check_epsilon(epsilon, owner)
-        if self.needs_delta:
-            if delta is None:
+        if delta is None:
+            if self.needs_delta:
                 raise param_error(owner, "delta", f"a float in (0, 1), e.g. delta=1e-6: {self.title} is approximate "
                                   "(ε, δ)-DP", "no delta")
-            dlt = check_probability(delta, "delta", owner)
-        elif delta is not None:
+            dlt = 0.0  # pure (a mechanism with optional_delta is pure ε-DP without one)
+        elif not self.takes_delta:
             raise param_error(owner, "delta", f"left out: {self.title} is pure ε-DP (δ = 0)", delta, kind=TypeError)
         else:
-            dlt = 0.0
+            dlt = check_probability(delta, "delta", owner)
         relation = check_neighbours(self.default_neighbours if neighbours is None else neighbours, owner,
                                     self.neighbours)
         return eps, dlt, relation
+    @property
+    def takes_delta(self) -> bool:
+        """Whether a δ may be passed (needed, or optional)."""
+        return self.needs_delta or self.optional_delta
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:
@@ -343,7 +349,7 @@ class MechanismSpec:
     @property
     def accepted(self) -> tuple[str, ...]:
         """Every keyword the mechanism takes besides X, domain and rng."""
-        own = ("epsilon",) + (("delta",) if self.needs_delta else ()) + ("neighbours",)
+        own = ("epsilon",) + (("delta",) if self.takes_delta else ()) + ("neighbours",)
         return own + tuple(p.name for p in self.params)
 
 
@@ -397,6 +403,8 @@ def _signature(spec: MechanismSpec) -> inspect.Signature:
     ps = [P("X", P.POSITIONAL_OR_KEYWORD), P("domain", P.POSITIONAL_OR_KEYWORD), P("epsilon", P.KEYWORD_ONLY)]
     if spec.needs_delta:
         ps.append(P("delta", P.KEYWORD_ONLY))
+    elif spec.optional_delta:
+        ps.append(P("delta", P.KEYWORD_ONLY, default=None))
     ps += [P(p.name, P.KEYWORD_ONLY, default=p.default) for p in spec.params]
     ps += [P("neighbours", P.KEYWORD_ONLY, default=spec.default_neighbours), P("rng", P.KEYWORD_ONLY, default=None)]
     return inspect.Signature(ps, return_annotation=Release)
@@ -404,7 +412,7 @@ def _signature(spec: MechanismSpec) -> inspect.Signature:
 
 def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, neighbours: tuple[str, ...],
               summary: str, config: type[Config] = NoParams, default_neighbours: str | None = None,
-              needs_delta: bool = False, max_dim: int | None = None, max_dim_reason: str = "", min_rows: int = 1,
+              needs_delta: bool = False, optional_delta: bool = False, max_dim: int | None = None, max_dim_reason: str = "", min_rows: int = 1,
               min_rows_reason: str = "", theory: Any = None, categorical: bool = False) -> Callable[[Callable[[Prepared[C]], Release]], Mechanism[C]]:
     """Register a mechanism: ``@mechanism(name=..., config=XConfig, ...)`` above its implementation
     ``def x(p: Prepared[XConfig]) -> Release``. Returns the public :class:`Mechanism`."""
@@ -413,7 +421,7 @@ def mechanism(*, name: str, title: str, paper: str, algorithm: str, dp: str, nei
         spec = MechanismSpec(name=name, func=impl, title=title, paper=paper, algorithm=algorithm, dp=dp,
                              neighbours=tuple(neighbours), params=config.specs(), summary=summary,
                              default_neighbours=default_neighbours or neighbours[0], needs_delta=needs_delta,
-                             max_dim=max_dim, max_dim_reason=max_dim_reason, min_rows=min_rows,
+                             optional_delta=optional_delta, max_dim=max_dim, max_dim_reason=max_dim_reason, min_rows=min_rows,
                              min_rows_reason=min_rows_reason, config=config,
                              theory=theory, categorical=categorical)
         mech = Mechanism(spec, impl)
