@@ -54,6 +54,15 @@ __all__ = [
     "MAX_GRID_CELLS",
     "MAX_PSMM_CELLS",
     "per_combination_cells",
+    "marginals_fine",
+    "marginals_coarse",
+    "marginals_split",
+    "marginals_noise",
+    "MARGINALS_FINE",
+    "MARGINALS_COARSE",
+    "MARGINALS_SPLIT",
+    "MARGINALS_ITERATIONS",
+    "MARGINALS_MAX_JOINT",
 ]
 
 #: Most cells a rule of this module proposes for a flat grid (flat histogram, Haar walk): 2^22, the
@@ -285,3 +294,65 @@ def per_combination_cells(rule: Any, n: float, epsilon: float, d: int, combinati
     while k > 1 and combos * k**d > cap:
         k -= 1
     return k
+
+
+# ------------------------------------------------------------------------------------- marginals
+# The marginal tables' rules (dpsynth_core.mechanisms.marginals; docs/marginals.md, "Defaults"), fitted by
+# benchmarks/marginals_study.py ("fit" in benchmarks/results/marginals_study.json).
+#: (c, a) of :func:`marginals_fine`: F = round(c (n / s_1)^a), s_1 the noise s.d. of one 1-way count.
+MARGINALS_FINE: tuple[float, float] = (4.0, 0.33)
+#: (c, a) of :func:`marginals_coarse`: C = round(c (n / s_2)^a), s_2 the noise s.d. of one 2-way count.
+MARGINALS_COARSE: tuple[float, float] = (1.5, 0.25)
+#: Share of the budget of the 1-way tables, by the number of columns (:func:`marginals_split`).
+MARGINALS_SPLIT: dict[int, float] = {2: 0.5, 3: 0.5, 6: 0.5}
+#: Mirror-descent steps of the fit (a regulariser: the study stops before the noise is fitted).
+MARGINALS_ITERATIONS = 50
+#: Most cells the coarse rule lets the dense joint grid have (fewer coarse bins above).
+MARGINALS_MAX_JOINT = 2**16
+
+
+def marginals_fine(n: float, noise_sd: float) -> int:
+    """Fine bins of a numeric column's 1-way table: :math:`F = \\mathrm{round}(c\\,(n/s_1)^a)` in [4, 256].
+
+    n/s_1 is the number of records per unit of noise on one count (s_1 the noise standard deviation of a
+    1-way count: it carries ε, δ, the noise family, the budget split, d and the relation). (c, a) =
+    :data:`MARGINALS_FINE`, fitted by the marginals study."""
+    n = check_float(n, "n", "marginals_fine", low=1.0)
+    sd = check_float(noise_sd, "noise_sd", "marginals_fine", low=0.0, low_open=True)
+    c, a = MARGINALS_FINE
+    return int(min(256, max(4, round(c * (n / sd) ** a))))
+
+
+def marginals_coarse(n: float, noise_sd: float, fine: int, d: int, cap: int = MARGINALS_MAX_JOINT) -> int:
+    """Coarse bins of a numeric axis of the 2-way tables: :math:`C = \\mathrm{round}(c\\,(n/s_2)^a)`, at least 2,
+    at most ``fine``, lowered until C^d <= ``cap`` (the dense joint grid; d the number of numeric axes).
+    (c, a) = :data:`MARGINALS_COARSE`, fitted by the marginals study."""
+    n = check_float(n, "n", "marginals_coarse", low=1.0)
+    sd = check_float(noise_sd, "noise_sd", "marginals_coarse", low=0.0, low_open=True)
+    d = check_int(d, "d", "marginals_coarse", low=0)
+    c, a = MARGINALS_COARSE
+    k = int(min(int(fine), max(2, round(c * (n / sd) ** a))))
+    while k > 2 and d > 0 and k**d > cap:
+        k -= 1
+    return k
+
+
+def marginals_split(d: int) -> float:
+    """Share of the budget (of ε, or of ρ) spent on the d 1-way tables, by d (:data:`MARGINALS_SPLIT`,
+    the nearest smaller key; fitted by the marginals study)."""
+    d = check_int(d, "d", "marginals_split", low=1)
+    keys = [k for k in sorted(MARGINALS_SPLIT) if k <= d]
+    return MARGINALS_SPLIT[keys[-1] if keys else min(MARGINALS_SPLIT)]
+
+
+def marginals_noise(delta: float, laplace_variances: tuple[float, float], gaussian_variances: tuple[float, float],
+                    cells: tuple[int, int]) -> str:
+    """The noise family: ``"laplace"`` without δ (pure ε-DP); with δ the family whose noise has the smaller total
+    variance over all the counts (``cells``: the 1-way and 2-way tables' cells), at the same budget split.
+
+    Public inputs only: δ given or not, and the variances that (ε, δ, the split, d and the relation) give."""
+    if not delta:
+        return "laplace"
+    lap = sum(v * c for v, c in zip(laplace_variances, cells, strict=True) if c)
+    gau = sum(v * c for v, c in zip(gaussian_variances, cells, strict=True) if c)
+    return "gaussian" if gau < lap else "laplace"
