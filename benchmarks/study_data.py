@@ -138,10 +138,53 @@ def hard(n: int, d: int, rng: int = 0) -> tuple[np.ndarray, Domain, np.ndarray]:
     return np.clip(X, 0.0, 1.0), Domain.unit(d), comp
 
 
+# ----------------------------------------------------------------------------- tables with categories
+#: The survey's declared domain: numeric age and income, integer hours (0-40) and children (0-8), categorical
+#: sex and region (bounds and categories from what the questions allow, not from the rows).
+SURVEY_BOUNDS = {"age": (18.0, 90.0), "hours": (0.0, 40.0), "children": (0.0, 8.0), "income": (0.0, 200.0)}
+SURVEY_CATEGORIES = {"sex": ("F", "M"), "region": ("north", "east", "south", "west")}
+SURVEY_COLUMNS = ("age", "sex", "hours", "children", "region", "income")
+
+
+def survey(n: int, rng: int = 0) -> tuple[np.ndarray, Domain, np.ndarray]:
+    """A generated survey with spiked whole-number columns (docs/marginals.md uses it to fit the defaults).
+
+    * age ~ 18 + 72 Beta(2, 2.5); sex F/M (1/2); region north/east/south/west (0.3, 0.2, 0.3, 0.2);
+    * hours (a week's hours of an activity, whole, 0-40): 0 with probability 0.8 - 0.006 (age - 18) (about
+      65 % zeros), else 1 + a Poisson(4 + 4 [M]) count, clipped to 40;
+    * children (whole, 0-8): Poisson(0.03 (age - 18)) clipped to 8;
+    * income (thousands, 0-200): 15 + 0.6 (age - 18) + 8 [M] + 1.5 hours + 10 [south] + 12 Z, clipped.
+
+    Encoded rows (numbers, category indices) and the declared domain, integers ``hours`` and ``children``."""
+    gen = np.random.default_rng(rng)
+    age = 18.0 + 72.0 * gen.beta(2.0, 2.5, size=n)
+    male = gen.random(n) < 0.5
+    region = gen.choice(4, size=n, p=(0.3, 0.2, 0.3, 0.2))
+    zero = gen.random(n) < np.clip(0.8 - 0.006 * (age - 18.0), 0.0, 1.0)
+    hours = np.where(zero, 0, np.minimum(40, 1 + gen.poisson(4.0 + 4.0 * male))).astype(float)
+    children = np.minimum(8, gen.poisson(0.03 * (age - 18.0))).astype(float)
+    income = np.clip(15 + 0.6 * (age - 18) + 8 * male + 1.5 * hours + 10 * (region == 2) + 12 * gen.standard_normal(n),
+                     0.0, 200.0)
+    cols = {"age": age, "sex": male.astype(float), "hours": hours, "children": children, "region": region.astype(float),
+            "income": income}
+    X = np.column_stack([cols[c] for c in SURVEY_COLUMNS])
+    num = [c for c in SURVEY_COLUMNS if c in SURVEY_BOUNDS]
+    dom = Domain([SURVEY_BOUNDS[c][0] for c in num], [SURVEY_BOUNDS[c][1] for c in num], names=SURVEY_COLUMNS,
+                 categories=SURVEY_CATEGORIES, integers=("hours", "children"))
+    return X, dom, hours
+
+
+def clinic_table(n: int, rng: int) -> tuple[np.ndarray, Domain, np.ndarray]:
+    """The generated clinic of :func:`dpsynth_core.datasets.clinic` with ``n`` rows drawn with seed ``rng`` (the
+    study uses seeds other than the bundled table's)."""
+    ds = dsets.clinic(n, rng=rng)
+    return np.asarray(ds.X, float), ds.domain, np.zeros(n, int)
+
+
 # ------------------------------------------------------------------------------------- registry
 REAL = {"diabetes": diabetes, "breast": breast}
 #: Families whose size is chosen by the study (generators) and the real ones (fixed size).
-GENERATED = ("mix1d", "ring", "gm", "hard")
+GENERATED = ("mix1d", "ring", "gm", "hard", "survey", "clinic")
 
 
 def load(name: str, n: int | None = None, data_seed: int = 1000):
@@ -163,10 +206,15 @@ def load(name: str, n: int | None = None, data_seed: int = 1000):
         return np.asarray(ds.X), ds.domain, np.asarray(ds.labels)
     if family == "hard":
         return hard(n, d, rng=data_seed)
+    if family == "survey":
+        return survey(n, rng=data_seed)
+    if family == "clinic":
+        return clinic_table(n, rng=data_seed)
     raise ValueError(f"unknown table family {family!r}")
 
 
 def check_inside(X: np.ndarray, dom: Domain) -> int:
     """Number of rows outside the declared box (0 for every table here; checked by the scripts)."""
     lo, hi = dom.lower_array, dom.upper_array
-    return int(np.any((X < lo) | (X > hi), axis=1).sum())
+    num = X[:, dom.numeric_index] if dom.is_mixed else X
+    return int(np.any((num < lo) | (num > hi), axis=1).sum())

@@ -55,7 +55,7 @@ def _ctx(name, case):
     """Datasets, domain and the moved rows of a case."""
     d = case.d
     X = case.data if case.data is not None else np.random.default_rng(case.data_seed).random((case.n, d))
-    dom = Domain.unit(d)
+    dom = case.domain if case.domain is not None else Domain.unit(d)
     point = None if case.point is None else np.asarray(case.point, dtype=float)
     D, D2 = neighbouring_pair(X, case.kind, point=point, index=case.index)
     new = point if case.kind in ("add", "move") else None
@@ -212,6 +212,37 @@ def low_dim_moment_shift(ctx):
     return stat
 
 
+def marginal_table_shift(ctx):
+    """Marginal tables: every noisy count the pair moves (the moved points' fine 1-way bins and coarse 2-way
+    cells), as the privacy-loss statistic of the noise family. Discrete Laplace of scale b_g: a count moved
+    by σ = ±1 contributes 1{σ(ñ - b) >= 1}/b_g (:func:`count_shift`'s optimal events); Gaussian of s.d.
+    σ_g: σ(ñ - b)/σ_g² (the Gaussian likelihood-ratio direction)."""
+    from dpsynth_core.mechanisms.marginals import marginal_counts
+
+    rel, dom = ctx.probe, ctx.domain
+    layout, plan = rel.trace.layout, rel.trace.noise
+    one, two = marginal_counts(dom.to_unit(ctx.D), layout)
+    one2, two2 = marginal_counts(dom.to_unit(ctx.D2), layout)
+    moved = []  # (group, table, flat cell, sign, base)
+    for g, (a, b) in enumerate(((one, one2), (two, two2))):
+        for t, (x, y) in enumerate(zip(a, b, strict=True)):
+            for c in np.flatnonzero(y != x):
+                moved.append((g, t, int(c), int(np.sign(y[c] - x[c])), float(x[c])))
+
+    def stat(release):
+        tables = (release.trace.noisy_one, release.trace.noisy_two)
+        total = 0.0
+        for g, t, c, sign, base in moved:
+            z = sign * (float(np.ravel(tables[g][t])[c]) - base)
+            if plan.family == "laplace":
+                total += float(z >= 1.0 - 1e-9) / plan.scales[g]
+            else:
+                total += z / plan.variances[g]
+        return total
+
+    return stat
+
+
 def finest_box(ctx):
     """Post-processing check: synthetic points in the grid cell of the added point (count_in_box)."""
     k = int(ctx.probe.params.get("bins") or ctx.probe.params.get("cells"))
@@ -237,6 +268,7 @@ class Case:
     seed: int = 0
     note: str = ""
     extra: dict = field(default_factory=dict)
+    domain: Any = None
 
     def call_params(self):
         p = dict(self.params, epsilon=self.epsilon)
@@ -305,6 +337,21 @@ AUDITS: dict[str, list[Case]] = {
         Case("move", lambda ctx: coordinate_mean(0), 1000, dict(plan="paper", target_dim=1), n=10, point=[1.0, 1.0],
              data=np.r_[[[0.0, 0.0]], np.random.default_rng(1).random((9, 2))],
              note="synthetic mean of a coordinate: post-processing"),
+    ],
+    "marginals": [
+        # Explicit bins and a public size: the whole ε on the tables the statistic reads (4 fine bins, 2 coarse);
+        # few Monte Carlo draws and fit steps (post-processing of the tables) keep a release fast.
+        Case("add", marginal_table_shift, 1000, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
+                                                     iterations=5), point=ADD_POINT),
+        # Gaussian noise with δ: the audit's bound at that δ.
+        Case("add", marginal_table_shift, 1000, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
+                                                     iterations=5, noise="gaussian"), point=ADD_POINT, delta=1e-3),
+        # Replace, on a numeric and a categorical column: a record moved to another category and numeric bin.
+        Case("move", marginal_table_shift, 1000, dict(fine=4, coarse=2, neighbours="replace", mc_draws=9, beta=0.1,
+                                                      iterations=5), point=[0.9, 2.0], index=1,
+             data=np.column_stack([np.random.default_rng(1).random(30), np.arange(30) % 2]),
+             domain=Domain([0.0], [1.0], names=("x", "c"), categories={"c": ["a", "b", "c"]}),
+             note="numeric and categorical columns"),
     ],
     "sparse_marginals": [
         # A Step 3 LP per run: few trials; validity does not depend on the number of trials.

@@ -41,7 +41,6 @@ Every term is a function of the noisy tables, the release and public inputs: the
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,11 +171,11 @@ def certify(layout: Layout, blocks: list[Block], noisy_two: list[np.ndarray], dr
         projection = kr0(y.ravel() / size - syn, blk.cost)
         gap = _distance(rows[:, list(blk.pair)], blk.points[cells], blk.weights)
         terms.append((blk.halfwidth, projection, float(gap.mean()) if m else 0.0))
+    noise = [draw((draws,) + y.shape, rng) for y in noisy_two]  # all draws of a table at once
     stats = np.empty(draws)
     for t in range(draws):
-        noise = [draw(y.shape, rng) for y in noisy_two]
-        e = abs(_size_error(noise, total_weights))
-        stats[t] = max(kr0(z.ravel(), blk.cost) + blk.base_distance * e for z, blk in zip(noise, blocks, strict=True))
+        e = abs(_size_error([z[t] for z in noise], total_weights))
+        stats[t] = max(kr0(z[t].ravel(), blk.cost) + blk.base_distance * e for z, blk in zip(noise, blocks, strict=True))
     q = float(np.sort(stats)[order - 1])
     bound = max(sum(t) for t in terms) + q / size
     return Certificate(bound=float(bound), beta=beta, quantile=q, size=float(size), size_source=size_source,

@@ -135,7 +135,8 @@ def fit_dense(shape: tuple[int, ...], measurements: list[Measurement], total: fl
     loss, g = _loss_grad(p, measurements, total)
     eta = 1.0 / max(float(np.abs(g).max()), 1e-300)
     done = 0
-    for done in range(1, int(iterations) + 1):
+    for step in range(1, int(iterations) + 1):
+        done = step
         for _ in range(60):
             lq = logp - eta * g
             lq -= lq.max()
