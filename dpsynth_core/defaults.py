@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .domain import Domain
 from .theory import AUTO_SHIFT, default_depth
 from .validation import check_float, check_int
 
@@ -63,6 +64,10 @@ __all__ = [
     "MARGINALS_SPLIT",
     "MARGINALS_ITERATIONS",
     "MARGINALS_MAX_JOINT",
+    "MARGINALS_DENSE_CELLS",
+    "AUTO",
+    "AutoChoice",
+    "auto_mechanism",
 ]
 
 #: Most cells a rule of this module proposes for a flat grid (flat histogram, Haar walk): 2^22, the
@@ -307,8 +312,11 @@ MARGINALS_COARSE: tuple[float, float] = (1.5, 0.25)
 MARGINALS_SPLIT: dict[int, float] = {2: 0.5, 3: 0.5, 6: 0.5}
 #: Mirror-descent steps of the fit (a regulariser: the study stops before the noise is fitted).
 MARGINALS_ITERATIONS = 50
-#: Most cells the coarse rule lets the dense joint grid have (fewer coarse bins above).
+#: Most cells the coarse rule lets the dense joint grid have (fewer coarse bins above, down to 2).
 MARGINALS_MAX_JOINT = 2**16
+#: Largest coarse joint grid the dense fit builds at all (cells): above it the mechanism refuses, naming this
+#: limit (a graphical model for wider tables is planned; docs/marginals.md).
+MARGINALS_DENSE_CELLS = 2**20
 
 
 def marginals_fine(n: float, noise_sd: float) -> int:
@@ -323,18 +331,20 @@ def marginals_fine(n: float, noise_sd: float) -> int:
     return int(min(256, max(4, round(c * (n / sd) ** a))))
 
 
-def marginals_coarse(n: float, noise_sd: float, fine: int, d: int, cap: int = MARGINALS_MAX_JOINT) -> int:
+def marginals_coarse(n: float, noise_sd: float, fine: int, numeric_axes: int, other_cells: int = 1,
+                     cap: int = MARGINALS_MAX_JOINT) -> int:
     """Coarse bins of a numeric axis of the 2-way tables: :math:`C = \\mathrm{round}(c\\,(n/s_2)^a)`, at least 2,
-    at most ``fine``, lowered until C^d <= ``cap`` (the dense joint grid; d the number of numeric axes).
-    (c, a) = :data:`MARGINALS_COARSE`, fitted by the marginals study."""
+    at most ``fine``, lowered until C^k times ``other_cells`` (the categorical columns' categories) is at most
+    ``cap`` (the dense joint grid; k the number of numeric axes). (c, a) = :data:`MARGINALS_COARSE`, fitted by
+    the marginals study."""
     n = check_float(n, "n", "marginals_coarse", low=1.0)
     sd = check_float(noise_sd, "noise_sd", "marginals_coarse", low=0.0, low_open=True)
-    d = check_int(d, "d", "marginals_coarse", low=0)
+    k = check_int(numeric_axes, "numeric_axes", "marginals_coarse", low=0)
     c, a = MARGINALS_COARSE
-    k = int(min(int(fine), max(2, round(c * (n / sd) ** a))))
-    while k > 2 and d > 0 and k**d > cap:
-        k -= 1
-    return k
+    out = int(min(int(fine), max(2, round(c * (n / sd) ** a))))
+    while out > 2 and k > 0 and out**k * other_cells > cap:
+        out -= 1
+    return out
 
 
 def marginals_split(d: int) -> float:
@@ -356,3 +366,49 @@ def marginals_noise(delta: float, laplace_variances: tuple[float, float], gaussi
     lap = sum(v * c for v, c in zip(laplace_variances, cells, strict=True) if c)
     gau = sum(v * c for v, c in zip(gaussian_variances, cells, strict=True) if c)
     return "gaussian" if gau < lap else "laplace"
+
+
+# ------------------------------------------------------------------------------------------- auto
+#: The name that asks for the mechanism of :func:`auto_mechanism` (``run("auto", ...)``, ``dpsynth synth -m auto``).
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """What :func:`auto_mechanism` picked: the mechanism's name, why (one sentence), and the δ it gets (None
+    for a pure ε-DP mechanism: the release is then pure, a stronger guarantee than asked for)."""
+
+    mechanism: str
+    reason: str
+    delta: float | None
+    asked_delta: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"chosen": self.mechanism, "reason": self.reason, "rule": "dpsynth_core.defaults.auto_mechanism"}
+
+
+def auto_mechanism(domain: Domain, *, epsilon: float, delta: float | None = None) -> AutoChoice:
+    """The mechanism the studies found best for a table's public shape (docs/marginals.md, "auto").
+
+    * numeric columns only, d <= 2: ``psmm`` (the lowest W1 of the defaults study in d <= 2 at n of a few hundred
+      to 20,000 and ε = 0.1-10, and of the peers benchmark on diabetes:2; the marginal tables measure the same
+      cells twice there);
+    * otherwise (d >= 3, or any categorical column): ``marginals`` (ahead of AIM and MST on every table of the
+      peers and mixed benchmarks), with δ when one is given;
+    * unless its coarse joint grid would exceed :data:`MARGINALS_DENSE_CELLS` even at 2 bins per numeric axis:
+      ``pmm`` (its tree grows with n, not with d).
+
+    Public inputs only: the domain's column types and category counts, ε, δ given or not. ``epsilon`` is checked
+    here (the chosen mechanism checks it again)."""
+    check_float(epsilon, "epsilon", "auto_mechanism", low=0.0, low_open=True)
+    if not domain.is_mixed and domain.k <= 2:
+        return AutoChoice("psmm", f"{domain.k} numeric column{'s' if domain.k > 1 else ''}: PSMM's full-dimensional "
+                          "grid had the lowest W1 in d <= 2 in the defaults study", None, delta)
+    joint = 2**domain.k * math.prod(domain.category_sizes)
+    if joint > MARGINALS_DENSE_CELLS:
+        return AutoChoice("pmm", f"{domain.d} columns: the marginal tables' joint grid would have {joint:,} cells even "
+                          f"at 2 bins per numeric axis (above {MARGINALS_DENSE_CELLS:,}); PMM's tree grows with n, not d",
+                          None, delta)
+    kinds = "numeric" if not domain.is_mixed else "numeric and categorical"
+    return AutoChoice("marginals", f"{domain.d} {kinds} columns: the marginal tables were ahead of AIM and MST on every "
+                      "such table of the peers benchmarks (W1 and 1-/2-way errors)", delta, delta)

@@ -31,6 +31,7 @@ conservative conversion [CKS20, Corollary 13].
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -274,7 +275,13 @@ def gaussian_rho(epsilon: float, delta: float) -> float:
     .. [BS16] M. Bun, T. Steinke. Concentrated Differential Privacy: Simplifications, Extensions, and
        Lower Bounds. TCC 2016. .. [DRS22] See docs/references.md.
     """
-    mu = gaussian_mu(epsilon, delta)
+    return _gaussian_rho(check_float(epsilon, "epsilon", "gaussian_rho", low=0.0, low_open=True),
+                         check_float(delta, "delta", "gaussian_rho", low=0.0, high=1.0, low_open=True, high_open=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _gaussian_rho(epsilon: float, delta: float) -> float:
+    mu = gaussian_mu(epsilon, delta)  # a root search: mechanisms plan their noise several times per release
     return 0.5 * mu * mu
 
 

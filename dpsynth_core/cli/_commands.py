@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..clamping import clamping
 from ..mechanisms import MECHANISMS, load_all
+from ..mechanisms.base import AUTO
 from ..mechanisms.release import to_jsonable
 from ..rows import WorkerError
 from ..transport import W1Result, wasserstein1
@@ -24,7 +25,9 @@ from ._common import (
     Heartbeat,
     UsageError,
     add_domain_options,
+    bind_auto_mechanism,
     bind_mechanism,
+    check_auto_args,
     check_not_input,
     check_takes_categories,
     cli_words,
@@ -61,11 +64,13 @@ class _Parser(argparse.ArgumentParser):
 
 def _mechanism_spec(name: str):
     load_all()
+    if name == AUTO:
+        return None  # chosen once the domain is known (dpsynth_core.defaults.auto_mechanism)
     if name not in MECHANISMS:
         close = difflib.get_close_matches(name.lower().replace("-", "_"), list(MECHANISMS), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"The 'mechanism' parameter of {PROG} synth must be one of "
-                         f"{', '.join(sorted(MECHANISMS))}. Got {name!r}{hint}.")
+                         f"{', '.join(sorted(MECHANISMS))} or {AUTO}. Got {name!r}{hint}.")
     return MECHANISMS[name]
 
 
@@ -122,13 +127,20 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     check_not_input(args, [args.input])
     owner = f"{PROG} synth"
     options = domain_options(args, owner)
-    check_takes_categories(spec, options)
-    mechanism = bind_mechanism(spec, args)
-    warn_weak_epsilon(mechanism.epsilon)
+    if spec is None:  # -m auto: chosen once the domain is known
+        check_auto_args(args)
+    else:
+        check_takes_categories(spec, options)
+        mechanism = bind_mechanism(spec, args)
+        warn_weak_epsilon(mechanism.epsilon)
     seed = seed_arg(args)
     max_rows = max_rows_arg(args)
     say(args, f"reading {args.input}")
     df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
+    if spec is None:
+        mechanism = bind_auto_mechanism(args, domain)
+        spec = mechanism.spec
+        warn_weak_epsilon(mechanism.epsilon)
     warn_clamping(clamping(df, domain), args)  # the library's count and decision: a warning, the release goes ahead
     say_running(args, spec, mechanism, domain, seed)
     with Heartbeat(args, spec.name) as hb, row_limit(max_rows, domain.d):
@@ -207,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="private data: a CSV file with a header row, or a Parquet file; with --engine dask, a "
                             "quoted glob ('data/*.parquet'), a directory or a file of Parquet or CSV data")
     p_syn.add_argument("-o", "--output", metavar="OUT.csv", required=True, help="synthetic data (CSV; '-' for stdout)")
-    p_syn.add_argument("--mechanism", "-m", required=True, help="mechanism name (see `dpsynth list`)")
+    p_syn.add_argument("--mechanism", "-m", required=True, help="mechanism name (see `dpsynth list`), or auto: the "
+                       "one the studies found best for the table's public shape")
     p_syn.add_argument("--epsilon", "-e", required=True, help="privacy budget ε > 0")
     p_syn.add_argument("--delta", default=None, help="δ in (0, 1) for approximate-DP mechanisms")
     p_syn.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",

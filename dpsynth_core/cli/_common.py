@@ -33,13 +33,14 @@ from ..domain import Domain, check_categories
 from ..domain_file import DOMAIN_FILE_MAX_BYTES, DomainFileError, read_domain
 from ..export import report_json, synthetic_csv
 from ..mechanisms import MECHANISMS, bind
+from ..mechanisms.base import AUTO, bind_auto
 from ..privacy import check_epsilon, weak_epsilon_note
 from ..tabular import MAX_BYTES, MAX_ROWS, PARQUET_SUFFIXES, CSVError, read_parquet, read_table
 from ..validation import Advice
 
 __all__ = ["PROG", "CLAMP_WARNING_SHARE", "HEARTBEAT_SECONDS", "PARQUET_SUFFIXES", "CSV_SUFFIXES", "UsageError",
            "one_line", "say", "Heartbeat", "float_arg", "int_arg", "columns_arg", "domain_from_bounds",
-           "bind_mechanism", "seed_arg", "max_rows_arg", "row_limit", "write_outputs", "check_not_input", "say_running", "write_release",
+           "bind_mechanism", "check_auto_args", "bind_auto_mechanism", "seed_arg", "max_rows_arg", "row_limit", "write_outputs", "check_not_input", "say_running", "write_release",
            "DOMAIN_HELP", "DOMAIN_FILE_MAX_BYTES", "DomainOptions", "add_domain_options", "domain_options",
            "read_domain_file", "domain_from_args", "read_input", "check_takes_categories", "CLI_OPTIONS", "cli_words",
            "warn", "warn_clamping", "warn_weak_epsilon", "synthetic_limits"]
@@ -234,6 +235,23 @@ def bind_mechanism(spec, args: argparse.Namespace):
                              f"Got it twice.")
         n_public = int_arg(args.n_public, "n_public", owner)
     return bind(owner, epsilon=epsilon, delta=delta, neighbours=args.neighbours, n_public=n_public, params=params)
+
+
+def check_auto_args(args: argparse.Namespace) -> None:
+    """``-m auto``, before any data is read: ε checked, no --param (auto picks the mechanism's parameters)."""
+    check_epsilon(float_arg(args.epsilon, "epsilon", AUTO), AUTO)
+    if args.param:
+        raise ValueError(f"The 'param' parameter of {PROG} synth must be left out with -m auto: auto picks the "
+                         f"mechanism and its parameters (name a mechanism to set them). Got {args.param[0]!r}.")
+
+
+def bind_auto_mechanism(args: argparse.Namespace, domain: Domain):
+    """``-m auto`` once the domain is known: the mechanism :func:`dpsynth_core.defaults.auto_mechanism` picks for
+    its public shape, bound to the command line's ε, δ, relation and n_public; the release names the choice."""
+    delta = None if args.delta is None else float_arg(args.delta, "delta", AUTO)
+    n_public = None if args.n_public is None else int_arg(args.n_public, "n_public", AUTO)
+    return bind_auto(domain, epsilon=float_arg(args.epsilon, "epsilon", AUTO), delta=delta,
+                     neighbours=args.neighbours, n_public=n_public)
 
 
 def seed_arg(args: argparse.Namespace) -> int | None:

@@ -19,13 +19,14 @@ import numpy as np
 import pandas as pd
 
 from ..clamping import CLAMP_WARNING_SHARE, ClampedRowsWarning, clamping, clamping_of_release, warn_clamping
+from ..defaults import AUTO, AutoChoice, auto_mechanism
 from ..domain import Domain
 from ..schema import ParamSpec
 from ..validation import param_error
 from .contract import MECHANISMS, PRIVACY, SETTINGS, MechanismSpec
 from .release import Release, describe_randomness, to_jsonable
 
-__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "BoundMechanism", "run",
+__all__ = ["Release", "ParamSpec", "MechanismSpec", "MECHANISMS", "bind", "bind_auto", "BoundMechanism", "run", "AUTO",
            "describe_randomness", "to_jsonable", "mechanism_spec", "ClampedRowsWarning", "CLAMP_WARNING_SHARE"]
 
 # ------------------------------------------------------------------------------------ registry
@@ -70,6 +71,7 @@ class BoundMechanism:
 
     spec: MechanismSpec
     kwargs: Mapping[str, Any]
+    auto: AutoChoice | None = None
 
     @property
     def name(self) -> str:
@@ -89,7 +91,13 @@ class BoundMechanism:
         return {k: v for k, v in self.kwargs.items() if k not in PRIVACY}
 
     def __call__(self, X: Any, domain: Domain, *, rng: Any = None) -> Release:
-        return self.spec.func(X, domain, rng=rng, **self.kwargs)
+        rel = self.spec.func(X, domain, rng=rng, **self.kwargs)
+        if self.auto is not None:  # say what "auto" chose and why (public: a rule of public inputs)
+            rel.params = {**rel.params, "auto": self.auto.to_dict()}
+            dropped = (" It is pure ε-DP: the δ given is not used (δ = 0, a stronger guarantee)."
+                       if self.auto.delta is None and self.auto.asked_delta else "")
+            rel.notes.insert(0, f"auto chose {self.auto.mechanism}: {self.auto.reason}.{dropped}")
+        return rel
 
 
 def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None = None, n_public: Any = None,
@@ -143,8 +151,32 @@ def bind(name: str, *, epsilon: Any, delta: Any = None, neighbours: str | None =
     return BoundMechanism(spec, kwargs)
 
 
+def bind_auto(domain: Domain, *, epsilon: Any, delta: Any = None, neighbours: str | None = None,
+              n_public: Any = None, params: Mapping[str, Any] | None = None) -> BoundMechanism:
+    """Bind the mechanism :func:`dpsynth_core.defaults.auto_mechanism` picks for the domain's public shape (column
+    types, ε, δ given or not); its release names the choice and why (``params["auto"]`` and the first note).
+
+    The choice fixes the mechanism's parameters by its own rules: mechanism parameters are refused (name the
+    mechanism to pass them). A δ is passed on when the chosen mechanism takes one, else left out (the release
+    is then pure ε-DP)."""
+    extra = {k: v for k, v in dict(params or {}).items() if v is not None}
+    if extra:
+        raise param_error(AUTO, "params", "left out: auto picks the mechanism and its parameters by the studies' rules "
+                          "(name a mechanism to set its parameters)", repr(sorted(extra)[0]), kind=TypeError)
+    if not isinstance(domain, Domain):
+        raise param_error(AUTO, "domain", "a dpsynth_core.Domain", domain, kind=TypeError)
+    choice = auto_mechanism(domain, epsilon=epsilon, delta=delta)
+    spec = mechanism_spec(choice.mechanism, AUTO)
+    if n_public is not None and "n_public" not in inspect.signature(spec.func).parameters:
+        n_public = None  # the chosen mechanism does not use a public size
+    bound = bind(spec.name, epsilon=epsilon, delta=choice.delta if spec.takes_delta else None, neighbours=neighbours,
+                 n_public=n_public)
+    return BoundMechanism(bound.spec, bound.kwargs, choice)
+
+
 def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
-    """Run a registered mechanism by name: ``run("pmm", X, dom, epsilon=1.0)``.
+    """Run a registered mechanism by name: ``run("pmm", X, dom, epsilon=1.0)``; ``run("auto", ...)`` runs the one
+    :func:`dpsynth_core.defaults.auto_mechanism` picks for the domain's public shape (:func:`bind_auto`).
 
     ``epsilon``, ``delta``, ``neighbours``, ``n_public`` and ``rng`` are the privacy settings (see
     :func:`bind`); every other keyword is a mechanism parameter. ``rng=None`` (the default) draws
@@ -153,6 +185,14 @@ def run(name: str, X: Any, domain: Domain, **kwargs: Any) -> Release:
     (and were clamped into them), a :class:`ClampedRowsWarning` says how many and where, and the release goes
     ahead (:mod:`dpsynth_core.clamping`: the one decision and count of every front end; owner's eyes only).
     """
+    if name == AUTO:
+        if "epsilon" not in kwargs:
+            raise param_error(AUTO, "epsilon", "a float in (0, inf)", "none")
+        settings = {k: kwargs.pop(k) for k in SETTINGS if k in kwargs}
+        rng = settings.pop("rng", None)
+        rel = bind_auto(domain, params=kwargs, **settings)(X, domain, rng=rng)
+        warn_clamped(rel, X)
+        return rel
     spec = mechanism_spec(name, "run")
     if "epsilon" not in kwargs:
         raise param_error(spec.name, "epsilon", "a float in (0, inf)", "none")

@@ -674,18 +674,20 @@ def test_solve_plan_bounds_the_exact_solves_and_a_soft_budget_stays_conservative
     assert q_soft >= q_exact
 
 
-def test_a_one_cell_default_grid_says_what_it_means_and_how_many_rows_help():
-    # the smallest n with at least 2 cells per axis, found by doubling and bisection: n - 1 still has one cell
+def test_the_default_grid_keeps_two_cells_where_the_bound_would_take_one():
+    # the smallest n with at least 2 cells per axis by the bound alone, found by doubling and bisection
     need = rows_for_two_cells(442, 1.0, 4, 2)
     assert default_k(need, 1.0, 4, 2) >= 2 and default_k(need - 1, 1.0, 4, 2) == 1
     assert rows_for_two_cells(5000, 1.0, 2, 2) == 5000  # already 2 or more: nothing to add
+    assert default_k(300, 1.0, 4, 2) == 1 and default_k(300, 1.0, 4, 2, k_min=2) == 2
     X = np.random.default_rng(0).random((300, 4))
     rel = run("sparse_marginals", X, Domain([0.0] * 4, [1.0] * 4), epsilon=1.0, rng=0)
-    assert rel.params["k"] == 1
+    assert rel.params["k"] == 2  # not the one cell the bound alone would take: that release is the box's centre
     note = rel.notes[-1]
-    assert note.startswith("One cell per axis (k = 1): with 300 rows at ε = 1")
+    assert note.startswith("With 300 rows at ε = 1 the paper's expected-loss bound (Eq. 15) is smallest at one cell")
     assert f"From about {need:,} rows at this ε" in note  # the same smallest n from 300 as from 442
-    assert np.unique(rel.synthetic, axis=0).shape[0] == 1  # what the note says: one point, the box's centre
-    # a k given by the user gets no such note
-    assert not any(n.startswith("One cell") for n in run("sparse_marginals", X, Domain([0.0] * 4, [1.0] * 4),
-                                                         epsilon=1.0, rng=0, k=1).notes)
+    assert np.unique(rel.synthetic[:, 0]).size > 1  # a numeric column is no longer collapsed to one value
+    # a k given by the user gets no such note, and k = 1 stays available
+    given = run("sparse_marginals", X, Domain([0.0] * 4, [1.0] * 4), epsilon=1.0, rng=0, k=1)
+    assert not any(n.startswith("With 300 rows") for n in given.notes)
+    assert np.unique(given.synthetic, axis=0).shape[0] == 1

@@ -23,13 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...defaults import MARGINALS_DENSE_CELLS
 from ...grid import largest_remainder
 
 __all__ = ["Measurement", "DenseJoint", "fit_dense", "DENSE_MAX_CELLS", "marginals_of", "broadcast_sum"]
 
-#: Largest coarse joint grid the dense fit builds (cells). Above it the release is refused, naming the
-#: limit: a graphical model fits wider tables without building the joint (docs/marginals.md).
-DENSE_MAX_CELLS = 2**20
+#: Largest coarse joint grid the dense fit builds (cells; :data:`dpsynth_core.defaults.MARGINALS_DENSE_CELLS`).
+#: Above it the release is refused, naming the limit: a graphical model fits wider tables without building
+#: the joint (docs/marginals.md).
+DENSE_MAX_CELLS = MARGINALS_DENSE_CELLS
 
 
 @dataclass(frozen=True)

@@ -247,12 +247,13 @@ def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: float) -
             fine = defaults.marginals_fine(size.n, math.sqrt(plan.variances[0]))
         if cfg.coarse is None:
             sd2 = math.sqrt(plan.variances[1]) if pairs else 1.0
-            coarse = defaults.marginals_coarse(size.n, sd2, fine, domain.k)
+            coarse = defaults.marginals_coarse(size.n, sd2, fine, domain.k, math.prod(domain.category_sizes))
     layout = plan_layout(domain, fine, coarse)
     family = _family(p, eps, d, pairs, split, (layout.cells_one, layout.cells_two))
     plan = plan_noise(family, eps, p.delta, p.neighbours, d, pairs, split)
     rules["fine"] = "given" if cfg.fine is not None else "defaults.marginals_fine(n, noise s.d.)"
-    rules["coarse"] = "given" if cfg.coarse is not None else "defaults.marginals_coarse(n, noise s.d., fine, d)"
+    rules["coarse"] = ("given" if cfg.coarse is not None else
+                       "defaults.marginals_coarse(n, noise s.d., fine, numeric axes, categories)")
     rules["noise"] = "given" if cfg.noise != "auto" else "defaults.marginals_noise (δ given or not; smaller variance)"
     check_joint(layout, p.owner)
     return layout, plan, rules

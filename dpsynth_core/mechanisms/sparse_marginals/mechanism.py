@@ -52,10 +52,13 @@ from .query import (
     noise_scale,
 )
 
-__all__ = ["sparse_marginals", "SparseMarginalsConfig", "SparseMarginalsTrace", "SparseMarginalsOwner"]
+__all__ = ["sparse_marginals", "SparseMarginalsConfig", "SparseMarginalsTrace", "SparseMarginalsOwner", "DEFAULT_K_MIN"]
 
 #: The default grid searches k^s <= 4096 cells per block.
 _DEFAULT_MAX_CELLS = 4096
+#: The default grid has at least this many cells per numeric axis (within the limits): at k = 1 the release
+#: puts every numeric value at the centre of its declared range, whatever the data (docs/sparse-marginals.md).
+DEFAULT_K_MIN = 2
 
 
 # ------------------------------------------------------------------------------------ parameters
@@ -83,7 +86,7 @@ class SparseMarginalsConfig(Config):
 
     s: int = param("int", 2, "Marginal order: the utility loss is the largest W1 over all s-dimensional "
                    "marginals (Eq. 1).", low=1, high=6)
-    k: int | None = param("int", None, "Cells per axis of each marginal grid (k^s cells per block); default: the k "
+    k: int | None = param("int", None, "Cells per axis of each marginal grid (k^s cells per block); default: the k >= 2 "
                           "minimising the expected-loss bound of Eq. (15) for (n, ε, d, s), no data used.", low=1,
                           high=4096)
     public: Any = param("choice", "uniform", "Public candidate points the synthetic measure lives on "
@@ -411,8 +414,9 @@ def _grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> 
     while k_cap > 1 and (k_cap**s > cells_cap or K * (min(cfg.public_size, k_cap**d) + 7 * k_cap**s)
                          > lim.max_lp_nonzeros):
         k_cap -= 1
-    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap)
-    rule = "default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30), data-independent"
+    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap, k_min=DEFAULT_K_MIN)
+    rule = (f"default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30) over k >= {DEFAULT_K_MIN}, "
+            "data-independent")
     if k_cap < full:
         rule += f"; searched up to k = {k_cap} (dpsynth_core.limits max_cells)"
     n_quantiles = (1 + cfg.consistent) if cfg.uses_ut else 0
@@ -449,8 +453,9 @@ def _mixed_grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generato
                          or K * (min(cfg.public_size, k_cap**dom.k * cand) + 7 * _largest_block(dom, s, k_cap)[0])
                          > lim.max_lp_nonzeros):
         k_cap -= 1
-    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap)
-    rule = (f"default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30) for (n, ε, d, s), data-independent; "
+    k = default_k(p.n, p.epsilon, d, s, k_max=k_cap, k_min=DEFAULT_K_MIN)
+    rule = (f"default_k: minimiser of 1/2k + 2 E L_T(0, eta) (Eq. 15 with Eq. 30) over k >= {DEFAULT_K_MIN} for "
+            f"(n, ε, d, s), data-independent; "
             f"searched up to k = {k_cap} (largest block within max(4096, its categories) cells and the limits)")
     if cfg.uses_ut:
         def make_geo(kk: int) -> tuple[MixedBlocks, np.ndarray]:
@@ -626,16 +631,17 @@ def rows_for_two_cells(n: int, epsilon: float, d: int, s: int) -> int | None:
 
 
 def _one_cell_note(p: Prepared[SparseMarginalsConfig], grid: Grid, bound: float) -> list[str]:
-    """When the default grid has one cell per axis, say what that means for the release and what helps."""
-    if grid.k != 1 or grid.mixed or p.config.k is not None:
+    """When the paper's expected-loss bound alone would pick one cell per axis, say why the default did not and
+    from how many rows the bound itself prefers 2 cells."""
+    if grid.mixed or p.config.k is not None or default_k(p.n, p.epsilon, grid.d, grid.s) >= 2:
         return []
     need = rows_for_two_cells(p.n, p.epsilon, grid.d, grid.s)
-    more = (f" From about {need:,} rows at this ε (or a larger ε) the default grid has at least 2 cells per axis."
+    more = (f" From about {need:,} rows at this ε (or a larger ε) the bound itself prefers 2 cells or more."
             if need is not None else "")
-    return [f"One cell per axis (k = 1): with {p.n:,} rows at ε = {p.epsilon:g} the bound is smallest without "
-            f"discretising at all, so every released point is the centre of the box and the certificate "
-            f"({bound:.3g}) says little more than the box's size.{more} On a small table PMM or PSMM keep more of "
-            "the data's shape."]
+    return [f"With {p.n:,} rows at ε = {p.epsilon:g} the paper's expected-loss bound (Eq. 15) is smallest at one cell "
+            f"per axis, where every released point is the centre of the box; the default keeps k = {grid.k} so that "
+            f"the release keeps the columns' shape, at the price of a larger certificate ({bound:.3g}).{more} For the "
+            "best release of these columns use the marginals mechanism (docs/marginals.md)."]
 
 
 def _notes(cfg: SparseMarginalsConfig, grid: Grid, described: str, bound: float, key: str, certs: Certificates,

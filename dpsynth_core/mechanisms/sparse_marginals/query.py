@@ -299,7 +299,7 @@ def block_noise_factor(k: int, s: int, exact_total: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- default k
-def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = None) -> int:
+def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = None, k_min: int = 1) -> int:
     """Data-independent default grid: the k minimising the paper's expected-loss bound.
 
     .. math:: k^\\star = \\arg\\min_k \\ \\frac{1}{2k} + \\frac{2}{k}\\sum_{l=1}^{k^s} \\sqrt2\\, b\\,
@@ -314,6 +314,9 @@ def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = Non
     ----------
     n : int >= 1; epsilon : float in (0, inf); d : int >= 1; s : int in [1, d]
     k_max : int, optional; default: the largest k with ``k^s <= 4096``.
+    k_min : int, default 1
+        The smallest k searched (at most ``k_max``). The mechanism's default grid searches from 2: at k = 1
+        every released point is the box's centre (docs/sparse-marginals.md, "Default grid").
 
     The search is over the bounded set k = 1..k_max (at most 4096 values, for s = 1), evaluated at
     once: the sum over l depends on k only through the prefix length k^s and the Haar depth
@@ -332,8 +335,9 @@ def default_k(n: int, epsilon: float, d: int, s: int, *, k_max: int | None = Non
         prefix = np.cumsum(_prefix_norms(int(lev)))
         vals[sel] = 0.5 / ks[sel] + 2.0 * math.sqrt(2.0) * b * prefix[ms[sel] - 1] / ks[sel]
     best_k, best = 1, math.inf
+    floor = min(max(1, int(k_min)), int(k_max))
     for k, val in zip(ks.tolist(), vals.tolist(), strict=True):  # first k that improves by more than 1e-15
-        if val < best - 1e-15:
+        if k >= floor and val < best - 1e-15:
             best_k, best = k, val
     return best_k
 
