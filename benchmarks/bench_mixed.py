@@ -58,7 +58,11 @@ Metrics (owner view: computed against the real table)
 Results: ``benchmarks/results/mixed.jsonl`` (one line per run; resumable) and
 ``benchmarks/results/mixed.json`` (summary, versions, δ); plot ``docs/img/mixed_w1.png``. Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/bench_mixed.py [tune] [peers] [ours] [variant] [summarise] [--quick]
+    nice -n 10 .venv/bin/python benchmarks/bench_mixed.py [tune] [peers] [ours] [variant] [marginals] [summarise] [--quick]
+
+The marginal tables (issue 34, ``phase_marginals``): in the peers' convention (n public, δ = DELTA), the
+project's default (noisy n, δ = DELTA) and through ``auto``, five seeds; the summary's ``"marginals"`` gives
+their ratios to the best peer per (table, ε).
 """
 
 from __future__ import annotations
@@ -366,10 +370,56 @@ def phase_ours(rows: dict, tables: list[str], path: Path, quick: bool) -> list[s
     return missing
 
 
+#: The marginal tables (issue 34): the peers' convention (n public, δ = DELTA), the project's default (noisy n,
+#: δ = DELTA) and auto (δ = DELTA given); labels "marginals (peers)", "marginals (default)", "auto".
+MARGINALS_VARIANTS = {"marginals (peers)": lambda n: dict(delta=DELTA, n_public=n),
+                      "marginals (default)": lambda n: dict(delta=DELTA), "auto": lambda n: dict(delta=DELTA)}
+MARGINALS_RULE_VERSION = bench_peers.MARGINALS_RULE_VERSION
+
+
+def phase_marginals(rows: dict, tables: list[str], path: Path, quick: bool) -> None:
+    for name, label, eps in itertools.product(tables, MARGINALS_VARIANTS, EPSILONS):
+        X, dom = table(name)
+        for seed in SEEDS[: 1 if quick else None]:
+            k = key(phase="run", table=name, method=label, eps=eps, seed=seed, rule=MARGINALS_RULE_VERSION)
+            if k in rows:
+                continue
+            t0 = time.process_time()
+            rel = run("auto" if label == "auto" else "marginals", X, dom, epsilon=eps, rng=seed,
+                      **MARGINALS_VARIANTS[label](len(X)))
+            cpu = time.process_time() - t0
+            Y = dom.read(rel.synthetic, name="synthetic", owner="bench_mixed", min_rows=0)
+            row = dict(key=k, phase="run", table=name, n=len(X), method=label, eps=eps, seed=seed, bins=None,
+                       delta=float(rel.delta), neighbours=rel.neighbours, cpu=cpu, rule=MARGINALS_RULE_VERSION,
+                       chosen=rel.mechanism, bound=rel.bound, **metrics(X, Y, dom))
+            put(rows, row, path)
+            print(f"{name} {label} ε={eps:g} seed {seed}: W1 {row['w1']:.4f} cpu {cpu:.2f}s", flush=True)
+
+
+def marginals_verdict(summary_rows: list[dict]) -> list[dict]:
+    """Per (table, ε) and marginals variant: W1 and the 1-/2-way errors over the best peer's (default and i.i.d.
+    rows alike, in the peers' favour), each error against the peer best at it."""
+    out = []
+    for name, eps in sorted({(t["table"], t["eps"]) for t in summary_rows}):
+        part = {t["method"]: t for t in summary_rows if t["table"] == name and t["eps"] == eps}
+        peers = [t for m, t in part.items() if is_peer(m)]
+        if not peers:
+            continue
+        for label in MARGINALS_VARIANTS:
+            if label in part:
+                m = part[label]
+                best = {f: min(peers, key=lambda t, f=f: t[f]) for f in ("w1", "marg1", "marg2")}
+                out.append(dict(table=name, eps=eps, variant=label, w1=m["w1"], w1_se=m["w1_se"],
+                                **{f"{f}_ratio": m[f] / best[f][f] for f in ("w1", "marg1", "marg2")},
+                                best_peer_w1=best["w1"]["method"], cpu=m["cpu"]))
+    return out
+
+
 # ----------------------------------------------------------------------------------- summarise
 def summarise(rows: dict, bins: dict) -> dict:
     runs = [r for r in rows.values() if r.get("phase") == "run" and "w1" in r
-            and (not is_peer(r["method"]) or r["bins"] == peer_bins(bins, r["table"], r["method"]))]
+            and (not is_peer(r["method"]) or r["bins"] == peer_bins(bins, r["table"], r["method"]))
+            and (r["method"] not in MARGINALS_VARIANTS or r.get("rule") == MARGINALS_RULE_VERSION)]
     groups: dict = {}
     for r in runs:
         groups.setdefault((r["table"], r["eps"], r["method"]), []).append(r)
@@ -403,7 +453,8 @@ def summarise(rows: dict, bins: dict) -> dict:
         v["cpu_ratio"] = ours[bo]["cpu"] / peers[bp]["cpu"]
         verdict.append(v)
     errors = [dict(key=r["key"], error=r["error"]) for r in rows.values() if "error" in r]
-    return {"table": out, "verdict": verdict, "bins": bins, "errors": errors}
+    return {"table": out, "verdict": verdict, "bins": bins, "errors": errors, "marginals": marginals_verdict(out),
+            "auto_choice": {f"{r['table']}|{r['eps']:g}": r["chosen"] for r in runs if r["method"] == "auto"}}
 
 
 def versions(rows: dict) -> dict:
@@ -419,7 +470,7 @@ def versions(rows: dict) -> dict:
 
 
 METHOD_ORDER = ("aim", "mst", "aim:sample", "mst:sample", "pmm", "psmm", "flat_histogram", "sparse_marginals",
-                "private_evolution")
+                "private_evolution", "marginals (default)")
 
 
 def is_peer(method: str) -> bool:
@@ -444,7 +495,7 @@ def plot(summary: dict, path: Path) -> str | None:
             if pts:
                 e, w, s = zip(*pts, strict=True)
                 peer = is_peer(m)
-                handles[m] = ax.errorbar(e, w, yerr=s, marker="osos"[j] if peer else "x^vD<"[j - 4],
+                handles[m] = ax.errorbar(e, w, yerr=s, marker="osos"[j] if peer else "x^vD<*"[j - 4],
                                          ls=("--" if j < 2 else ":") if peer else "-", color=f"C{j}", ms=5,
                                          mfc="none" if j in (2, 3) else None, lw=1.3 if peer else 1, capsize=2)
         n = next(t["n"] for t in summary["table"] if t["table"] == name)
@@ -536,6 +587,8 @@ def main(argv: list[str]) -> None:
         skipped = ours_available()[1]
     if "variant" in phases:
         phase_peers(rows, tables, bins, path, quick, variant=VARIANT)
+    if "marginals" in phases:
+        phase_marginals(rows, tables, path, quick)
     if "summarise" in phases:
         summary = summarise(rows, bins)
         payload = {"machine": machine(), "description": __doc__, "delta_peers": DELTA,

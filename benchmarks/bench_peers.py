@@ -49,7 +49,11 @@ any default of the two mechanisms can reach (docs/defaults.md).
 Results: ``benchmarks/results/peers.jsonl`` (one line per run; resumable) and
 ``benchmarks/results/peers.json`` (summary, audit, versions). Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/bench_peers.py [tune] [peers] [ours] [oracle] [audit] [summarise] [--quick]
+    nice -n 10 .venv/bin/python benchmarks/bench_peers.py [tune] [peers] [ours] [oracle] [marginals] [audit] [summarise] [--quick]
+
+The marginal tables (``marginals``, issue 34): ``phase_marginals`` runs them in the peers' convention (n public,
+δ = 1e-5), the project's default convention (noisy n, δ = 1e-5) and through ``auto``, five seeds; the
+summary's ``"marginals"`` has, per (table, ε), the ratios to the best peer and the acceptance of issue 34.
 """
 
 from __future__ import annotations
@@ -449,6 +453,74 @@ def phase_peers(rows: dict, quick: bool, bins: dict) -> None:
             _run_and_store(rows, jobs, phase="run")
 
 
+# ----------------------------------------------------------------------------------- marginals
+#: The marginal tables (issue 34) in two conventions, both add/remove with δ = 1e-5: the peers' (n declared
+#: public, as AIM and MST use the exact n) and the project's default (no n_public: the size is read off the
+#: tables' noisy totals, and 5% of ε buys a noisy n for the default rules); and "auto" (dpsynth's choice for the
+#: table's public shape, δ = 1e-5 given).
+MARGINALS_VARIANTS = ("peers", "default", "auto")
+#: Version of the marginals mechanism's defaults the rows measured (bumped when dpsynth_core.defaults' marginals
+#: rules change; older rows are left out of the summary).
+MARGINALS_RULE_VERSION = 1
+
+
+def _marginals_release(variant: str, X, dom: Domain, eps: float, seed: int):
+    if variant == "peers":
+        return run("marginals", X, dom, epsilon=eps, delta=DELTA, n_public=len(X), rng=seed)
+    if variant == "default":
+        return run("marginals", X, dom, epsilon=eps, delta=DELTA, rng=seed)
+    return run("auto", X, dom, epsilon=eps, delta=DELTA, rng=seed)
+
+
+def phase_marginals(rows: dict, quick: bool) -> None:
+    for name in _tables(quick):
+        X, dom = table(name)
+        t0 = time.process_time()
+        for eps, seed, variant in itertools.product(EPSILONS, SEEDS[:2] if quick else SEEDS, MARGINALS_VARIANTS):
+            kk = key(phase="run", table=name, method="marginals", variant=variant, eps=eps, seed=seed,
+                     rule=MARGINALS_RULE_VERSION)
+            if kk in rows:
+                continue
+            c0 = time.process_time()
+            rel = _marginals_release(variant, X, dom, eps, seed)
+            cpu = time.process_time() - c0
+            put(rows, dict(key=kk, phase="run", table=name, d=dom.d, n=len(X), method="marginals", variant=variant,
+                           eps=eps, seed=seed, delta=rel.delta, cpu=cpu, rule=MARGINALS_RULE_VERSION,
+                           chosen=rel.mechanism, bound=rel.bound, **metrics(X, rel.synthetic, dom)))
+        print(f"[marginals] {name}: {time.process_time() - t0:.0f}s", flush=True)
+
+
+def marginals_verdict(table_rows: list[dict]) -> dict:
+    """Per (table, ε) and variant: W1, 1-way and 2-way errors over the best peer's (by W1 for W1; the best peer
+    value of each error for the errors), and the acceptance of issue 34 on the tables with d >= 3."""
+    by = {(t["table"], t["eps"], t["method"]): t for t in table_rows}
+    cells, accept = [], {}
+    for name, eps in sorted({(t["table"], t["eps"]) for t in table_rows}):
+        peers = [by[(name, eps, p)] for p in PEERS if (name, eps, p) in by]
+        if not peers:
+            continue
+        bp = min(peers, key=lambda t: t["w1"])
+        for variant in MARGINALS_VARIANTS:
+            m = by.get((name, eps, f"marginals ({variant})"))
+            if m is None:
+                continue
+            cells.append(dict(table=name, d=m["d"], eps=eps, variant=variant, seeds=m["seeds"], best_peer=bp["method"],
+                              w1=m["w1"], w1_se=m["w1_se"], peer_w1=bp["w1"], w1_ratio=m["w1"] / bp["w1"],
+                              marg1_ratio=m["marg1"] / min(p["marg1"] for p in peers),
+                              marg2_ratio=m["marg2"] / min(p["marg2"] for p in peers), cpu=m["cpu"],
+                              peer_cpu=bp["cpu"]))
+    for variant in ("peers", "default"):
+        part = [c for c in cells if c["variant"] == variant and c["d"] >= 3]
+        if not part:
+            continue
+        geo = {f: float(np.exp(np.mean(np.log([c[f] for c in part])))) for f in ("w1_ratio", "marg1_ratio", "marg2_ratio")}
+        worst = max(part, key=lambda c: c["w1_ratio"])
+        accept[variant] = {"cells": len(part), "max_w1_ratio": worst["w1_ratio"], "worst_cell": f"{worst['table']} "
+                           f"ε={worst['eps']:g}", "geo_mean": geo,
+                           "w1_every_cell": all(c["w1_ratio"] <= (1.0 if variant == "peers" else 1.05) for c in part)}
+    return {"cells": cells, "acceptance": accept}
+
+
 # --------------------------------------------------------------------------------------- audit
 AUDIT_TABLES: dict = {}
 
@@ -590,6 +662,7 @@ def _audit_direct(mech, D, Dp, stat, eps, trials, thresholds):
 def summarise(rows: dict, bins: dict, audit_out: dict | None) -> dict:
     runs = [r for r in rows.values() if r.get("phase") == "run" and "w1" in r
             and not ((r["method"], r["variant"]) == ("low_dim", "rule") and r.get("plan") != PLAN_VERSION)
+            and not (r["method"] == "marginals" and r.get("rule") != MARGINALS_RULE_VERSION)
             and not (r["method"] == "pmm" and r["variant"] in ("rule", "default")
                      and r.get("depth_rule") != PMM_RULE_VERSION)]
     groups: dict = {}
@@ -636,7 +709,9 @@ def summarise(rows: dict, bins: dict, audit_out: dict | None) -> dict:
     ceil = {name: real_ceiling(table(name)[0]) for name in sorted({t["table"] for t in table_rows})}
     versions = next((r.get("versions") for r in rows.values() if r.get("versions")), None)
     return {"table": table_rows, "verdict": verdict, "oracle": oracle_summary(rows, verdict), "bins": bins, "tstr_real_ceiling": ceil, "versions": versions,
-            "audit": audit_out}
+            "audit": audit_out, "marginals": marginals_verdict(table_rows),
+            "auto_choice": {f"{r['table']}|{r['eps']:g}": r["chosen"] for r in runs
+                            if r["method"] == "marginals" and r["variant"] == "auto"}}
 
 
 def plot(summary: dict) -> str | None:
@@ -700,6 +775,8 @@ def main(argv: list[str]) -> None:
         phase_ours(rows, quick)
     if "oracle" in phases:
         phase_oracle(rows, quick)
+    if "marginals" in phases:
+        phase_marginals(rows, quick)
     audit_path = RESULTS / ("peers_audit_quick.json" if quick else "peers_audit.json")
     audit_out = json.loads(audit_path.read_text()) if audit_path.exists() else None
     if "audit" in phases:

@@ -8,8 +8,8 @@ it carries ε, δ, the noise family, the budget split, d and the relation), the 
 
 Tables (``benchmarks/study_data.py``, declared bounds and categories): the real diabetes and breast-cancer
 tables in the column subsets that are NOT the acceptance tables of issue 34 (diabetes d = 3, 5; breast
-d = 4, 6), three Gaussian clusters (gm) in d = 3, 4, 5, 6, 8 and the hard table in d = 4, 5 (400 and 1500
-rows), the generated clinic with seeds other than the bundled table's (1000 and 3000 rows), and a
+d = 4, 6), three Gaussian clusters at random centres (gmr) in d = 3, 4, 5, 6, 8 and the hard table in d = 4, 5
+(400 and 1000 rows), the generated clinic with seeds other than the bundled table's (1000 and 2000 rows), and a
 generated survey with spiked whole-number columns (600 and 2000 rows). The acceptance tables (breast:3,
 diabetes:4, breast:5, diabetes:6, the bundled clinic, penguins) are not used to fit anything.
 
@@ -60,10 +60,14 @@ EPSILONS = (0.3, 1.0, 3.0)
 SEEDS = (0, 1, 2)
 #: (table, n): n None for the real tables (their own size)
 TABLES = (("diabetes:3", None), ("diabetes:5", None), ("breast:4", None), ("breast:6", None),
-          ("gm:3", 400), ("gm:4", 1500), ("gm:5", 400), ("gm:6", 1500), ("gm:8", 1500), ("hard:4", 400),
-          ("hard:5", 1500), ("clinic:6", 1000), ("clinic:6", 3000), ("survey:6", 600), ("survey:6", 2000))
+          ("gmr:3", 400), ("gmr:4", 1000), ("gmr:5", 400), ("gmr:6", 1000), ("gmr:8", 1000), ("hard:4", 400),
+          ("hard:5", 1000), ("clinic:6", 1000), ("clinic:6", 2000), ("survey:6", 600), ("survey:6", 2000))
+#: Tables swept before and left out of the fit: gm's three clusters sit at 0.2, 0.5 and 0.8 of every axis, in
+#: the middle of the cells of a 3-bin grid and across those of a 2- or 4-bin one; its best grid was the
+#: alignment (W1 at 3 coarse bins 0.36-0.57 times that at 4), not the noise. Kept in the cache, reported apart.
+LEFT_OUT = ("gm:3", "gm:4", "gm:5", "gm:6", "gm:8")
 BASE = {"fine": 16, "coarse": 4, "split": 0.5, "iterations": 50}
-SWEEP = {"fine": (6, 8, 12, 24, 32, 48), "coarse": (2, 3, 5, 6, 8), "split": (0.3, 0.7, 0.85),
+SWEEP = {"fine": (6, 8, 12, 24, 32, 48), "coarse": (2, 3, 5, 6, 8), "split": (0.2, 0.3, 0.7, 0.85),
          "iterations": (10, 25, 100)}
 #: parameters also swept without δ (pure ε-DP, discrete Laplace): the n/s scaling across families
 PURE_SWEEP = ("fine", "coarse")
@@ -180,8 +184,9 @@ def phase_sweep(rows: dict) -> None:
 def curves(rows: dict, pname: str, delta: float | None) -> dict:
     """{(table, n, eps, d): {value: mean W1}} of a one-parameter sweep (the base included)."""
     acc: dict = {}
+    fitted = {t for t, _ in TABLES}
     for r in rows.values():
-        if r["kind"] != "sweep" or r["delta"] != delta:
+        if r["kind"] != "sweep" or r["delta"] != delta or r["table"] not in fitted:
             continue
         p = r["params"]
         if any(p[q] != BASE[q] for q in BASE if q != pname):

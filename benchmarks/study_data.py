@@ -8,7 +8,9 @@ that did not would silently clamp rows).
 
 Tables
     * generators of :mod:`dpsynth_core.datasets`: ``mixture_1d`` (d = 1), ``ring`` (d = 2),
-      ``gaussian_mixture`` with three clusters on the diagonal (``gm``, d = 2..6);
+      ``gaussian_mixture`` with three clusters on the diagonal (``gm``, d = 2..6) or at random centres
+      (``gmr``: gm's centres sit at 0.2, 0.5 and 0.8 of every axis, in the middle of the cells of a 3-bin grid
+      and across those of a 2- or 4-bin one, which a study of grid sizes must not fit);
     * real tables shipped inside scikit-learn (no network): the diabetes study of Efron et al.
       (442 patients, raw units) and the Wisconsin diagnostic breast cancer data (569 tumours), each in
       column subsets of d = 2..6;
@@ -184,7 +186,7 @@ def clinic_table(n: int, rng: int) -> tuple[np.ndarray, Domain, np.ndarray]:
 # ------------------------------------------------------------------------------------- registry
 REAL = {"diabetes": diabetes, "breast": breast}
 #: Families whose size is chosen by the study (generators) and the real ones (fixed size).
-GENERATED = ("mix1d", "ring", "gm", "hard", "survey", "clinic")
+GENERATED = ("mix1d", "ring", "gm", "gmr", "hard", "survey", "clinic")
 
 
 def load(name: str, n: int | None = None, data_seed: int = 1000):
@@ -203,6 +205,9 @@ def load(name: str, n: int | None = None, data_seed: int = 1000):
         return np.asarray(ds.X), ds.domain, np.zeros(n, int)
     if family == "gm":
         ds = dsets.gaussian_mixture(n, d=d, k=3, spread=0.05, rng=data_seed)
+        return np.asarray(ds.X), ds.domain, np.asarray(ds.labels)
+    if family == "gmr":  # the same clusters at random centres (gm's sit at 0.2, 0.5, 0.8 of every axis)
+        ds = dsets.gaussian_mixture(n, d=d, k=3, spread=0.05, centers="random", rng=data_seed)
         return np.asarray(ds.X), ds.domain, np.asarray(ds.labels)
     if family == "hard":
         return hard(n, d, rng=data_seed)
