@@ -93,13 +93,16 @@ def blocks_of(layout: Layout) -> list[Block]:
 def kr0(w: np.ndarray, cost: np.ndarray) -> float:
     """:math:`\\lVert\\sum_c w_c\\delta_c\\rVert_{KR,0}` with the base as node 0 of ``cost``: the signed
     measure's mass imbalance is sent to the base and the two parts are transported (exact)."""
-    nu = np.concatenate([[-float(np.sum(w))], np.asarray(w, dtype=float).ravel()])
-    pos, neg = nu > 0, nu < 0
-    if not pos.any() or not neg.any():
+    w = np.asarray(w, dtype=float).ravel()
+    nu = np.empty(w.size + 1)
+    nu[0] = -w.sum()
+    nu[1:] = w
+    pos, neg = np.flatnonzero(nu > 0), np.flatnonzero(nu < 0)
+    if not pos.size or not neg.size:
         return 0.0
     a, b = nu[pos], -nu[neg]
-    b = b * (a.sum() / b.sum())  # rounding only: the base balances the masses
-    return transport_value(a, b, np.ascontiguousarray(cost[np.ix_(pos, neg)]))
+    b *= a.sum() / b.sum()  # rounding only: the base balances the masses
+    return transport_value(a, b, np.ascontiguousarray(cost[pos][:, neg]))
 
 
 def transport_value(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float:

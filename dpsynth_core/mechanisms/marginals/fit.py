@@ -73,16 +73,16 @@ def broadcast_sum(shape: tuple[int, ...], tables: list[tuple[tuple[int, ...], np
     by_first: list[list] = [[] for _ in range(d)]
     for axes, r in tables:
         by_first[axes[0]].append((axes, r))
-    g = None
+    g = np.zeros(shape[d - 1:])
     for i in range(d - 1, -1, -1):
+        if i < d - 1:  # g so far holds the tables of axes > i: broadcast it along axis i
+            g = np.broadcast_to(g[None], shape[i:]).copy()
         sub = shape[i:]
-        h = np.zeros(sub)
         for axes, r in by_first[i]:
             view = [1] * len(sub)
             for a, size in zip(axes, r.shape, strict=True):
                 view[a - i] = size
-            h += r.reshape(view)
-        g = h if g is None else h + g[None]
+            g += r.reshape(view)
     return g
 
 

@@ -50,8 +50,9 @@ class MarginalsConfig(Config):
                             "fits the noise less).", low=1, high=100_000, log=True, advanced=True)
     beta: float = param("float", 0.05, "The certificate holds with probability at least 1 - beta over the noise.",
                         low=0.001, high=0.5, log=True)
-    mc_draws: int = param("int", 99, "Monte Carlo draws of the noise law for the certificate's quantile (no data "
-                          "used).", low=9, high=100_000, log=True, advanced=True)
+    mc_draws: int = param("int", 39, "Monte Carlo draws of the noise law for the certificate's quantile (no data "
+                          "used; the ⌈(1-beta)(M+1)⌉-th smallest is the quantile).", low=9, high=100_000, log=True,
+                          advanced=True)
     n_public: int | None = n_public_param("Public dataset size (used as is: the release's size and the rules' n); "
                                           "without it (add/remove) the size comes from the tables' noisy totals and "
                                           "5% of ε buys a noisy n for a default rule.")
