@@ -80,6 +80,7 @@ SMALL: dict[str, dict] = {
     "private_evolution": dict(delta=1e-3, iterations=2, n_synthetic=20, track_w1=False),
     "low_dim": dict(target_dim=1),
     "sparse_marginals": dict(s=1, k=2, public="grid", mc_draws=20, certificate="L_T"),
+    "marginals": dict(fine=4, coarse=2, mc_draws=19, iterations=10),
 }
 #: Keys of trace["owner"] that are also the names of public fields (reviewed): the size record's n is
 #: the public or noisy n, "noise" the noise kind, "subroutine" low_dim's subroutine name.
@@ -327,6 +328,15 @@ EXPORT_AUDITS: dict[str, list[ExportAudit]] = {
         # ε = 6 so the mean step (ε/3 = 2) is visible at test-sized trials; the exported mean follows it
         ExportAudit("move", csv_column_mean(0), 200, dict(target_dim=1), np.zeros((10, 2)), point=[1.0, 1.0],
                     epsilon=6.0),
+    ],
+    "marginals": [
+        ExportAudit("add", csv_box_count([0.25, 0.5], [0.5, 0.75]), 400,
+                    dict(fine=4, coarse=2, n_public=30, n_synthetic=30, mc_draws=9, beta=0.1, iterations=10), _X30,
+                    point=[0.3, 0.7]),
+        ExportAudit("move", csv_box_count([0.0, 0.0], [0.25, 0.25]), 400,
+                    dict(fine=4, coarse=2, mc_draws=9, beta=0.1, iterations=10), _X30, point=[0.05, 0.05]),
+        ExportAudit("add", report_size, 300, dict(fine=4, coarse=2, mc_draws=9, beta=0.1, iterations=10), _X30,
+                    point=[0.3, 0.7], extra=dict(note="the exported size: read off the tables' noisy totals")),
     ],
     "sparse_marginals": [
         ExportAudit("move", csv_box_count([0.5], [1.0]), 150, dict(s=1, k=2, public="grid", mc_draws=20,

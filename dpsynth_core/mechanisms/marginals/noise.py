@@ -27,10 +27,14 @@ import numpy as np
 from ...noise import discrete_laplace
 from ...privacy import Ledger, count_sensitivity, gaussian_rho
 
-__all__ = ["FAMILIES", "NoisePlan", "plan_noise", "discrete_laplace_variance", "size_from_totals"]
+__all__ = ["FAMILIES", "VARIANCE_FLOOR", "NoisePlan", "plan_noise", "discrete_laplace_variance", "size_from_totals"]
 
 #: The noise families (``noise=...``; "auto" is the rule of :func:`dpsynth_core.defaults.marginals_noise`).
 FAMILIES: tuple[str, ...] = ("laplace", "gaussian")
+#: Smallest variance of a count the fit's weights and the rules use. At ε -> ∞ the discrete Laplace noise
+#: vanishes (variance 2e^{-1/b} underflows to 0); a count is then exact, and the floor keeps the weights
+#: 1/v finite. It changes no noise: the draws use the true scales.
+VARIANCE_FLOOR = 1e-2
 
 
 def discrete_laplace_variance(scale: float) -> float:
@@ -44,7 +48,7 @@ class NoisePlan:
     """The noise of the two groups of tables and what it costs.
 
     ``scales`` are (1-way, 2-way): the discrete Laplace scale b or the Gaussian σ of one count;
-    ``variances`` the noise variance of one count; ``epsilons``/``deltas`` each group's share of the
+    ``variances`` the noise variance of one count (at least :data:`VARIANCE_FLOOR`); ``epsilons``/``deltas`` each group's share of the
     tables' (ε, δ) (exact shares of the composed total for the Gaussian family); ``rho`` the zCDP total
     (Gaussian family) and ``rhos`` its shares.
     """
@@ -91,13 +95,14 @@ def plan_noise(family: str, epsilon: float, delta: float, neighbours: str, d: in
     if family == "laplace":
         eps = (share * epsilon, epsilon - share * epsilon)
         scales = tuple(t * sens / e if t else math.inf for t, e in zip(groups, eps, strict=True))
-        variances = tuple(discrete_laplace_variance(b) if math.isfinite(b) else math.inf for b in scales)
+        variances = tuple(max(discrete_laplace_variance(b), VARIANCE_FLOOR) if math.isfinite(b) else math.inf
+                          for b in scales)
         return NoisePlan("laplace", scales, variances, eps, (0.0, 0.0), sens)
     rho = gaussian_rho(epsilon, delta)
     rhos = (share * rho, rho - share * rho)
     # squared l2 sensitivity of one table: 1 under add/remove, 2 under replace (two cells move by 1)
     sigmas = tuple(math.sqrt(t * sens / (2.0 * r)) if t else math.inf for t, r in zip(groups, rhos, strict=True))
-    return NoisePlan("gaussian", sigmas, tuple(s * s for s in sigmas),
+    return NoisePlan("gaussian", sigmas, tuple(max(s * s, VARIANCE_FLOOR) for s in sigmas),
                      (share * epsilon, epsilon - share * epsilon), (share * delta, delta - share * delta), sens,
                      rho=rho, rhos=rhos)
 
