@@ -243,8 +243,10 @@ def fit_choice(rows: dict, pname: str, by_d: bool) -> dict:
 
 def phase_fit(rows: dict) -> dict:
     fit = {
-        "fine": fit_power(rows, "fine", "fine", np.geomspace(0.5, 12, 40), np.linspace(0.1, 0.6, 11)),
-        "coarse": fit_power(rows, "coarse", "coarse", np.geomspace(0.3, 6, 40), np.linspace(0.0, 0.5, 11)),
+        "fine": fit_power(rows, "fine", "fine", np.geomspace(0.5, 40, 80), np.linspace(0.0, 0.35, 8)),
+        "coarse": fit_power(rows, "coarse", "coarse", np.geomspace(0.3, 10, 80), np.linspace(0.15, 0.35, 5)),
+        "fine_a_0.25": fit_power(rows, "fine", "fine", np.geomspace(0.5, 40, 80), np.array([0.25])),
+        "coarse_a_0.25": fit_power(rows, "coarse", "coarse", np.geomspace(0.3, 10, 80), np.array([0.25])),
         "split": fit_choice(rows, "split", by_d=True),
         "iterations": fit_choice(rows, "iterations", by_d=False),
         "family": family_check(rows),
