@@ -61,7 +61,7 @@ Results: ``benchmarks/results/mixed.jsonl`` (one line per run; resumable) and
     nice -n 10 .venv/bin/python benchmarks/bench_mixed.py [tune] [peers] [ours] [variant] [marginals] [summarise] [--quick]
 
 The marginal tables (issue 34, ``phase_marginals``): in the peers' convention (n public, δ = DELTA), the
-project's default (noisy n, δ = DELTA) and through ``auto``, five seeds; the summary's ``"marginals"`` gives
+project's default (noisy n, δ = DELTA) and through ``auto``, ten seeds (``bench_peers.MARGINALS_SEEDS``); the summary's ``"marginals"`` gives
 their ratios to the best peer per (table, ε).
 """
 
@@ -380,7 +380,7 @@ MARGINALS_RULE_VERSION = bench_peers.MARGINALS_RULE_VERSION
 def phase_marginals(rows: dict, tables: list[str], path: Path, quick: bool) -> None:
     for name, label, eps in itertools.product(tables, MARGINALS_VARIANTS, EPSILONS):
         X, dom = table(name)
-        for seed in SEEDS[: 1 if quick else None]:
+        for seed in bench_peers.MARGINALS_SEEDS[: 1 if quick else None]:
             k = key(phase="run", table=name, method=label, eps=eps, seed=seed, rule=MARGINALS_RULE_VERSION)
             if k in rows:
                 continue

@@ -72,6 +72,9 @@ SWEEP = {"fine": (6, 8, 12, 24, 32, 48), "coarse": (2, 3, 5, 6, 8), "split": (0.
 #: parameters also swept without δ (pure ε-DP, discrete Laplace): the n/s scaling across families
 PURE_SWEEP = ("fine", "coarse")
 PART = (0, 1)
+#: Version of the defaults the "evaluate" runs measure (their cache kind is "default_v<version>"): 1 gave the
+#: bin rules the noise s.d. at the share in use, 2 at the reference share of the fit (dpsynth_core.defaults).
+RULES_VERSION = 2
 
 
 # ------------------------------------------------------------------------------------------ data
@@ -277,8 +280,46 @@ def phase_evaluate(rows: dict) -> None:
     """The defaults (the fitted rules) with n public and with a noisy n, pure and with δ."""
     for (table, n), eps in _mine(list(itertools.product(TABLES, EPSILONS))):
         for seed, delta, public in itertools.product(SEEDS, (DELTA, None), (True, False)):
-            run_one(rows, kind="default", table=table, n=n, eps=eps, seed=seed, params={}, delta=delta, public=public)
+            run_one(rows, kind=f"default_v{RULES_VERSION}", table=table, n=n, eps=eps, seed=seed, params={}, delta=delta,
+                    public=public)
         print(f"[evaluate] {table} n={n} ε={eps:g}", flush=True)
+
+
+def summarise_evaluate(rows: dict) -> dict:
+    """Per setting, the mean W1 of the defaults (n public, and a noisy n), of the base and of the variants tried
+    (rules reading the noise at the share in use: "default_v1"; split 0.5 everywhere), over the best
+    one-parameter sweep value in hindsight (δ = 1e-5); geometric means overall and by table group."""
+    acc: dict = {}
+    for r in rows.values():
+        if r["delta"] != DELTA or r["table"] in LEFT_OUT:
+            continue
+        k = (r["table"], r["n"], r["eps"])
+        if r["kind"] == "sweep":
+            label = "base" if r["params"] == BASE else json.dumps(r["params"], sort_keys=True)
+        elif r["kind"].startswith("default_v") or r["kind"] == "default":
+            version = r["kind"].split("_v")[1] if "_v" in r["kind"] else "1"
+            label = f"defaults v{version} ({'n public' if r['public'] else 'noisy n'})"
+        elif r["kind"] == "variant":
+            label = "variant " + json.dumps(r["params"], sort_keys=True)
+        else:
+            continue
+        acc.setdefault(k, {}).setdefault(label, []).append(r["w1"])
+    per, groups = [], {}
+    for k, by in sorted(acc.items()):
+        means = {lab: float(np.mean(v)) for lab, v in by.items()}
+        best = min(v for lab, v in means.items() if not lab.startswith(("defaults", "variant")))
+        per.append({"table": k[0], "n": k[1], "eps": k[2], **{lab: v / best for lab, v in means.items()
+                                                              if lab.startswith(("defaults", "variant")) or lab == "base"}})
+        fam = k[0].split(":")[0]
+        group = fam if fam in ("clinic", "survey") else f"d={k[0].split(':')[1]}"
+        for lab, v in means.items():
+            if lab.startswith(("defaults", "variant")) or lab == "base":
+                groups.setdefault(lab, {}).setdefault(group, []).append(v / best)
+    geo = {lab: {"all": float(np.exp(np.mean(np.log([x for xs in g.values() for x in xs])))),
+                 "max": float(max(x for xs in g.values() for x in xs)),
+                 **{grp: float(np.exp(np.mean(np.log(xs)))) for grp, xs in sorted(g.items())}}
+           for lab, g in groups.items()}
+    return {"per_setting": per, "geo_mean_regret": geo}
 
 
 def main(argv: list[str]) -> None:
@@ -297,8 +338,10 @@ def main(argv: list[str]) -> None:
     if "evaluate" in phases:
         phase_evaluate(rows)
     if "summarise" in phases:
-        SUMMARY.write_text(json.dumps({"machine": machine(), "description": __doc__, "fit": fit}, indent=1,
-                                      default=float))
+        evaluation = summarise_evaluate(rows)
+        print(json.dumps(evaluation["geo_mean_regret"], indent=1))
+        SUMMARY.write_text(json.dumps({"machine": machine(), "description": __doc__, "fit": fit,
+                                       "evaluate": evaluation, "left_out": LEFT_OUT}, indent=1, default=float))
         print("wrote", SUMMARY)
 
 
