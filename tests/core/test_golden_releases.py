@@ -50,6 +50,8 @@ CASES = {
     "haar_walk_1d": ("haar_walk", 1, dict(epsilon=1.0)),
     "haar_walk_2d": ("haar_walk", 2, dict(epsilon=0.5, neighbours="replace")),
     "sparse_marginals": ("sparse_marginals", 3, dict(epsilon=1.0, public_size=300, mc_draws=50)),
+    "marginals": ("marginals", 3, dict(epsilon=1.0)),
+    "marginals_gaussian": ("marginals", 4, dict(epsilon=1.0, delta=1e-5, n_public=400)),
     "private_evolution": ("private_evolution", 2, dict(epsilon=1.0, delta=1e-5, iterations=4, n_synthetic=100,
                                                        track_w1=False)),
     "low_dim": ("low_dim", 4, dict(epsilon=4.0)),
@@ -81,6 +83,10 @@ PINNED = {
     # issue 34: the default grid searches k >= 2 (sparse_marginals.DEFAULT_K_MIN); here k = 2 before and after, the
     # synthetic array is the same bit for bit, and the digest moved only because params["k_rule"] says "over k >= 2"
     "sparse_marginals": "eed5650fc9c5f7c5eebfd6f5cf097a6cfe3e2eac3d90e6f8367c1730a0855821",
+    # issue 34: the marginal tables at their defaults (pure: discrete Laplace, a noisy n for the rules) and with δ
+    # (Gaussian noise, n public)
+    "marginals": "d7c76405a7694902e52fe5e509c5c7db7c0dabc4798fdc2d7487515f33c93589",
+    "marginals_gaussian": "7bf7f3112fb06eddc8c557f6b7fd6c67e7140a1b07854e5e710827263ea6ec53",
 }
 
 

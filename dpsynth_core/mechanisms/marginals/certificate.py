@@ -41,6 +41,7 @@ Every term is a function of the noisy tables, the release and public inputs: the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,7 +156,8 @@ def _size_error(noise: list[np.ndarray], weights: np.ndarray | None) -> float:
     """N̂ - n of the 2-way totals' weighted mean for one noise draw (0 when n is public)."""
     if weights is None:
         return 0.0
-    return float(np.dot(weights, [x.sum() for x in noise]) / weights.sum())
+    # correctly rounded sums (math.fsum), not a BLAS dot whose last bits depend on the CPU kernel
+    return math.fsum(w * float(x.sum()) for w, x in zip(weights, noise, strict=True)) / math.fsum(weights)
 
 
 def certify(layout: Layout, blocks: list[Block], noisy_two: list[np.ndarray], draw, rows: np.ndarray, *,

@@ -302,7 +302,8 @@ def _certificate(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, 
         size, source, weights = float(cfg.n_public or p.n), "public n", None
     else:
         weights = np.array([1.0 / y.size for y in noisy_two])
-        size = max(1.0, float(np.dot(weights, [y.sum() for y in noisy_two]) / weights.sum()))
+        size = max(1.0, math.fsum(w * float(y.sum()) for w, y in zip(weights, noisy_two, strict=True))
+                   / math.fsum(weights))
         source = "the 2-way tables' noisy totals"
     (child,) = p.rng.spawn(1)
     return certify(layout, blocks_of(layout), noisy_two, lambda shape, g: plan.draw(1, shape, g), U, size=size,
