@@ -205,7 +205,8 @@ MIXED_PINNED = {
     "psmm_mixed": "5db06ca72e4c1450e9849bec0a1a53cace4c65e603f519a3606a33576c86665a",
     "flat_histogram_mixed": "de4dc01bc59ed21699f4a48cbf926fe236ff6f0b2b5805ba68477151a451d86a",
     "haar_walk_mixed": "e6b8b357974a3db755499f289eee355aef3ce24ed1acc139105995c0f4913cec",
-    "sparse_marginals_mixed": "a7a26054a44210ec88d554983dc18c2ddbbf86b13c05d623e4225151659c18ec",
+    # issue 34: k = 2 before and after; only params["k_rule"] moved (it now says "over k >= 2")
+    "sparse_marginals_mixed": "75dbed1031bc2a7df61260d4389502377489f199f3d1a739462706d0f74c8605",
     "private_evolution_mixed": "acc55e7e89caf2a5450b554ca17a1e502cb9a6676d49b6e1e40e4d28e5d7c006",
 }
 
