@@ -65,6 +65,7 @@ __all__ = [
     "MARGINALS_ITERATIONS",
     "MARGINALS_MAX_JOINT",
     "MARGINALS_DENSE_CELLS",
+    "MARGINALS_MAX_COARSE",
     "AUTO",
     "AutoChoice",
     "auto_mechanism",
@@ -322,6 +323,9 @@ MARGINALS_RULE_SPLIT = 0.5
 #: Most cells the coarse rule lets the dense joint grid have (fewer coarse bins above, down to 2): at 2^16 a
 #: release of 8 columns stays under a second.
 MARGINALS_MAX_JOINT = 2**16
+#: Most coarse bins the rule gives a numeric axis: the certificate solves transport problems on the C² cells of
+#: each 2-way table (time about C⁴); an uncapped C of 22 at n = 10^5 in d = 3 took two seconds a release.
+MARGINALS_MAX_COARSE = 16
 #: Largest coarse joint grid the dense fit builds at all (cells): above it the mechanism refuses, naming this
 #: limit (a graphical model for wider tables is planned; docs/marginals.md).
 MARGINALS_DENSE_CELLS = 2**20
@@ -342,15 +346,15 @@ def marginals_fine(n: float, noise_sd: float) -> int:
 def marginals_coarse(n: float, noise_sd: float, fine: int, numeric_axes: int, other_cells: int = 1,
                      cap: int = MARGINALS_MAX_JOINT) -> int:
     """Coarse bins of a numeric axis of the 2-way tables: :math:`C = \\mathrm{round}(c\\,(n/s_2)^a)`, at least 2,
-    at most ``fine``, lowered until C^k times ``other_cells`` (the categorical columns' categories) is at most
-    ``cap`` (the dense joint grid; k the number of numeric axes). (c, a) = :data:`MARGINALS_COARSE`, fitted by
-    the marginals study (``"fit" -> "coarse"``): geometric-mean regret 1.063 against the best C in hindsight over
-    90 settings, against 1.20 for a fixed C = 4."""
+    at most ``fine`` and :data:`MARGINALS_MAX_COARSE`, lowered until C^k times ``other_cells`` (the categorical
+    columns' categories) is at most ``cap`` (the dense joint grid; k the number of numeric axes). (c, a) =
+    :data:`MARGINALS_COARSE`, fitted by the marginals study (``"fit" -> "coarse"``): geometric-mean regret 1.063
+    against the best C in hindsight over 90 settings, against 1.20 for a fixed C = 4."""
     n = check_float(n, "n", "marginals_coarse", low=1.0)
     sd = check_float(noise_sd, "noise_sd", "marginals_coarse", low=0.0, low_open=True)
     k = check_int(numeric_axes, "numeric_axes", "marginals_coarse", low=0)
     c, a = MARGINALS_COARSE
-    out = int(min(int(fine), max(2, round(c * (n / sd) ** a))))
+    out = int(min(int(fine), MARGINALS_MAX_COARSE, max(2, round(c * (n / sd) ** a))))
     while out > 2 and k > 0 and out**k * other_cells > cap:
         out -= 1
     return out
