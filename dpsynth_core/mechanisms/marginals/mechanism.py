@@ -37,8 +37,8 @@ class MarginalsConfig(Config):
     """The parameters of :func:`marginals` (None: the study's rule, docs/marginals.md "Defaults")."""
 
     fine: int | None = param("int", None, "Bins of each numeric column's 1-way table (an integer column with at most "
-                             "this many whole values gets one bin per value); default: the study's rule.", low=2,
-                             high=1024)
+                             "this many whole values gets one bin per value; with more, its smallest and largest "
+                             "values alone and runs between); default: the study's rule.", low=2, high=1024)
     coarse: int | None = param("int", None, "Bins of each numeric axis of the 2-way tables (unions of fine bins); "
                                "default: the study's rule.", low=1, high=256)
     split: float | None = param("float", None, "Share of the budget spent on the 1-way tables (the rest on the "
