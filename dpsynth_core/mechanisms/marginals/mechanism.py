@@ -15,7 +15,7 @@ import numpy as np
 from ... import defaults, limits
 from ...domain import Domain
 from ...privacy import Ledger, SizeEstimate, resolve_size
-from ...theory import Theory, marginal_rate
+from ...theory import BoundKind, Theory, marginal_rate
 from ...validation import param_error
 from ..contract import Config, Prepared, mechanism, n_public_param, n_synthetic_param, param
 from ..release import OwnerView, Release, Trace
@@ -201,6 +201,7 @@ def marginals(p: Prepared[MarginalsConfig]) -> Release[MarginalsTrace, Marginals
         p = dataclasses.replace(p, delta=0.0)
     return p.finish(_to_domain(domain, U), ledger=ledger, trace=trace, owner=owner, params=params,
                     bound=None if cert is None else cert.bound, bound_kind=_bound_kind(cert),
+                    bound_type=BoundKind.NONE if cert is None else BoundKind.CERTIFICATE,
                     notes=_notes(p, layout, plan, cert, n_source), capped=capped)
 
 
