@@ -136,29 +136,46 @@ def test_release_is_pinned(case):
     assert _digest(rel) == expected, f"{case}: the release changed for the same data and seed"
 
 
-_DIGEST_IN_SUBPROCESS = """
-import sys
-sys.path.insert(0, sys.argv[2])
+_DIGESTS_IN_SUBPROCESS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
 import test_golden_releases as g
-name, d, kwargs = g.CASES[sys.argv[1]]
-print(g._digest(g.run(name, g._data(d), g.Domain.unit(d), rng=7, **kwargs)))
+out = {}
+for case in sys.argv[2:]:
+    name, d, kwargs = g.CASES[case]
+    out[case] = g._digest(g.run(name, g._data(d), g.Domain.unit(d), rng=7, **kwargs))
+print(json.dumps(out))
 """
+
+#: The cases whose digests are checked under forced kernels: the ones with a published sum, and low_dim's
+#: projection (one digest per kernel).
+KERNEL_CASES = ("psmm", "haar_walk_2d", "pmm_add_remove", "private_evolution", "low_dim_paper")
+FORCED_KERNELS = ("Haswell", "Sandybridge")  # both run on any x86-64 CPU with AVX2
+_kernel_digests: dict[str, dict[str, str]] = {}
+
+
+def _digests_under(core: str) -> dict[str, str]:
+    """{case: digest} of every KERNEL_CASES release computed in one fresh interpreter with OpenBLAS forced
+    to ``core`` (the kernel is chosen when NumPy loads, hence the subprocess); one interpreter per kernel
+    and per test process, shared by the tests below."""
+    if core not in _kernel_digests:
+        here = str(Path(__file__).resolve().parent)
+        out = subprocess.run([sys.executable, "-c", _DIGESTS_IN_SUBPROCESS, here, *KERNEL_CASES],
+                             capture_output=True, text=True, env={**os.environ, "OPENBLAS_CORETYPE": core},
+                             timeout=240, check=True)
+        _kernel_digests[core] = json.loads(out.stdout.strip().splitlines()[-1])
+    return _kernel_digests[core]
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
-@pytest.mark.parametrize("case", ["psmm", "haar_walk_2d", "pmm_add_remove", "private_evolution"])
+@pytest.mark.parametrize("case", [c for c in KERNEL_CASES if c != "low_dim_paper"])
 def test_pin_does_not_depend_on_the_blas_kernel(case):
     """NumPy's wheels bundle OpenBLAS, which picks its kernels by CPU; forcing the AVX2 (Haswell) and
     the AVX-only (Sandybridge) kernels must give the pinned digest (np.dot did not: see the module
     docstring). Both kernels run on any x86-64 CPU with AVX2."""
-    here = str(Path(__file__).resolve().parent)
-    got = {}
-    for core in ("Haswell", "Sandybridge"):
-        out = subprocess.run([sys.executable, "-c", _DIGEST_IN_SUBPROCESS, case, here], capture_output=True, text=True,
-                             env={**os.environ, "OPENBLAS_CORETYPE": core}, timeout=120, check=True)
-        got[core] = out.stdout.strip().splitlines()[-1]
+    got = {core: _digests_under(core)[case] for core in FORCED_KERNELS}
     assert got == {"Haswell": PINNED[case], "Sandybridge": PINNED[case]}
 
 
@@ -167,12 +184,7 @@ def test_pin_does_not_depend_on_the_blas_kernel(case):
                     reason="OPENBLAS_CORETYPE names x86-64 kernels; other CPUs have other kernel names")
 def test_low_dim_pin_under_each_kernel():
     """Every recorded low_dim digest is checked here, whatever kernel this machine picks by itself."""
-    here = str(Path(__file__).resolve().parent)
-    got = {}
-    for core in ("Haswell", "Sandybridge"):  # both run on any AVX2 CPU
-        out = subprocess.run([sys.executable, "-c", _DIGEST_IN_SUBPROCESS, "low_dim_paper", here], capture_output=True,
-                             text=True, env={**os.environ, "OPENBLAS_CORETYPE": core}, timeout=120, check=True)
-        got[core] = out.stdout.strip().splitlines()[-1]
+    got = {core: _digests_under(core)["low_dim_paper"] for core in FORCED_KERNELS}
     assert got == {core: LOW_DIM_BY_KERNEL[core] for core in got}
 
 
