@@ -438,12 +438,19 @@ def _w1_exact(X, Y):
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("n", [500, 2000])
 def test_mean_w1_below_theorem11(d, n):
-    """Mean exact W1 over 20 seeded runs is below Theorem 11's bound (the paper's printed constant,
+    """Mean exact W1 over 5 seeded runs is below Theorem 11's bound (the paper's printed constant,
     the smaller one) for ε in {0.5, 2} and three data shapes, with the default depth rule and A.4
     noise. Checked for the paper's proportional map (what Theorem 10's proof covers) and, as an
     empirical statement only, for the default least-squares consistency (n = 500: keeps the file fast).
     n = 2000 in d >= 2 uses leaf-centre placement (Algorithm 4 allows any placement in the leaf and
-    Theorem 10's step 3 covers it) so that exact POT runs on the aggregated leaf support."""
+    Theorem 10's step 3 covers it) so that exact POT runs on the aggregated leaf support.
+
+    Why 5 runs suffice (20 before; the exact W1s are most of the cost): over 20 runs per configuration the
+    mean W1 was at most 0.21 of the bound (d = 2, n = 500, corner, ε = 0.5, proportional) and the standard
+    deviation of one run at most 0.067 of it (d = 1), so the mean of 5 runs has a standard error of at most
+    0.03 of the bound: the bound sits more than 25 standard errors above every measured mean, and the check
+    fails only when the mechanism's error or the bound really changes (a mean W1 about 5 times the
+    present one), as it did with 20 runs."""
     placement = "center" if (n == 2000 and d >= 2) else "uniform"
     worst = 0.0
     for eps in (0.5, 2.0):
@@ -451,13 +458,13 @@ def test_mean_w1_below_theorem11(d, n):
             X = _data(kind, n, d, np.random.default_rng(11))
             for consistency in ("proportional", "least_squares") if n == 500 else ("proportional",):
                 w, rel = [], None
-                for seed in range(20):
+                for seed in range(5):
                     rel = pmm(X, Domain.unit(d), epsilon=eps, n_public=n, placement=placement,
                               consistency=consistency, rng=seed)
                     w.append(_w1_exact(X, rel.synthetic))
                 assert rel.bound == pytest.approx(pmm_theorem11(n, eps, d, rel.params["depth"]))
-                # the bound is on the expectation; the s.e. of 20 runs' mean is far below the margins
-                # seen here (the mean is at most about half the bound)
+                # the bound is on the expectation; the s.e. of 5 runs' mean (<= 0.03 of the bound) is far
+                # below the margins seen here (the mean is at most about a fifth of the bound: docstring)
                 assert np.mean(w) < rel.bound, (kind, eps, consistency, np.mean(w), rel.bound)
                 worst = max(worst, np.mean(w) / rel.bound)
     assert worst > 0.01  # the comparison is not vacuous: the bound is within two orders of magnitude
