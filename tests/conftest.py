@@ -1,4 +1,11 @@
-"""Shared test configuration."""
+"""Shared test configuration.
+
+Order: the browser tests first, then the tests marked slow, then the rest, each group in collection
+order. ``make test`` runs the suite on every core with ``--dist worksteal``: each worker starts on its
+half of this list and an idle worker takes tests from the end of a busy one's queue, so the long tests
+start early (the browser tests on one worker, with one server and one Chromium, while the other worker
+computes) and the run ends on short ones, both workers finishing together.
+"""
 
 import os
 
@@ -24,3 +31,14 @@ def dask_synchronous():
 
     with dask.config.set(scheduler="synchronous"):
         yield
+
+
+def _rank(item) -> int:
+    if item.get_closest_marker("e2e"):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
+def pytest_collection_modifyitems(config, items):
+    """Long tests first (module docstring); a stable sort keeps the collection order within each group."""
+    items.sort(key=_rank)
