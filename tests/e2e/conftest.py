@@ -29,8 +29,10 @@ Helpers (via the ``ui`` fixture): :func:`goto`, :func:`click_button`, :func:`act
 :func:`shot`.
 
 Chromium must be at ``/usr/bin/chromium`` (or ``$DPSYNTH_CHROMIUM``): if it is missing the tests FAIL
-with a message, they never skip. Screenshots go to ``$DPSYNTH_SCREENSHOTS`` (``make screenshots``
-sets it to assets/screens) or to a temporary folder.
+with a message, they never skip. Screenshots are taken only when ``$DPSYNTH_SCREENSHOTS`` names a folder
+(``make screenshots`` sets it to assets/screens): a full-page picture regrows the viewport and redraws
+every figure twice, and nothing in ``make test`` looks at the pictures (they went to a temporary folder).
+The helpers :func:`shot` and :func:`shot_region` are then no-ops; every check of a test runs either way.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ from streamlit_wire import FINISHED_EARLY_FOR_RERUN, with_forward_msgs
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the tests read the page registry (dashboard/registry.py)
     sys.path.insert(0, str(ROOT))
-SCREENS = Path(os.environ.get("DPSYNTH_SCREENSHOTS") or Path(tempfile.gettempdir()) / "dpsynth-screens")
-if not SCREENS.is_absolute():
+#: where the screenshots go; None: no screenshots (module docstring)
+SCREENS = Path(os.environ["DPSYNTH_SCREENSHOTS"]) if os.environ.get("DPSYNTH_SCREENSHOTS") else None
+if SCREENS is not None and not SCREENS.is_absolute():
     SCREENS = ROOT / SCREENS
 CHROMIUM = Path(os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -167,7 +170,7 @@ def ui() -> types.SimpleNamespace:
     return types.SimpleNamespace(goto=goto, act=act, click_button=click_button, set_slider=set_slider,
                                  wait_settled=wait_settled, visible_text=visible_text,
                                  assert_no_exception=assert_no_exception, shot=shot, shot_region=shot_region, hang_s=HANG_S,
-                                 now=now, wait_dom_quiet=wait_dom_quiet, SCREENS=SCREENS)
+                                 now=now, wait_dom_quiet=wait_dom_quiet, SCREENS=SCREENS, shots=SCREENS is not None)
 
 
 # ------------------------------------------------------------------------------------- waiting
@@ -278,7 +281,10 @@ def wait_dom_quiet(page, since: float = 0.0, quiet_ms: float = 500, timeout: flo
 def shot(page, name: str, max_height: int = 5000) -> None:
     """Screenshot of the whole page to ``SCREENS/<name>.png``. Streamlit scrolls inside its main
     container, so the viewport is grown to the content's height first (capped), then restored; the
-    picture is taken once Plotly has redrawn for the new size (the DOM is quiet)."""
+    picture is taken once Plotly has redrawn for the new size (the DOM is quiet). Nothing without
+    ``$DPSYNTH_SCREENSHOTS`` (module docstring)."""
+    if SCREENS is None:
+        return
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.mouse.move(2, 2)  # no tooltip of whatever the last click left the pointer on
     page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll('[data-testid=\"stMain\"], "
@@ -315,7 +321,10 @@ def shot_region(page, start: str, end: str, name: str, *, end_text: str = "", pa
     first matching ``end`` that contains ``end_text`` to ``SCREENS/<name>.png``, measured and taken at once,
     for a state that lasts
     a moment (a headline filling in: its fragment replaces its elements as it reruns, so no element is
-    waited for). Returns False (nothing written) when an element is missing."""
+    waited for). Returns False (nothing written) when an element is missing or no screenshots are taken
+    (no ``$DPSYNTH_SCREENSHOTS``)."""
+    if SCREENS is None:
+        return False
     SCREENS.mkdir(parents=True, exist_ok=True)
     clip = page.evaluate(REGION_JS, [start, end, end_text, pad])
     if not clip:
