@@ -50,6 +50,16 @@ __all__ = [
     "AuditResult",
     "AuditEvent",
     "audit",
+    "detection_limit",
+    "planned_limit",
+    "trials_for_limit",
+    "runs_for_limit",
+    "MAX_TRIALS",
+    "HEADROOM",
+    "teaching_audit",
+    "teaching_statistics",
+    "BROKEN_PMM",
+    "PATH_STATISTIC",
     "clopper_pearson",
     "neighbouring_pair",
     "NEIGHBOUR_KINDS",
@@ -68,6 +78,13 @@ __all__ = [
 ]
 
 _OWNER = "audit"
+
+#: Most runs per dataset an audit takes.
+MAX_TRIALS = 10_000_000
+#: How far above the declared ε an audit that may raise its number of runs (``max_trials``) puts its
+#: detection limit: a violation seen through an event that has probability 1/e on one dataset and
+#: never occurs on the other is then shown (its bound is about the limit minus 1).
+HEADROOM = 1.0
 
 #: Kinds of neighbouring pairs and the relation each one belongs to.
 NEIGHBOUR_KINDS: dict[str, str] = {"add": "add_remove", "remove": "add_remove", "move": "replace"}
@@ -160,6 +177,11 @@ class AuditResult:
         Runs per dataset spent on choosing the events (0 with fixed thresholds).
     events : tuple of AuditEvent
         Every tested (event, direction) pair with its bound.
+    detection_limit : float
+        The largest ε̂ this audit could have reported (:func:`detection_limit` of its test runs and
+        tested events): it cannot see a violation above it.
+    requested_trials : int or None
+        The runs per dataset asked for, when the audit raised them (``trials`` is what ran).
     """
 
     epsilon_lower: float
@@ -176,11 +198,63 @@ class AuditResult:
     events_tested: int = 0
     selection_trials: int = 0
     events: tuple = field(default=(), repr=False)
+    detection_limit: float = math.inf
+    requested_trials: int | None = None
+
+    @property
+    def violation(self) -> bool:
+        """True when the audit caught the claim: ε̂ > declared ε."""
+        return self.epsilon_lower > self.epsilon_declared
+
+    @property
+    def decided(self) -> bool:
+        """True when the audit could have shown a violation of the declared ε: a violation was found, or
+        its detection limit is above the declared ε."""
+        return self.violation or self.detection_limit > self.epsilon_declared
 
     @property
     def passed(self) -> bool:
-        """True when the audit found no violation: ε̂ <= declared ε."""
-        return self.epsilon_lower <= self.epsilon_declared
+        """True when the audit found no violation and could have shown one (its detection limit is above
+        the declared ε). False for a violation, and for an audit that cannot decide."""
+        return self.decided and not self.violation
+
+    @property
+    def verdict(self) -> str:
+        """"violation", "no violation found", or "cannot decide" (the declared ε is at or above the
+        detection limit: no outcome of this audit could exceed it)."""
+        return "violation" if self.violation else "no violation found" if self.passed else "cannot decide"
+
+    def limit_sentence(self) -> str:
+        """What the audit can see, in plain words: its detection limit with its number of runs."""
+        return (f"this audit cannot see violations above ε ≈ {self.detection_limit:.3g} with {self.trials:,} "
+                f"releases per dataset ({self.confidence:.0%} confidence)")
+
+    def sentence(self) -> str:
+        """The verdict in plain words, with the detection limit (and, when the audit cannot decide, how
+        many releases per dataset would let it see a violation of the declared ε)."""
+        eps, lim = self.epsilon_declared, self.limit_sentence()
+        raised = (f" The audit raised its releases from {self.requested_trials:,} to {self.trials:,} per dataset to "
+                  f"see above ε = {eps:.3g}." if self.requested_trials not in (None, self.trials) else "")
+        if self.violation:
+            return (f"VIOLATION: ε̂ = {self.epsilon_lower:.3g} > declared ε = {eps:.3g} with {self.confidence:.0%} "
+                    f"confidence: the privacy claim is false.{raised}")
+        if self.passed:
+            return (f"No violation found: ε̂ = {self.epsilon_lower:.3g} ≤ declared ε = {eps:.3g}; {lim}.{raised} "
+                    f"A pass is not a proof of privacy.")
+        need = self.trials_needed(eps)
+        more = (f" Seeing one above ε = {eps:.3g} needs at least {need:,} releases per dataset." if need is not None
+                else "")
+        return (f"Cannot decide: {lim}, and the declared ε = {eps:.3g} is above that, so no result of this audit "
+                f"could show a violation (ε̂ = {self.epsilon_lower:.3g}).{more}")
+
+    def trials_needed(self, epsilon: float) -> int | None:
+        """Runs per dataset this audit (its events, selection share, α and δ) would need for a detection limit
+        above ``epsilon`` (None beyond :data:`MAX_TRIALS`)."""
+        n_test = runs_for_limit(epsilon, max(self.events_tested, 1), alpha=self.alpha, delta=self.delta)
+        if n_test is None or not self.selection_trials:
+            return n_test
+        return trials_for_limit(epsilon, alpha=self.alpha, delta=self.delta, max_events=max(self.events_tested, 1),
+                                selection=self.selection_trials / self.trials)
 
     @property
     def confidence(self) -> float:
@@ -197,10 +271,11 @@ class AuditResult:
         return lo, hi
 
     def summary(self) -> str:
-        verdict = "no violation found" if self.passed else "VIOLATION: the declared ε is too small"
+        verdict = {"violation": "VIOLATION: the declared ε is too small"}.get(self.verdict, self.verdict)
         event = "" if self.best_event is None else f"; best event {self.best_event.describe()}"
         return (f"ε̂ = {self.epsilon_lower:.4g} vs declared ε = {self.epsilon_declared:.4g} (δ = {self.delta:.3g}), "
-                f"{self.confidence:.0%} confidence, {self.trials} trials per dataset: {verdict}{event}")
+                f"{self.confidence:.0%} confidence, {self.trials} trials per dataset, detection limit "
+                f"{self.detection_limit:.4g}: {verdict}{event}")
 
     def to_dict(self) -> dict:
         return {
@@ -208,8 +283,11 @@ class AuditResult:
             "epsilon_declared": self.epsilon_declared,
             "delta": self.delta,
             "passed": self.passed,
+            "verdict": self.verdict,
+            "detection_limit": self.detection_limit,
             "alpha": self.alpha,
             "trials": self.trials,
+            "requested_trials": self.requested_trials,
             "selection_trials": self.selection_trials,
             "events_tested": self.events_tested,
             "best_event": None if self.best_event is None else self.best_event.to_dict(),
@@ -304,7 +382,7 @@ def _histograms(sD: np.ndarray, sP: np.ndarray, bins: Any):
 
 def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, trials: int, epsilon: float,
           delta: float = 0.0, rng: Any = None, alpha: float = 0.05, bins: Any = None, thresholds: Any = None,
-          selection: float = 0.25, max_events: int = 4, max_thresholds: int = 64,
+          selection: float = 0.25, max_events: int = 4, max_thresholds: int = 64, max_trials: int | None = None,
           progress: Callable[[float, str], None] | None = None) -> AuditResult:
     """Empirical lower bound ε̂ on the privacy loss of ``mechanism`` on the pair (D, D').
 
@@ -313,7 +391,9 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
 
     over the K tested (event, direction) pairs, each event a threshold event on the statistic,
     CP the one-sided Clopper–Pearson bounds. With probability at least 1 - α every bound used holds
-    at once, so ε̂ <= ε for any (ε, δ)-DP mechanism (see the module docstring).
+    at once, so ε̂ <= ε for any (ε, δ)-DP mechanism (see the module docstring). No outcome of N test
+    runs can exceed the audit's detection limit (:func:`detection_limit`); when it is not above the
+    declared ε the result says the audit cannot decide (``verdict``), never that the mechanism is fine.
 
     Parameters
     ----------
@@ -326,10 +406,8 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
         A scalar of the release's public part (never ``release.owner``); helpers below.
     trials : int in [20, 10^7]
         Runs per dataset.
-    epsilon : float in [0, inf)
-        The declared ε (what is being audited).
-    delta : float in [0, 1)
-        The declared δ.
+    epsilon : float in [0, inf); delta : float in [0, 1)
+        The declared ε and δ (what is being audited).
     rng : numpy Generator, int or None
     alpha : float in (0, 1)
         Error probability of the lower bound (confidence 1 - α).
@@ -345,6 +423,11 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
         Number of best-ranked (event, direction) pairs tested after selection.
     max_thresholds : int in [1, 10^4]
         At most this many candidate thresholds (distinct values, else quantiles of the selection runs).
+    max_trials : int in [trials, 10^7] or None
+        A bounded cost for raising the number of runs: when the detection limit of ``trials`` runs is
+        below the declared ε plus :data:`HEADROOM`, the audit runs the fewest trials that reach it
+        (:func:`trials_for_limit`) if they are at most ``max_trials``; otherwise it runs ``trials`` and
+        its verdict says what it can and cannot see. None: never raised.
     progress : callable ``(fraction, message)`` or None
         Called after every run.
 
@@ -352,11 +435,53 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
     -------
     AuditResult
     """
+    args = _audit_args(mechanism, D, D_prime, statistic, trials, epsilon, delta, rng, alpha, selection, max_events,
+                       max_thresholds, max_trials, thresholds, progress)
+    n_trials = _planned_trials(args)
+    children = args.gen.spawn(2 * n_trials)
+    total = 2 * n_trials
+    sD = _collect(mechanism, args.D, children[:n_trials], statistic, progress, 0, total)
+    sP = _collect(mechanism, args.D_prime, children[n_trials:], statistic, progress, n_trials, total)
+    K, tested, n_selection = _select_and_test(sD, sP, args)
+    events = tuple(AuditEvent(*r) for r in tested)
+    best = max(events, key=lambda e: e.epsilon_lower)
+    eps_hat = best.epsilon_lower
+    if not eps_hat > 0:
+        eps_hat, best = 0.0, None
+    hD, hP, edges = _histograms(sD, sP, bins)
+    return AuditResult(epsilon_lower=float(eps_hat), epsilon_declared=args.epsilon, delta=args.delta, best_event=best,
+                       trials=n_trials, samples_D=sD, samples_D_prime=sP, hist_D=hD, hist_D_prime=hP,
+                       bin_edges=edges, alpha=args.alpha, events_tested=K, selection_trials=n_selection, events=events,
+                       detection_limit=detection_limit(n_trials - n_selection, K, alpha=args.alpha, delta=args.delta),
+                       requested_trials=args.trials if n_trials != args.trials else None)
+
+
+@dataclass(frozen=True)
+class _AuditArgs:
+    """The checked arguments of :func:`audit`."""
+
+    D: np.ndarray
+    D_prime: np.ndarray
+    trials: int
+    epsilon: float
+    delta: float
+    alpha: float
+    gen: np.random.Generator
+    selection: float
+    max_events: int
+    max_thresholds: int
+    max_trials: int | None
+    fixed: np.ndarray | None
+
+
+def _audit_args(mechanism, D, D_prime, statistic, trials, epsilon, delta, rng, alpha, selection, max_events,
+                max_thresholds, max_trials, thresholds, progress) -> _AuditArgs:
+    """Every argument of :func:`audit` checked, in the order the messages are expected."""
     if not callable(mechanism):
         raise param_error(_OWNER, "mechanism", "a callable (X, rng) -> Release", mechanism, kind=TypeError)
     if not callable(statistic):
         raise param_error(_OWNER, "statistic", "a callable Release -> float", statistic, kind=TypeError)
-    n_trials = check_int(trials, "trials", _OWNER, low=20, high=10_000_000)
+    n_trials = check_int(trials, "trials", _OWNER, low=20, high=MAX_TRIALS)
     eps = check_float(epsilon, "epsilon", _OWNER, low=0.0)
     dlt = check_float(delta, "delta", _OWNER, low=0.0, high=1.0, high_open=True)
     a = check_float(alpha, "alpha", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -364,6 +489,7 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
     sel = check_float(selection, "selection", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
     k_max = check_int(max_events, "max_events", _OWNER, low=1, high=1000)
     t_max = check_int(max_thresholds, "max_thresholds", _OWNER, low=1, high=10_000)
+    cap = None if max_trials is None else check_int(max_trials, "max_trials", _OWNER, low=n_trials, high=MAX_TRIALS)
     if progress is not None and not callable(progress):
         raise param_error(_OWNER, "progress", "None or a callable (fraction, message)", progress, kind=TypeError)
     fixed = None
@@ -378,46 +504,128 @@ def audit(mechanism: Callable, D: Any, D_prime: Any, *, statistic: Callable, tri
     X1 = check_points(D_prime, "D_prime", _OWNER, min_rows=0)
     if X0.shape[1] != X1.shape[1]:
         raise param_error(_OWNER, "D_prime", f"an array with {X0.shape[1]} columns like D", X1)
+    if fixed is None and n_trials - _selection_runs(n_trials, sel) < 10:
+        raise param_error(_OWNER, "selection", f"small enough to leave at least 10 test trials of {n_trials}",
+                          selection)
+    return _AuditArgs(X0, X1, n_trials, eps, dlt, a, gen, sel, k_max, t_max, cap, fixed)
 
-    children = gen.spawn(2 * n_trials)
-    total = 2 * n_trials
-    sD = _collect(mechanism, X0, children[:n_trials], statistic, progress, 0, total)
-    sP = _collect(mechanism, X1, children[n_trials:], statistic, progress, n_trials, total)
 
-    if fixed is None:
-        n_sel = max(1, int(round(sel * n_trials)))
-        if n_trials - n_sel < 10:
-            raise param_error(_OWNER, "selection", f"small enough to leave at least 10 test trials of {n_trials}",
-                              selection)
-        selD, testD = sD[:n_sel], sD[n_sel:]
-        selP, testP = sP[:n_sel], sP[n_sel:]
-        cand = _candidate_thresholds(np.concatenate([selD, selP]), t_max)
-        # Rank on the selection runs at the level the test will use, so the ranking reflects power.
-        rows = _event_bounds(selD, selP, cand, a / (2 * k_max), dlt)
-        order = sorted(range(len(rows)), key=lambda i: (-rows[i][7], -(rows[i][5] - rows[i][6])))
-        chosen = [rows[i][:3] for i in order[:k_max]]
-        K = len(chosen)
-        level = a / (2 * K)
-        tested = []
-        for kind, t, direction in chosen:
-            for r in _event_bounds(testD, testP, np.array([t]), level, dlt):
-                if r[0] == kind and r[2] == direction:
-                    tested.append(r)
-        n_selection = n_sel
+def _selection_runs(trials: int, selection: float) -> int:
+    """Runs per dataset that only choose the events (the rest test them)."""
+    return max(1, int(round(selection * trials)))
+
+
+def _planned_trials(args: _AuditArgs) -> int:
+    """``trials``, or with ``max_trials`` the fewest runs whose detection limit is the declared ε plus
+    :data:`HEADROOM`, when the requested ones fall short and the raise stays within ``max_trials``."""
+    kw = dict(alpha=args.alpha, delta=args.delta, selection=args.selection, max_events=args.max_events,
+              thresholds=args.fixed)
+    target = args.epsilon + HEADROOM
+    if args.max_trials is None or planned_limit(args.trials, **kw) >= target:
+        return args.trials
+    needed = trials_for_limit(target, **kw)
+    return needed if needed is not None and args.trials < needed <= args.max_trials else args.trials
+
+
+def _select_and_test(sD: np.ndarray, sP: np.ndarray, args: _AuditArgs) -> tuple[int, list, int]:
+    """Choose the events on the selection runs and bound them on the test runs (or test the fixed
+    thresholds on every run). Returns (K, the tested rows of :func:`_event_bounds`, selection runs)."""
+    a, dlt = args.alpha, args.delta
+    if args.fixed is not None:
+        K = 4 * args.fixed.size  # two kinds x two directions per threshold
+        return K, _event_bounds(sD, sP, args.fixed, a / (2 * K), dlt), 0
+    n_sel = _selection_runs(sD.size, args.selection)
+    selD, testD = sD[:n_sel], sD[n_sel:]
+    selP, testP = sP[:n_sel], sP[n_sel:]
+    cand = _candidate_thresholds(np.concatenate([selD, selP]), args.max_thresholds)
+    # Rank on the selection runs at the level the test will use, so the ranking reflects power.
+    rows = _event_bounds(selD, selP, cand, a / (2 * args.max_events), dlt)
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i][7], -(rows[i][5] - rows[i][6])))
+    chosen = [rows[i][:3] for i in order[:args.max_events]]
+    K = len(chosen)
+    tested = []
+    for kind, t, direction in chosen:
+        for r in _event_bounds(testD, testP, np.array([t]), a / (2 * K), dlt):
+            if r[0] == kind and r[2] == direction:
+                tested.append(r)
+    return K, tested, n_sel
+
+
+# ------------------------------------------------------------------------- the detection limit
+def detection_limit(test_trials: int, events: int, *, alpha: float = 0.05, delta: float = 0.0) -> float:
+    """The largest ε̂ an audit with ``test_trials`` test runs per dataset and ``events`` tested (event,
+    direction) pairs can report: violations above it are invisible to it.
+
+    .. math:: \\bar\\varepsilon = \\log\\frac{\\mathrm{CP}^{lo}_\\beta(N; N) - \\delta}{\\mathrm{CP}^{hi}_\\beta(0; N)}
+              = \\log\\frac{\\beta^{1/N} - \\delta}{1 - \\beta^{1/N}}, \\qquad \\beta = \\frac{\\alpha}{2K}
+
+    The bound of an event grows with its count on one dataset and falls with its count on the other,
+    so the largest is an event seen in every test run on one dataset and in none on the other,
+    computed here with the audit's own :func:`clopper_pearson` (0 when even that gives no positive
+    bound). With 750 test runs (1,000 trials, a quarter for selection), 4 events and α = 0.05 it is
+    about 4.99.
+    """
+    owner = "detection_limit"
+    N = check_int(test_trials, "test_trials", owner, low=1, high=MAX_TRIALS)
+    K = check_int(events, "events", owner, low=1)
+    a = check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_open=True, high_open=True)
+    dlt = check_float(delta, "delta", owner, low=0.0, high=1.0, high_open=True)
+    level = a / (2 * K)
+    top = float(clopper_pearson(N, N, level, "lower")) - dlt
+    bottom = float(clopper_pearson(0, N, level, "upper"))
+    return math.log(top / bottom) if top > 0 and top > bottom else 0.0
+
+
+def planned_limit(trials: int, *, alpha: float = 0.05, delta: float = 0.0, selection: float = 0.25,
+                  max_events: int = 4, thresholds: Any = None) -> float:
+    """The detection limit :func:`audit` will have with these settings, before running: its test runs
+    (``trials`` minus the selection runs, or all with fixed ``thresholds``) and its events (``max_events``,
+    at most; fewer tested events only raise the limit, which the result reports exactly)."""
+    if thresholds is not None:
+        return detection_limit(trials, 4 * np.unique(np.asarray(thresholds, dtype=float)).size, alpha=alpha,
+                               delta=delta)
+    return detection_limit(trials - _selection_runs(trials, selection), max_events, alpha=alpha, delta=delta)
+
+
+def trials_for_limit(target: float, *, alpha: float = 0.05, delta: float = 0.0, selection: float = 0.25,
+                     max_events: int = 4, thresholds: Any = None) -> int | None:
+    """The fewest trials per dataset (at least 20) whose :func:`planned_limit` exceeds ``target``; None
+    beyond :data:`MAX_TRIALS`. The test runs come from the closed form of :func:`detection_limit`, then the
+    selection runs are added."""
+    t = check_float(target, "target", "trials_for_limit", low=0.0)
+    fixed = thresholds is not None
+    K = 4 * np.unique(np.asarray(thresholds, dtype=float)).size if fixed else max_events
+    n_test = runs_for_limit(t, K, alpha=alpha, delta=delta)
+    if n_test is None:
+        return None
+    if fixed:
+        trials = max(20, n_test)
     else:
-        K = 4 * fixed.size  # two kinds x two directions per threshold
-        tested = _event_bounds(sD, sP, fixed, a / (2 * K), dlt)
-        n_selection = 0
+        trials = max(20, math.ceil(n_test / (1.0 - selection)))
+        while trials - _selection_runs(trials, selection) < n_test:
+            trials += 1
+        while trials > 20 and (trials - 1) - _selection_runs(trials - 1, selection) >= n_test:
+            trials -= 1
+    return trials if trials <= MAX_TRIALS else None
 
-    events = tuple(AuditEvent(*r) for r in tested)
-    best = max(events, key=lambda e: e.epsilon_lower)
-    eps_hat = best.epsilon_lower
-    if not eps_hat > 0:
-        eps_hat, best = 0.0, None
-    hD, hP, edges = _histograms(sD, sP, bins)
-    return AuditResult(epsilon_lower=float(eps_hat), epsilon_declared=eps, delta=dlt, best_event=best,
-                       trials=n_trials, samples_D=sD, samples_D_prime=sP, hist_D=hD, hist_D_prime=hP,
-                       bin_edges=edges, alpha=a, events_tested=K, selection_trials=n_selection, events=events)
+
+def runs_for_limit(target: float, events: int, *, alpha: float = 0.05, delta: float = 0.0) -> int | None:
+    """The fewest test runs N whose :func:`detection_limit` with ``events`` tested events exceeds
+    ``target`` (None beyond :data:`MAX_TRIALS`): :math:`\\beta^{1/N} > x = (e^{t} + \\delta)/(e^{t} + 1)`,
+    i.e. :math:`N > \\log\\beta / \\log x`, checked against :func:`detection_limit` itself."""
+    level = alpha / (2 * events)
+    e = math.exp(min(float(target), 700.0))
+    x = (e + delta) / (e + 1.0)
+    if x >= 1.0:
+        return None
+    n = max(1, math.ceil(math.log(level) / math.log(x)))
+    if n > MAX_TRIALS:
+        return None
+    while n <= MAX_TRIALS and detection_limit(n, events, alpha=alpha, delta=delta) <= target:
+        n += 1
+    while n > 1 and detection_limit(n - 1, events, alpha=alpha, delta=delta) > target:
+        n -= 1
+    return n if n <= MAX_TRIALS else None
 
 
 # ------------------------------------------------------------------------- neighbouring pairs
@@ -585,6 +793,58 @@ def tree_path_statistic(D: Any, D_prime: Any, domain: Any, probe: Any) -> Callab
     if not cells:
         raise param_error(owner, "D_prime", "a dataset whose tree differs from D's", "the same counts")
     return count_shift("noisy_counts", cells, base, sign, weight)
+
+
+# ------------------------------------------------------------------------- a teaching audit
+#: A deliberately broken mechanism for teaching: PMM run with 2ε while it claims ε (half the noise).
+BROKEN_PMM = "broken_pmm"
+#: Its name for people.
+BROKEN_PMM_TITLE = "A broken PMM: half the noise (spends 2ε, claims ε)"
+#: The most powerful statistic for a partition tree: :func:`tree_path_statistic`.
+PATH_STATISTIC = "noisy counts along the record's path (most power)"
+
+
+def teaching_statistics(mechanism: str) -> tuple[str, ...]:
+    """The statistics :func:`teaching_audit` offers for ``mechanism``: the tree's path statistic first for
+    PMM (and the broken PMM), then :data:`STATISTICS`."""
+    return ((PATH_STATISTIC,) if mechanism in ("pmm", BROKEN_PMM) else ()) + STATISTICS
+
+
+def teaching_audit(X: Any, domain: Any, mechanism: str, *, kind: str, point: Sequence[float], epsilon: float,
+                   delta: float = 0.0, neighbours: str = "add_remove", statistic: str | None = None, rows: int = 100,
+                   trials: int = 1000, max_trials: int | None = None, half_width: float = 1 / 16, rng: Any = None,
+                   progress: Callable[[float, str], None] | None = None) -> AuditResult:
+    """An audit in one call, as the dashboard's Audit page runs it: a pair around a chosen record, a
+    registered mechanism (or :data:`BROKEN_PMM`) at the privacy settings, a statistic by name, the audit.
+
+    D is ``rows`` rows of X and D' adds, removes or moves one record at ``point`` (:func:`pair_near`); the
+    declared ε is the one the release guarantees for that pair (:func:`pair_epsilon`: 2ε for a move under
+    add/remove); the broken PMM runs with twice the ε it claims. With :data:`PATH_STATISTIC` the tree has
+    one level and a public size (the test with the most power), its cells read from a probe release of the
+    honest PMM. ``delta`` is used when the mechanism needs one; ``max_trials`` lets the audit raise its
+    runs so that its detection limit is above the declared ε (:func:`audit`). Returns the
+    :class:`AuditResult`, whose :meth:`AuditResult.sentence` says the verdict and the detection limit.
+    """
+    owner = "teaching_audit"
+    specs = load_all()
+    name = check_choice(mechanism, "mechanism", owner, tuple(sorted(specs)) + (BROKEN_PMM,))
+    stat_name = check_choice(statistic or teaching_statistics(name)[0], "statistic", owner, teaching_statistics(name))
+    declared, _ = pair_epsilon(kind, neighbours, epsilon)
+    base = "pmm" if name == BROKEN_PMM else name
+    spec = specs[base]
+    dlt = float(delta) if spec.needs_delta else 0.0
+    D, D2 = pair_near(X, domain, kind, point, n=rows, rng=rng)
+    params = {"depth": 1, "n_public": len(D)} if stat_name == PATH_STATISTIC else {}
+    run_eps = 2.0 * float(epsilon) if name == BROKEN_PMM else float(epsilon)
+    bound = bind(base, epsilon=run_eps, delta=dlt if spec.needs_delta else None, neighbours=neighbours,
+                 params=params)
+    if stat_name == PATH_STATISTIC:
+        probe = bind("pmm", epsilon=epsilon, neighbours=neighbours, params=params)(D, domain, rng=0)
+        stat = tree_path_statistic(D, D2, domain, probe)
+    else:
+        stat = statistic_named(stat_name, point, domain, half_width)
+    return audit(lambda Z, g: bound(Z, domain, rng=g), D, D2, statistic=stat, trials=trials, epsilon=declared,
+                 delta=dlt, rng=rng, max_trials=max_trials, progress=progress)
 
 
 # --------------------------------------------------------------------------------- statistics
