@@ -175,6 +175,7 @@ LESSONS: dict[str, Lesson] = {
         "Private Evolution starts from a cloud of points that knows nothing about the data and, step by step, "
         "lets the real points vote with noise for the nearest candidates; the cloud moves towards the data.",
         ("Press **Play** on the iterations picture.",
+         "Switch on **Show W1 after each iteration** (owner view, computed on request).",
          "Choose the start **origin** (a single point in the corner) and watch the cloud travel to the data."),
         ("The cloud moves to the data within a few iterations and W1 drops (the W1 picture, owner view): the "
          "first iterations bring a small cloud near the data on a small share of the budget, the last one, with "
@@ -184,8 +185,8 @@ LESSONS: dict[str, Lesson] = {
         ("Why does Private Evolution need δ > 0 while PMM does not?",
          "What limits how close the cloud can get to the data?"),
         ("GFR25",),
-        mixed_try=("Choose the start **one corner (the origin)** and read *W1 after each iteration*: the cloud "
-                   "starts far from the data and W1 drops as it moves.",
+        mixed_try=("Switch on **Show W1 after each iteration**, choose the start **one corner (the origin)** and "
+                   "read *W1 after each iteration*: the cloud starts far from the data and W1 drops as it moves.",
                    "On a table with categorical columns, like this one, the iterations picture (with its **Play** "
                    "button) is not drawn: it draws numeric rows. Load a table of numbers on the *Data and bounds* "
                    "page to watch the cloud travel to the data."),
@@ -229,11 +230,19 @@ LESSONS: dict[str, Lesson] = {
     "audit": Lesson(
         "Checking the privacy claim",
         "Run a mechanism many times on two datasets that differ in one record and compare the outputs. If one "
-        "output is much more likely on one dataset than on the other, the privacy claim is false.",
-        ("Audit PMM: the lower bound ε̂ stays below the declared ε.",
-         "Choose **a broken PMM (half the noise)** and audit again."),
-        ("The broken mechanism is caught: its ε̂ exceeds the ε it claims.",),
-        ("An audit that passes does not prove privacy. What does it show, and what would?",),
+        "output is much more likely on one dataset than on the other, the privacy claim is false. A finite number "
+        "of runs can only show so much: the audit's **detection limit** is the largest ε̂ it could report.",
+        ("Audit PMM: the lower bound ε̂ stays below the declared ε; the detection limit beside it says how high ε̂ "
+         "could have gone with this many releases.",
+         "Choose **a broken PMM (half the noise)** and audit again at ε = 1.",
+         "Set ε = 5, then ε = 10 in the sidebar and audit the broken PMM again; read the detection limit."),
+        ("At ε = 1 the broken mechanism is caught: its ε̂ (about 1.7) exceeds the ε it claims.",
+         "With 1,000 releases per dataset no audit can report ε̂ above about 5 (its detection limit). At ε = 5 the "
+         "audit raises its releases (to about 2,700) so that it can see above 5, and catches the broken PMM again. "
+         "At ε = 10 it would need about 150,000: it says plainly that it cannot decide, instead of calling the "
+         "mechanism fine."),
+        ("An audit that passes does not prove privacy. What does it show, and what would?",
+         "Why can 1,000 releases never show an ε̂ above about 5?"),
     ),
     "glossary": Lesson(
         "Glossary and papers",
