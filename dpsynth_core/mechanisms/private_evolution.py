@@ -74,9 +74,14 @@ import numpy as np
 from .. import limits
 from ..domain import Domain
 from ..evolution import (
+    COSTS,
+    INTERACTIVE_MAX_ITERATIONS,
+    INTERACTIVE_MAX_LEVELS,
+    INTERACTIVE_MAX_SYNTHETIC,
     METRICS,
     N_SYNTHETIC_DEFAULT_CAP,
     REFINE_FINAL_SHARE,
+    REFINE_GRID,
     REFINE_LEVELS,
     REGIONS,
     SCHEDULES,
@@ -101,6 +106,8 @@ from ..evolution import (
     project_into_region,
     refine_iterations,
     region_diameter,
+    snap_to_grid,
+    spread_in_cells,
     theorem_4_1_rate,
     threshold_weights,
     uniform_in_region,
@@ -152,6 +159,9 @@ RELEASES: tuple[str, ...] = ("histogram", "samples")
 
 #: Largest number of private x synthetic pairs for which the owner-side W1 is computed exactly.
 W1_EXACT_PAIRS = 4_000_000
+#: Largest side (private or synthetic points) for which the owner-side W1 beyond W1_EXACT_PAIRS is the exact
+#: sparse method rather than a subsample's.
+W1_SPARSE_MAX_POINTS = 20_000
 #: Trace keeps every iteration's variations and histograms while they fit in this many float64 values.
 TRACE_MAX_VALUES = 8_000_000
 _STUDY = "the defaults study in docs/private-evolution.md"
@@ -182,9 +192,11 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str | MixedMetric, diag_rng:
     """W1(private, synthetic) in unit-cube coordinates and the release's metric (owner-side); the
     synthetic side is the points S, or the measure with ``weights`` on them.
 
-    Exact (POT network simplex, dual-certified) up to :data:`W1_EXACT_PAIRS` pairs; beyond that the
-    same exact solver on a random subsample of the private points, labelled as an estimate (the
-    transport module's certified "sparse" method is far slower at 10^5 x 2000 points in l2).
+    Exact (POT network simplex, dual-certified) up to :data:`W1_EXACT_PAIRS` pairs; beyond that, on a numeric
+    table with both sides within :data:`W1_SPARSE_MAX_POINTS` points, the transport module's exact sparse
+    method (certified over all pairs: the release spread over its cells has as many distinct points as the
+    data); otherwise the same exact solver on a random subsample of the private points, labelled as an
+    estimate (the sparse method is far slower at 10^5 x 2000 points in l2).
     """
     if weights is not None:
         keep = weights > 0
@@ -196,6 +208,10 @@ def _owner_w1(U: np.ndarray, S: np.ndarray, metric: str | MixedMetric, diag_rng:
         if isinstance(metric, MixedMetric):
             return value, "exact (POT emd on the mixed cost matrix)" if cert else "POT emd (did not converge)"
         return value, "exact (POT emd, dual-certified)" if cert else "exact (POT emd, certificate failed)"
+    if not isinstance(metric, MixedMetric) and max(U.shape[0], S.shape[0]) <= W1_SPARSE_MAX_POINTS:
+        res = wasserstein1(U, S, metric=metric, method="sparse", weights_y=weights, return_result=True)
+        return float(res.value), ("exact (sparse transshipment, certified)" if res.exact else
+                                  f"certified bracket [{res.lower:.4g}, {res.upper:.4g}] (its upper end)")
     k = max(1, W1_EXACT_PAIRS // max(1, S.shape[0]))
     sub = U[diag_rng.choice(U.shape[0], size=min(k, U.shape[0]), replace=False)]
     value, _, _ = _w1_exact(sub, S, metric, weights)
@@ -248,6 +264,11 @@ class PEConfig(Config):
     refine_levels: int | None = param(
         "int", None, "How many of the finest Eq. (1) scales the last iteration uses ('refine' only). Default "
         f"min(L, {REFINE_LEVELS}) (" + _STUDY + ").", low=1, high=64, advanced=True)
+    final_grid: float | None = param(
+        "float", None, "'refine' only: the last iteration votes on the cells of a grid of this side, in multiples of "
+        "its finest variation scale, that its variations fall in, and the release spreads each cell's points over "
+        f"it; 0 = on the variations themselves. Default {REFINE_GRID:g} (docs/private-evolution.md).", low=0.0,
+        high=100.0, advanced=True)
     release: str = param(
         "choice", "histogram", "What is released: 'histogram' = n_release points rounded from the last privatised "
         "histogram (post-processing of Algorithm 2, line 8); 'samples' = S_T, the n_s points sampled from it "
@@ -287,7 +308,12 @@ class PEConfig(Config):
         "bool", False, "Allow the teaching starts that read the private data (the release is then NOT DP).",
         advanced=True)
     track_w1: bool = param(
-        "bool", True, "Owner-side W1 to the private data after every iteration (for the iterations view).",
+        "bool", False, "Owner-side W1 to the private data after every iteration (for the iterations view; most of "
+        "a run's time when on).", advanced=True)
+    cost: str = param(
+        "choice", "full", "Cost of the run: 'full' = the rules above; 'interactive' = at most "
+        f"{INTERACTIVE_MAX_ITERATIONS} iterations, {INTERACTIVE_MAX_SYNTHETIC} synthetic points and "
+        f"{INTERACTIVE_MAX_LEVELS} variation scales, at every ε (public caps; the dashboard's page).", choices=COSTS,
         advanced=True)
     variation_scales: Any = param(
         "float", None, "The σ_l of Eq. (1) in unit-cube coordinates instead of α: one float, or (Python API) a "
@@ -319,14 +345,31 @@ class PEConfig(Config):
         if self.schedule == "paper" and self.final_share is not None:
             raise param_error(owner, "final_share", "None with schedule='paper' (every iteration gets 1/T)",
                               self.final_share)
+        if self.schedule == "paper" and self.final_grid is not None:
+            raise param_error(owner, "final_grid", "None with schedule='paper' (the last iteration votes on its "
+                              "variations)", self.final_grid)
         if self.schedule == "paper" and self.refine_levels is not None:
             raise param_error(owner, "refine_levels", "None with schedule='paper' (every iteration uses every "
                               "scale)", self.refine_levels)
+        if self.cost == "interactive":
+            self._check_interactive(owner)
         if self.n_release is not None:
             if self.release == "samples":
                 raise param_error(owner, "n_release", "None with release='samples' (the release is S_T, "
                                   "n_synthetic points)", self.n_release)
             limits.check_rows(self.n_release, domain.d, owner=owner)
+
+
+    def _check_interactive(self, owner: str) -> None:
+        """cost='interactive': the values given must be within its caps (the defaults are capped in the plan)."""
+        why = "with cost='interactive' (pass cost='full' for more)"
+        if self.iterations is not None and self.iterations > INTERACTIVE_MAX_ITERATIONS:
+            raise param_error(owner, "iterations", f"at most {INTERACTIVE_MAX_ITERATIONS} {why}", self.iterations)
+        if self.n_synthetic is not None and self.n_synthetic > INTERACTIVE_MAX_SYNTHETIC:
+            raise param_error(owner, "n_synthetic", f"at most {INTERACTIVE_MAX_SYNTHETIC} {why}", self.n_synthetic)
+        if self.variation_scales is not None and np.size(self.variation_scales) > INTERACTIVE_MAX_LEVELS:
+            raise param_error(owner, "variation_scales", f"at most {INTERACTIVE_MAX_LEVELS} scales {why}",
+                              f"{np.size(self.variation_scales)} scales")
 
 
 @dataclass(frozen=True)
@@ -486,6 +529,7 @@ class _Plan:
     laplace_scales: tuple[float, ...] | None
     norm: str  # the resolved vote metric ("l2", "l1", "linf"; on the numeric part of a mixed table)
     metric: str | MixedMetric  # what the votes, the projection and the owner's W1 measure with
+    grid_side: float | None = None  # the last iteration's grid (unit cube), None: it votes on its variations
 
     @property
     def iterations(self) -> int:
@@ -527,19 +571,15 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
     n_used = None if size is None else size.n
     eps = p.epsilon - ledger.epsilon
     refine = cfg.schedule == "refine"
+    interactive = cfg.cost == "interactive"
     T = cfg.iterations
     if T is None:
         T = refine_iterations(n_used, eps) if refine else default_iterations(n_used, eps)
+        T = min(T, INTERACTIVE_MAX_ITERATIONS) if interactive else T
     shares = budget_shares(T, cfg.schedule, cfg.final_share)
     sigmas = iteration_sigmas(eps, p.delta, p.neighbours, shares)
     diameter = metric.diameter(cfg.region) if p.domain.is_mixed else region_diameter(cfg.region, d, norm)
-    alpha_used = None
-    if cfg.variation_scales is not None:
-        scales = np.asarray(cfg.variation_scales, dtype=np.float64)
-    else:
-        # Theorem 4.1's α = D σ^{1/max(d,2)} with the noise of the iteration that makes the release
-        alpha_used = cfg.alpha if cfg.alpha is not None else default_alpha(sigmas[-1] / n_used, diameter, d)
-        scales = variation_scales_eq1(min(alpha_used, diameter), diameter, d)
+    alpha_used, scales = _scales(cfg, None if n_used is None else sigmas[-1] / n_used, diameter, d)
     L = int(scales.size)
     final_scales = scales[:min(L, cfg.refine_levels or REFINE_LEVELS)] if refine else scales
     # Theorem 4.1's n_s with the noise of the iterations that move the cloud (all but the last under refine),
@@ -548,6 +588,7 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
     if n_s is None:
         n_s = default_n_synthetic(sigmas[0] / n_used, L, d)
         n_s = min(n_s, max(1, n_used)) if refine else n_s
+        n_s = min(n_s, INTERACTIVE_MAX_SYNTHETIC) if interactive else n_s
     _check_candidates(T, n_s, L, p.domain.d, cfg)
     n_out, cap = None, None
     if cfg.release == "histogram":
@@ -555,8 +596,28 @@ def _plan(p: Prepared[PEConfig], ledger: Ledger) -> _Plan:
         if n_out is None:  # the public or DP size: capping it is post-processing
             n_out, cap = limits.cap_rows(size.n, source=f"n from {size.source}", d=p.domain.d)
     lap, thr = _thresholds(p, eps, shares, n_used)
+    factor = (REFINE_GRID if cfg.final_grid is None else cfg.final_grid) if refine else 0.0
+    side = None if factor <= 0 else 1.0 / max(1, math.ceil(1.0 / (factor * float(final_scales[0])) - 1e-12))
     return _Plan(size, eps, shares, sigmas, scales, final_scales, alpha_used, n_s, n_out, cap, diameter,
-                 pe_l2_sensitivity(p.neighbours), thr, lap, norm, metric)
+                 pe_l2_sensitivity(p.neighbours), thr, lap, norm, metric, side)
+
+
+def _scales(cfg: PEConfig, sigma_normalised: float | None, diameter: float, d: int) -> tuple[float | None, np.ndarray]:
+    """α (None when ``variation_scales`` are given) and the Eq. (1) scales. The default α is Theorem 4.1's
+    D σ^{1/max(d,2)} with the noise σ of the iteration that makes the release; with cost='interactive' it is
+    at least D 2^-L_max, so that there are at most :data:`INTERACTIVE_MAX_LEVELS` scales (an α given smaller
+    is refused)."""
+    if cfg.variation_scales is not None:
+        return None, np.asarray(cfg.variation_scales, dtype=np.float64)
+    alpha = cfg.alpha if cfg.alpha is not None else default_alpha(sigma_normalised, diameter, d)
+    if cfg.cost == "interactive":
+        floor = diameter * 2.0 ** -INTERACTIVE_MAX_LEVELS
+        if cfg.alpha is not None and cfg.alpha < floor:
+            raise param_error(OWNER, "alpha", f"at least D 2^-{INTERACTIVE_MAX_LEVELS} = {floor:.4g} with "
+                              "cost='interactive' (at most that many variation scales; pass cost='full' for more)",
+                              cfg.alpha)
+        alpha = max(alpha, floor)
+    return alpha, variation_scales_eq1(min(alpha, diameter), diameter, d)
 
 
 def _check_candidates(T: int, n_s: int, L: int, d: int, cfg: PEConfig) -> None:
@@ -667,7 +728,7 @@ class _Run:
     S: np.ndarray
     keep_all: bool
     released: np.ndarray | None = None
-    measure: tuple | None = None  # (V, weights) of the last iteration that kept votes
+    measure: tuple | None = None  # (V, weights, on grid cells?) of the last iteration that kept votes
     synthetic: list = field(default_factory=list)
     variations: list = field(default_factory=list)
     noisy: list = field(default_factory=list)
@@ -704,11 +765,11 @@ def _evolve(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, U_owner, to_dom) 
     for t in range(1, T + 1):
         V, counts, noisy, weights = _iteration(p, plan, run.S, t)
         if weights is not None:  # else every vote was removed: no information, keep S_{t-1} (post-processing)
-            run.measure = (V, weights)
+            run.measure = (V, weights, t == T and plan.grid_side is not None)
             if t < T or cfg.release == "samples":
                 run.S = V[p.rng.choice(V.shape[0], size=plan.n_synthetic, p=weights)]
         if t == T and cfg.release == "histogram":
-            run.released = _round_measure(run, plan.n_release)
+            run.released = _round_measure(run, plan, p)
         run.record(t == T, to_dom, V, counts, noisy, weights)
         w1.after(t == T, V, weights)
     if run.released is None:
@@ -716,13 +777,18 @@ def _evolve(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, U_owner, to_dom) 
     return run
 
 
-def _round_measure(run: _Run, m: int) -> np.ndarray:
-    """The release of ``release="histogram"``: m points, ``largest_remainder`` counts of the last
-    privatised histogram μ'_T on its variations (or of the last one that kept votes; the current cloud
-    when none did). A function of the privatised votes and public randomness: post-processing."""
-    V, weights = run.measure if run.measure is not None else (run.S, np.ones(run.S.shape[0]))
-    counts = largest_remainder(weights, m)
-    return np.repeat(V, counts, axis=0)
+def _round_measure(run: _Run, plan: _Plan, p: Prepared[PEConfig]) -> np.ndarray:
+    """The release of ``release="histogram"``: n_release points, ``largest_remainder`` counts of the last
+    privatised histogram μ'_T on its candidates (or of the last one that kept votes; the current cloud when
+    none did); when the last iteration voted on grid cells, each point is placed uniformly in its cell. A
+    function of the privatised votes and public randomness: post-processing."""
+    V, weights, cells = run.measure if run.measure is not None else (run.S, np.ones(run.S.shape[0]), False)
+    counts = largest_remainder(weights, plan.n_release)
+    points = np.repeat(V, counts, axis=0)
+    if not cells:
+        return points
+    num = p.domain.numeric_index if p.domain.is_mixed else None
+    return spread_in_cells(points, plan.grid_side, p.rng, p.config.region, num)
 
 
 class _W1Tracker:
@@ -760,6 +826,12 @@ def _iteration(p: Prepared[PEConfig], plan: _Plan, S: np.ndarray, t: int):
         V = mixed_variation_api(S, plan.scales_at(t), cfg.region, p.rng, plan.metric)
     else:
         V = variation_api(S, plan.scales_at(t), cfg.region, p.rng)
+    if t == plan.iterations and plan.grid_side is not None:  # the cells the variations fall in (post-processing)
+        num = p.domain.numeric_index if p.domain.is_mixed else None
+        V, _ = snap_to_grid(V, plan.grid_side, num)
+        if cfg.region == "ball":
+            V[:, slice(None) if num is None else num] = project_into_region(
+                V[:, slice(None) if num is None else num], "ball")
     counts = p.rows.sum(nn_votes, V, cfg.region, plan.metric)  # what the release reads of the private data
     if cfg.histogram == "laplace_threshold":
         noisy = laplace_threshold_counts(counts, plan.laplace_scales[t - 1], plan.count_thresholds[t - 1], p.rng)
@@ -827,6 +899,8 @@ def _params(p: Prepared[PEConfig], plan: _Plan) -> dict:
         "levels": plan.levels,
         "variations_per_point": 2 * plan.levels + 1,
         "n_synthetic": plan.n_synthetic,
+        "final_grid_side": plan.grid_side,
+        "cost": cfg.cost,
         "release": cfg.release,
         "n_release": plan.n_release,
         "init": cfg.init,

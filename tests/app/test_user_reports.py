@@ -155,6 +155,8 @@ def test_private_evolution_lesson_on_a_table_with_categories():
     assert "Press **Play**" not in tries and "watch the cloud travel" not in tries.split("not drawn")[0]
     assert "iterations picture (with its **Play** button) is not drawn" in tries
     assert "W1 after each iteration" in tries
+    at.toggle(key="pe_show_w1").set_value(True).run()  # computed on request (issue 37)
+    assert not at.exception and not errors(at)
     assert any(c.proto.spec and "W1 after each iteration" in c.proto.spec for c in at.get("plotly_chart"))
 
 

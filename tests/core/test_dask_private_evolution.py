@@ -114,8 +114,8 @@ def test_votes_do_not_modify_the_block():
 
 def test_owner_trace_with_dask():
     X = _data()
-    mem = _run(X, iterations=3)
-    dsk = _run(dask_array(X, 7), iterations=3)
+    mem = _run(X, iterations=3, track_w1=True)
+    dsk = _run(dask_array(X, 7), iterations=3, track_w1=True)
     om, od = mem.owner, dsk.owner
     assert om.n == od.n == X.shape[0]
     assert om.n_clamped == od.n_clamped > 0

@@ -77,7 +77,11 @@ PINNED = {
     # Moved deliberately (issue 27, PE defaults study): the defaults are now the add/remove relation, the
     # bounded-Lipschitz projection of Algorithm 2, the "refine" budget schedule (70% of μ² on the last iteration,
     # its four finest scales) and the release of n̂ points rounded from the last privatised histogram.
-    "private_evolution": "f2acbe5a284f972ce86e92a88f9117c1eeb0d5abf3246c4425687913dcd9ac16",
+    # Moved deliberately again (issue 37): the last iteration votes on the cells of a grid (3 times its finest
+    # variation scale) its variations fall in and the release spreads each cell's points uniformly over it; the
+    # bounded-Lipschitz projection is solved by LEMON's network simplex on integer masses (POT before); params
+    # also record final_grid_side and cost.
+    "private_evolution": "2d20fcced8191643525a0acf7f64ca735055d2373ae371df8efc42e685ab6bb1",
     # issue 27: PSMM's default cells are dpsynth_core.defaults.psmm_cells (12 per axis here)
     "psmm": "8d7dfb04593450081b4dbd235c360359944d06d26bd067d4f7fa5c0bd1ef4d2b",
     # issue 34: the default grid searches k >= 2 (sparse_marginals.DEFAULT_K_MIN); here k = 2 before and after, the
@@ -219,7 +223,8 @@ MIXED_PINNED = {
     "haar_walk_mixed": "e6b8b357974a3db755499f289eee355aef3ce24ed1acc139105995c0f4913cec",
     # issue 34: k = 2 before and after; only params["k_rule"] moved (it now says "over k >= 2")
     "sparse_marginals_mixed": "75dbed1031bc2a7df61260d4389502377489f199f3d1a739462706d0f74c8605",
-    "private_evolution_mixed": "acc55e7e89caf2a5450b554ca17a1e502cb9a6676d49b6e1e40e4d28e5d7c006",
+    # issue 37: as private_evolution above (the grid on the numeric column, the categories kept)
+    "private_evolution_mixed": "6c32f4716b195db58d7e5fc82269f56f61135bda89a335c239da3873a45e9d43",
 }
 
 

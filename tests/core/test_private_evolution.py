@@ -10,6 +10,7 @@ from scipy import stats
 from dpsynth_core import Domain, run
 from dpsynth_core.evolution import (
     REFINE_FINAL_SHARE,
+    REFINE_GRID,
     REFINE_LEVELS,
     bl_weights_graph,
     budget_shares,
@@ -408,15 +409,16 @@ def test_determinism_and_w1_tracking_does_not_change_the_release():
 
 
 def test_trace_layout_and_memory_bound(monkeypatch):
-    X, kw = _small(iterations=3, n_synthetic=10, alpha=0.1)
+    X, kw = _small(iterations=3, n_synthetic=10, alpha=0.1, final_grid=0)
     rel = run(OWNER, X, Domain.unit(2), **kw)
     m = 10 * (2 * rel.params["levels"] + 1)
+    m_last = 10 * (2 * len(rel.params["final_scales"]) + 1)  # the last iteration: the finest scales only
     assert len(rel.trace.synthetic) == 4 and len(rel.trace.variations) == 3
-    assert [v.shape for v in rel.trace.variations[1:]] == [(m, 2)] * 2
+    assert [v.shape for v in rel.trace.variations[1:]] == [(m, 2), (m_last, 2)]
     assert all(abs(w.sum() - 1) < 1e-12 for w in rel.trace.weights)
     monkeypatch.setattr(pe_mod, "TRACE_MAX_VALUES", 10)
     rel = run(OWNER, X, Domain.unit(2), **kw)
-    assert rel.trace.variations[:2] == [None, None] and rel.trace.variations[2].shape == (m, 2)
+    assert rel.trace.variations[:2] == [None, None] and rel.trace.variations[2].shape == (m_last, 2)
     assert rel.owner.clean_histograms[0] is None
     assert any("last iteration only" in n for n in rel.notes)
 
@@ -438,7 +440,7 @@ def test_pe_converges_from_the_origin_at_large_epsilon():
     # (measured ≈ 8x at this seed; the paper's mechanism at ε = 1 is in the benchmarks).
     X = _quadrant_ball(500, np.random.default_rng(0))
     rel = run(OWNER, X, Domain([-1, -1], [1, 1]), epsilon=20.0, delta=1e-5, init="origin", region="ball",
-              iterations=10, n_synthetic=200, rng=0)
+              iterations=10, n_synthetic=200, rng=0, track_w1=True)
     w1 = rel.owner.w1
     assert w1[-1] < w1[0] / 3
 
@@ -448,7 +450,7 @@ def test_refine_defaults_follow_their_rules():
     # T = max(2, round(log(nε)/2)); the last iteration gets REFINE_FINAL_SHARE of μ², the others the rest equally
     assert [refine_iterations(n, e) for n, e in ((5000, 1.0), (2000, 1.0), (300, 1.0), (20000, 10.0), (10, 0.1))] == [
         4, 4, 3, 6, 2]
-    assert REFINE_FINAL_SHARE == 0.7 and REFINE_LEVELS == 4
+    assert REFINE_FINAL_SHARE == 0.7 and REFINE_LEVELS == 4 and REFINE_GRID == 3.0
     assert budget_shares(4, "refine") == pytest.approx((0.1, 0.1, 0.1, 0.7))
     assert budget_shares(4, "paper") == (0.25,) * 4 and budget_shares(1, "refine") == (1.0,)
     assert budget_shares(3, "refine", 0.5) == pytest.approx((0.25, 0.25, 0.5))
@@ -463,6 +465,8 @@ def test_refine_defaults_follow_their_rules():
     assert p["alpha"] == pytest.approx(default_alpha(sig[-1] / 3000, math.sqrt(2), 2))
     assert p["n_synthetic"] == default_n_synthetic(sig[0] / 3000, p["levels"], 2)
     assert p["final_scales"] == p["variation_scales"][:min(p["levels"], REFINE_LEVELS)]
+    # the last iteration's grid: side 1/k, k = ceil(1 / (REFINE_GRID x its finest scale))
+    assert p["final_grid_side"] == 1.0 / math.ceil(1.0 / (REFINE_GRID * p["final_scales"][0]))
     assert p["n_release"] == 3000 == rel.synthetic.shape[0]  # replace: n is public
     assert p["release"] == "histogram" and p["histogram"] == "dbl" and p["schedule"] == "refine"
 
@@ -492,9 +496,15 @@ def test_histogram_release_is_a_rounding_of_the_last_privatised_histogram():
     from dpsynth_core.grid import largest_remainder
 
     X = np.random.default_rng(1).random((600, 2))
-    rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, n_release=777)
+    rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, n_release=777, final_grid=0)
     V, w = rel.trace.variations[-1], rel.trace.weights[-1]
     assert np.array_equal(rel.synthetic, np.repeat(V, largest_remainder(w, 777), axis=0))
+    # on the last iteration's grid (the default): the same counts per cell, each point uniform in its cell
+    grid = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, n_release=777)
+    V, w, h = grid.trace.variations[-1], grid.trace.weights[-1], grid.params["final_grid_side"]
+    centres = np.repeat(V, largest_remainder(w, 777), axis=0)
+    assert np.all(np.abs(grid.synthetic - centres) <= h / 2 + 1e-12)
+    assert np.array_equal((np.floor(V * round(1 / h)) + 0.5) / round(1 / h), V)  # the candidates are cell centres
     assert np.array_equal(rel.trace.synthetic[-1], rel.synthetic)
     # release="samples": the paper's S_T, n_s draws from μ'_T on V_T
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, rng=3, track_w1=False, release="samples")
@@ -510,7 +520,7 @@ def test_convergence_from_a_far_start():
     # 0.01-0.03 (30-100x); the 3x bar leaves a wide margin for noise.
     X = _tight_cluster(1000)
     for seed in range(3):
-        rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, init="origin", rng=seed)
+        rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, init="origin", rng=seed, track_w1=True)
         w1 = rel.owner.w1
         assert w1[0] / w1[-1] >= 3.0, (seed, w1)
         assert w1[-1] == min(w1)  # the release is the closest of all the iterations
@@ -525,7 +535,7 @@ def test_w1_falls_from_the_uniform_start_with_the_defaults():
 
     X = gaussian_mixture(2000, d=2, k=2, rng=0).X
     for seed in range(3):
-        w1 = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-6, rng=seed).owner.w1
+        w1 = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-6, rng=seed, track_w1=True).owner.w1
         assert w1[-1] <= w1[0] / 3, (seed, w1)
 
 
@@ -668,11 +678,30 @@ def test_graph_bl_projection_is_exact_on_the_complete_graph_and_merges_duplicate
                                                                            metric="l2").value, abs=1e-9)
 
 
+def test_lemon_and_pot_solve_the_same_projection():
+    # The solver changed from POT's network simplex (Orden's reduction) to LEMON's on integer masses and costs
+    # (2^-40): both reach the exact projection on the complete graph (the dense LP's optimum, tolerance 1e-9,
+    # the rounding being ~1e-12), with any of the Minkowski metrics and on a mixed-size signed measure.
+    from dpsynth_core.transport import bl_projection
+
+    rng = np.random.default_rng(11)
+    for metric in ("l2", "l1", "linf"):
+        V = rng.random((30, 2))
+        nu = (rng.random(30) * 2.0 - 0.5) / 30
+        exact = bl_projection(nu, support=V, method="dense", metric=metric).value
+        for solver in ("lemon", "pot"):
+            tau = bl_weights_graph(nu, V, metric, k=29, solver=solver)
+            assert tau.min() >= 0 and tau.sum() == pytest.approx(1.0, abs=1e-12)
+            assert _dbl_value(nu, tau, V, metric) == pytest.approx(exact, abs=1e-9), (metric, solver)
+    with pytest.raises(ValueError, match="'solver' parameter of bl_weights_graph"):
+        bl_weights_graph(nu, V, "l2", solver="simplex")
+
+
 def test_dbl_beyond_the_dense_limit_runs_on_the_nearest_neighbour_graph():
     X = np.random.default_rng(0).random((500, 2))
     rel = run(OWNER, X, Domain.unit(2), epsilon=1.0, delta=1e-5, histogram="dbl", iterations=2, n_synthetic=100,
-              alpha=0.1, rng=0, neighbours="replace")  # 100 x 9 = 900 candidates > 400
-    V, w = rel.trace.variations[-1], rel.trace.weights[-1]
+              alpha=0.1, rng=0, neighbours="replace", track_w1=False)  # 100 x 9 = 900 candidates > 400
+    V, w = rel.trace.variations[0], rel.trace.weights[0]
     assert V.shape[0] > 400 and w.sum() == pytest.approx(1.0) and np.all(w >= 0)
 
 
