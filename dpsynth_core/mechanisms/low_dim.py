@@ -3,7 +3,8 @@
 Default plan (issue 27; :func:`dpsynth_core.defaults.low_dim_plan`, docs/defaults.md): when d <= 6 the
 mechanism does not project and releases PSMM in full dimension (the defaults study found no projection
 ahead of it on average there); for d > 6 it releases PMM in full dimension when εn < 250 and otherwise
-projects as below. ``plan="paper"`` always projects.
+projects as below, with PSMM in the subspace and, once εn/d >= 100, the projected cube as its box (issue 37:
+:func:`dpsynth_core.defaults.low_dim_box`). ``plan="paper"`` always projects.
 
 Algorithm 1 with the budget split in thirds (``budget_split``; basic / adaptive composition, Lemmas A.1-A.2):
 
@@ -487,9 +488,9 @@ class LowDimConfig(Config):
         "choice", "study", "How the parameters left empty are chosen: 'study' = rule dpsynth_core.defaults.low_dim_plan "
         "of the defaults study (benchmarks/defaults_study.py, docs/defaults.md): for d <= 6 no projection, PSMM in "
         "full dimension with the whole ε (cells by defaults.psmm_cells at ε/2); for d > 6 PMM in full dimension when "
-        "εn < 250, else project on d' = 2 with PSMM, the paper's box and thirds; any projection parameter given "
-        "(target_dim, subroutine, box, budget_split, adaptive) makes it project. 'paper' = always project "
-        "([HSVZ23] Algorithm 1: d' = 2, PMM, the paper's box, thirds).", choices=PLANS)
+        "εn < 250, else project on d' = 2 with PSMM, thirds and the projected cube as box once εn/d >= 100 (the "
+        "paper's box below); any projection parameter given (target_dim, subroutine, box, budget_split, adaptive) "
+        "makes it project. 'paper' = always project ([HSVZ23] Algorithm 1: d' = 2, PMM, the paper's box, thirds).", choices=PLANS)
     target_dim: int | None = param(
         "int", None, "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in [1, d]; "
         "Theorem 4.2 covers d' >= 2. Default: by 'plan' (2, or d - 1 when d = 2). Ignored when 'adaptive' is on.",
@@ -503,8 +504,9 @@ class LowDimConfig(Config):
         "private covariance, no extra privacy cost.")
     box: str = param(
         "choice", "auto", "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
-        "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy); 'auto' = 'paper' "
-        "(both plans).", choices=("auto",) + BOXES, advanced=True)
+        "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy); 'auto' = by 'plan' "
+        "('study': the projected cube once εn/d >= 100, else the paper's; 'paper': the paper's).",
+        choices=("auto",) + BOXES, advanced=True)
     budget_split: Any = param(
         "choice", "auto", "Shares of ε for the covariance, the mean and the subroutine: 'thirds' (Algorithm 1), "
         "'subroutine' = (0.2, 0.1, 0.7), or (Python API; 'a,b,c' on the command line) three shares in (0, 1) "
@@ -623,7 +625,8 @@ def resolve_plan(config: LowDimConfig, n: int, epsilon: float, d: int) -> defaul
     """The plan of one release from public quantities only (n is public under replace, ε, d): with
     ``plan="study"`` :func:`dpsynth_core.defaults.low_dim_plan`, unless a projection parameter is given (then
     project, its unset parameters taken from the study's projection); with ``plan="paper"`` always project
-    with the paper's values (d' = 2, PMM, the paper's box, thirds). Given parameters always win."""
+    with the paper's values (d' = 2, PMM, the paper's box, thirds). Given parameters always win; the study's
+    box is :func:`dpsynth_core.defaults.low_dim_box`."""
     study = config.plan == "study"
     base = defaults.low_dim_plan(n, epsilon, d) if study else None
     if base is not None and not base.project and not config.projects_explicitly:
@@ -632,9 +635,9 @@ def resolve_plan(config: LowDimConfig, n: int, epsilon: float, d: int) -> defaul
         min(defaults.LOW_DIM_TARGET_DIM, max(d - 1, 1)) if study else min(2, d))
     split = config.budget_split if config.budget_split != "auto" else (
         defaults.LOW_DIM_SPLIT if study else BUDGET_SPLITS["thirds"])
+    box = config.box if config.box != "auto" else (defaults.low_dim_box(n, epsilon, d) if study else "paper")
     return defaults.LowDimPlan(project=True, mechanism="low_dim", target_dim=target,
-                               subroutine=config.resolved_subroutine, box="paper" if config.box == "auto" else config.box,
-                               split=tuple(float(v) for v in split))
+                               subroutine=config.resolved_subroutine, box=box, split=tuple(float(v) for v in split))
 
 
 def _share(epsilon: float, share: float) -> float:

@@ -105,6 +105,23 @@ def test_low_dim_plan():
     assert defaults.low_dim_plan(126, 4.0, 64).mechanism == "low_dim"
 
 
+def test_low_dim_box_rule_and_what_it_leaves_alone():
+    """Issue 37: the projection's PSMM works in the projected cube once εn/d >= 100 (near-planar data in R^8,
+    n = 8,000, ε = 2: εn/d = 2,000), the paper's box below. The study's projecting settings, the digits
+    (about 126 images per class, d = 64, ε = 4 and 10), keep the paper's box: their plan is unchanged."""
+    assert defaults.low_dim_box(8000, 2.0, 8) == "projected_cube"
+    assert defaults.low_dim_plan(8000, 2.0, 8).box == "projected_cube"
+    for eps in (4.0, 10.0):
+        plan = defaults.low_dim_plan(126, eps, 64)
+        assert (plan.box, plan.subroutine, plan.target_dim, plan.split) == ("paper", "psmm", 2, (1 / 3,) * 3)
+    assert defaults.low_dim_box(800, 1.0, 8) == "projected_cube" and defaults.low_dim_box(799, 1.0, 8) == "paper"
+    # a projection asked for explicitly (target_dim) follows the same rule; plan="paper" keeps the paper's box
+    X = gaussian_mixture(900, d=8, k=2, rng=3).X
+    rel = run("low_dim", X, Domain.unit(8), epsilon=1.0, target_dim=2, rng=0)
+    assert rel.params["box"] == "projected_cube" and rel.params["subroutine"] == "psmm"
+    assert run("low_dim", X, Domain.unit(8), epsilon=1.0, target_dim=2, plan="paper", rng=0).params["box"] == "paper"
+
+
 def test_low_dim_plan_is_runnable():
     """Every branch of the plan runs through the public API (d = 3: PSMM in full dimension; d = 8 at
     ε = 0.5: PMM in full dimension; d = 8 at ε = 1: the projection with low_dim's own parameters, the
