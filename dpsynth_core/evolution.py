@@ -668,7 +668,13 @@ def _knn_arcs(P: np.ndarray, metric: str, k: int) -> tuple[np.ndarray, np.ndarra
     w = np.concatenate([length, length])
     keep = a != b
     key = a[keep] * u + b[keep]
-    _, pick = np.unique(key, return_index=True)
+    # the first occurrence of every key, in key order: np.unique(key, return_index=True) by one stable sort
+    # (np.unique took 0.7 s of an iteration's 5 s at 34,000 candidates)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    pick = order[first]
     return a[keep][pick], b[keep][pick], w[keep][pick]
 
 
