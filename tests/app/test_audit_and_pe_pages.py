@@ -75,7 +75,7 @@ def test_private_evolution_page_caps_its_cost_and_computes_w1_only_on_request():
     goto(at, "private_evolution")
     at.sidebar.select_slider(key="epsilon").set_value(100.0).run()
     assert not exceptions(at) and not errors(at), (exceptions(at), errors(at))
-    ledger = at.session_state["release_info"]["ledger"]
+    ledger = at.session_state["release_info"].ledger
     steps = [s for s in ledger.iloc[:, 0].astype(str) if s.startswith("iteration")]
     assert 1 <= len(steps) <= INTERACTIVE_MAX_ITERATIONS  # at ε = 100 the full rule would run 6
     caption = " ".join(c.value for c in at.caption)

@@ -335,10 +335,13 @@ AUDITS: dict[str, list[Case]] = {
         # 1.32); halving σ costs 2.3ε at this δ, which neither catches (0.68, 0.64 at 1000 trials).
         # The noise step itself is audited with a million draws in test_private_evolution.py
         # (test_empirical_privacy_of_one_noisy_histogram_and_a_broken_variant_is_caught, σ halved).
-        Case("move", pe_vote_shift, 1000, dict(iterations=1, n_synthetic=4, track_w1=False, neighbours="replace"),
+        # final_grid=0: the one iteration votes on its variations. With the default grid (side 3 times the
+        # finest scale) this tiny case has one cell, the whole square, where a move changes no vote; the grid
+        # only changes which public candidates are voted on, not the votes' sensitivity.
+        Case("move", pe_vote_shift, 1000, dict(iterations=1, n_synthetic=4, track_w1=False, neighbours="replace", final_grid=0.0),
              n=1, point=[0.9, 0.9], delta=1e-3, data=np.array([[0.1, 0.1]])),
         Case("add", pe_vote_shift, 1000, dict(iterations=1, n_synthetic=4, track_w1=False, neighbours="add_remove",
-                                              n_public=2), n=1, point=[0.9, 0.9], delta=1e-3,
+                                              n_public=2, final_grid=0.0), n=1, point=[0.9, 0.9], delta=1e-3,
              data=np.array([[0.1, 0.1]])),
     ],
     "low_dim": [
