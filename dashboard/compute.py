@@ -157,7 +157,10 @@ def headline_w1(Y):
 
     The result comes from a background job (:mod:`dashboard.w1_live`): the page waits for a certified
     bracket at most 1% wide (or the exact value) within about a second, and ``key`` names the job, whose
-    later, exact result the headline's fragment picks up (:func:`headline_job`). On a table with
+    later, exact result the headline's fragment picks up (:func:`headline_job`). Beyond the interactive
+    budget's exact sizes on a table with categorical columns (the interval method: seconds at 200,000 rows)
+    the result may be None after that second, with the job's key: the headline shows the job's progress and
+    its intervals as they narrow. On a table with
     categorical columns the same, under the mixed metric (``Y`` a DataFrame of labels or encoded rows).
     ``(None, None)`` when there is no W1 (an empty release, or the error is shown)."""
     d = data()
@@ -169,13 +172,13 @@ def headline_w1(Y):
 
     def _wait():
         job = w1_live.start(d.X, Y, d.domain, dom_key(d.domain))
-        res = job.wait()
+        res = job.wait(first=job.waits_for_first)
         while res is None and job.state == "cancelled":  # put aside by another session meanwhile
             w1_live.resume(job)
-            res = job.wait()
-        if res is None:  # the job failed before its first result: its own error, in the library's words
+            res = job.wait(first=job.waits_for_first)
+        if res is None and job.state == "failed":  # failed before its first result: its error, in the library's words
             raise job.exception or RuntimeError(job.error or "no W1 result")
-        return res, job.key
+        return res, job.key  # no result yet (the interval method at a large size): the headline shows its progress
 
     with st.spinner("Computing W1 …"):
         out = safe(_wait, what="computing W1")

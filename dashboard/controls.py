@@ -1,12 +1,17 @@
 """How a mechanism's parameters appear to students (plain text, no Streamlit): a label, labels for the choices,
 and whether a parameter belongs behind "More settings". The code name and the mathematics stay in the help
-tooltip; :func:`dashboard.widgets.param_controls` builds the widgets from the registry's schema and these."""
+tooltip; :func:`dashboard.widgets.param_controls` builds the widgets from the registry's schema and these.
+
+Also how the dashboard words the library's advice (:class:`~dpsynth_core.validation.Advice`: a parameter,
+a value, why): as the control that does it (:data:`ADVICE_CONTROLS`, :func:`with_controls`), never as a
+Python keyword or a command-line flag."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Control", "CONTROLS"]
+__all__ = ["Control", "CONTROLS", "DROP_BAD_ROWS", "DROP_MISSING", "ADVICE_CONTROLS", "advice_words",
+           "with_controls"]
 
 
 @dataclass(frozen=True)
@@ -112,3 +117,45 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
     },
 }
+
+
+#: The upload form's boxes that drop rows (their labels, named by the advice below).
+DROP_BAD_ROWS = "Drop the rows with bad cells"
+DROP_MISSING = "Drop the rows with missing values"
+
+#: The library's advice (``Advice.param``) as the dashboard's control that does it, or None where the
+#: dashboard has no such control: the W1 method and its time budget are the page's own choice (the interactive
+#: budget, docs/transport.md), so a page keeps its certified interval and says why instead of advising them.
+ADVICE_CONTROLS: dict[str, str | None] = {
+    "drop_bad_rows": f"the box *{DROP_BAD_ROWS}* of the upload form",
+    "missing": f"the box *{DROP_MISSING}* of the upload form",
+    "bounds": "the bound boxes of the upload form on the Data and bounds page",
+    "method": None,
+    "max_seconds": None,
+}
+
+
+def advice_words(advice) -> str | None:
+    """One piece of the library's advice as the dashboard's control ("the box *Drop the rows with bad cells* of
+    the upload form"), or None when the dashboard has no control for it. An advice the table does not know is an error
+    here (a new option in the library gets its words, or its None, in :data:`ADVICE_CONTROLS`)."""
+    if advice.param not in ADVICE_CONTROLS:
+        raise KeyError(f"The dashboard has no words for the library's advice {advice.param!r}: add it to "
+                       "dashboard.controls.ADVICE_CONTROLS.")
+    return ADVICE_CONTROLS[advice.param]
+
+
+def with_controls(message: str, advice) -> str:
+    """The library's ``message`` with each piece of ``advice`` that the dashboard has a control for named by that
+    control: after the advice's reason where the message says it ("drop the rows that hold such cells (the box
+    *Drop the rows with bad cells* of the upload form)"), otherwise at the end."""
+    text = str(message)
+    for a in advice:
+        words = advice_words(a)
+        if words is None:
+            continue
+        if a.why and a.why in text:
+            text = text.replace(a.why, f"{a.why} ({words})", 1)
+        else:
+            text = f"{text.rstrip().rstrip('.')} ({words})."
+    return text

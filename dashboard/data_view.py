@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpsynth_core import viz
+from dpsynth_core.clamping import BOUNDS_ADVICE, clamping
 from dpsynth_core.datasets import GENERATORS
 from dpsynth_core.validation import plural
 from dpsynth_core.wording import column_domain
@@ -15,6 +16,8 @@ from dpsynth_core.wording import column_domain
 from . import data as sources
 from . import state
 from .compute import safe
+from .controls import advice_words
+from .downloads import domain_download
 from .widgets import plot, schema_controls
 
 __all__ = ["generator_section", "real_section", "mixed_section", "whole_upload_offer", "reset_button",
@@ -95,8 +98,9 @@ def reset_button() -> None:
 
 
 def current_dataset() -> None:
-    """The dataset every page uses: its rows two coordinates at a time, its public domain, its size and, on a
-    table with categorical columns, the rows per category (an owner view: the true rows and counts)."""
+    """The dataset every page uses: its rows two coordinates at a time, its public domain (and its download, a
+    domain file), its size and, on a table with categorical columns, the rows per category (an owner view: the
+    true rows and counts); the library's warning when its bounds clamp rows."""
     d = state.data()
     dom = d.domain
     st.subheader(f"Current dataset: `{d.name}`")
@@ -104,6 +108,9 @@ def current_dataset() -> None:
     if not dom.declared:
         st.warning("The domain of this dataset was read off the data: NOT private. No release of it is differentially "
                    "private; declare the bounds and categories to make it private.")
+    clamped = clamping(d.X, dom)  # the library's one count and decision: a warning, the release goes ahead
+    if clamped.warns:
+        st.warning(clamped.message(advice_words(BOUNDS_ADVICE[0])), icon=":material/crop:")
     table = d.to_frame()
     c1, c2 = st.columns([2, 1])
     with c1:
@@ -113,6 +120,7 @@ def current_dataset() -> None:
                                    "kind": ["categorical" if c in dom.categories else "numeric" for c in dom.names],
                                    "public domain": [column_domain(dom, c).split(" ∈ ", 1)[1] for c in dom.names]}),
                      hide_index=True)
+        domain_download(dom, d.name, key="data")
         st.metric("rows (owner view)", d.n)
         st.metric("columns d" if dom.is_mixed else "dimension d", d.d)
         if dom.is_mixed:

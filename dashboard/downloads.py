@@ -8,11 +8,14 @@ import re
 import streamlit as st
 
 from dpsynth_core import export
+from dpsynth_core.domain_file import domain_json
 
 from .compute import cached_release, safe
+from .fingerprint import inputs
 from .state import data, keep, kept, settings
+from .sweep import earlier_work
 
-__all__ = ["private_downloads", "release_stem"]
+__all__ = ["private_downloads", "domain_download", "release_stem"]
 
 
 def private_downloads(name: str, params: dict, *, key: str) -> None:
@@ -24,9 +27,12 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
     """
     d = data()
     s = settings()
-    slot = f"fresh_{key}"  # the fresh release, kept with the settings it was made with
-    fingerprint = (name, d.name, d.n, s.epsilon, s.delta, s.neighbours, tuple(sorted(params.items())))
-    if st.button("Make a private release to download", key=f"make_{key}", icon=":material/lock:",
+    domain_download(d.domain, d.name, key=key)
+    slot = f"fresh_{key}"  # the fresh release, kept with everything it was made from
+    fingerprint = inputs(data=d, epsilon=s.epsilon, delta=s.delta, neighbours=s.neighbours, params=params,
+                         mechanism=name)
+    label = "Make a private release to download"
+    if st.button(label, key=f"make_{key}", icon=":material/lock:",
                  help="The pictures use the teaching seed, which anyone could reuse to undo the noise. A download "
                       "is a new release drawn with fresh randomness: it differs from the one on screen."):
         rel = safe(cached_release, name, d.X, d.domain, s.epsilon, s.delta, s.neighbours, None,
@@ -34,7 +40,10 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
         if rel is not None:
             keep(slot, fingerprint, rel)
     stored = kept(slot)
-    if stored is None or stored[0] != fingerprint:
+    if stored is None:
+        return
+    if stored[0] != fingerprint:  # made for other inputs: said, and not offered as this page's release
+        st.info(earlier_work(label, stored[0], fingerprint, what="A release made earlier"), icon=":material/history:")
         return
     fresh = stored[1]
     st.caption(f"A fresh release: {fresh.synthetic.shape[0]} synthetic {'rows' if fresh.domain.is_mixed else 'points'}, "
@@ -49,6 +58,26 @@ def private_downloads(name: str, params: dict, *, key: str) -> None:
                             "computed from the real data without noise.")
 
 
+def domain_download(dom, name: str, *, key: str) -> None:
+    """A button that downloads the public domain ``dom`` of the table ``name`` as a domain file (JSON,
+    :func:`~dpsynth_core.domain_file.domain_json`): ``dpsynth synth --domain`` reads it as it is, and so does the
+    upload form ("Fill the form from a domain file"). A domain read off the data is not public: no button then."""
+    if not dom.declared:
+        st.caption("No domain file to download: the bounds or categories of this table were read off the data.")
+        return
+    st.download_button("This table's public domain (JSON)", data=domain_json(dom), icon=":material/download:",
+                       file_name=f"{release_stem_part(name)}_domain.json", mime="application/json",
+                       key=f"dl_domain_{key}",
+                       help="The bounds, categories and whole-number columns declared for this table: public, never "
+                            "read off the data. The command line reads it as it is (dpsynth synth --domain FILE), and "
+                            "the upload form on the Data and bounds page can be filled from it.")
+
+
+def release_stem_part(text: str) -> str:
+    """``text`` as a safe part of a file name."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", str(text)).strip("-.") or "x"
+
+
 def release_stem(rel, dataset: str | None = None) -> str:
     """A download's file name before its suffix: the table's name, the mechanism, ε, δ and the neighbouring
     relation, compact and safe in any file system ("clinic_pmm_eps1_delta0_add-remove"; "1e-06" for δ = 10⁻⁶).
@@ -56,6 +85,6 @@ def release_stem(rel, dataset: str | None = None) -> str:
     same in full."""
     parts = ((dataset,) if dataset else ()) + (rel.mechanism, f"eps{float(rel.epsilon):g}",
                                                f"delta{float(rel.delta or 0.0):g}", rel.neighbours)
-    return "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-.") or "x" for p in parts)
+    return "_".join(release_stem_part(p) for p in parts)
 
 

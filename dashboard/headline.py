@@ -11,7 +11,7 @@ from dpsynth_core.wording import bound_words, delta_text, w1_interval_text, w1_m
 from .compute import headline_job
 from .state import bounds_from_data
 
-__all__ = ["POLL_SECONDS", "headline", "w1_sentence", "size_help", "privacy_short", "privacy_label"]
+__all__ = ["POLL_SECONDS", "headline", "w1_sentence", "progress_text", "size_help", "privacy_short", "privacy_label"]
 
 #: How often the headline's fragment looks for a better W1 while the exact value is being computed.
 POLL_SECONDS = 0.5
@@ -47,8 +47,9 @@ def _metrics(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> None
         if job.latest is not None:
             w1v = job.latest
     pending = job is not None and not job.finished and not (w1v is not None and w1v.exact)
+    narrowing = pending and job.progress is not None  # the interval method: the page shows how far it is
     c1, *cols = st.columns([1.7, 1, 1, 1])  # the W1 column is wider: it may show an interval
-    c1.metric("Distance to the real data (W1)", "—" if w1v is None else
+    c1.metric("Distance to the real data (W1)", ("computing …" if pending else "—") if w1v is None else
               (f"{w1v.value:.4g}" if w1v.exact else w1_metric_text(w1v.lower, w1v.upper)),
               help="Wasserstein-1 distance between the real and the synthetic data, in the unit cube with the "
                    "largest-coordinate distance"
@@ -57,12 +58,28 @@ def _metrics(w1v, w1_key, others, mixed: bool, *, polling: bool = False) -> None
                    + ": every 1-Lipschitz statistic differs by at most this much. "
                    ":material/lock: Computed from the real data (owner view)."
                    + ("" if w1v is None else " Exact: certified optimal." if w1v.exact else
-                      " An interval certified to contain W1" + (": the exact value fills in when it is known."
+                      " An interval certified to contain W1" + (": it narrows while the page computes it."
+                                                                if narrowing else
+                                                                ": the exact value fills in when it is known."
                                                                 if pending else ".")))
     for c, (lab, val, hlp) in zip(cols, others, strict=True):
         c.metric(lab, val, help=hlp)
     if w1v is not None:
         st.caption(w1_sentence(w1v, job, pending))
+    if narrowing:
+        st.progress(job.progress, text=progress_text(job))
+
+
+def progress_text(job) -> str:
+    """What the interval method is doing for the headline's progress bar (:attr:`dashboard.w1_live.Job.progress`)."""
+    n, m = job.interval_rows
+    details = {} if job.latest is None else job.latest.details
+    if "cells" not in details:
+        return (f"Proving an interval for W1 from every row ({n:,} + {m:,} rows): placing the rows in small cells "
+                "of similar rows …")
+    return (f"Proving an interval for W1 from every row ({n:,} + {m:,} rows): the transport inside "
+            f"{details.get('cells_solved', 0):,} of {details['cells']:,} cells of similar rows solved; the interval "
+            "narrows with each.")
 
 
 def w1_sentence(w, job=None, pending: bool = False) -> str:
@@ -72,9 +89,13 @@ def w1_sentence(w, job=None, pending: bool = False) -> str:
                 "certified optimal by a dual solution checked over all pairs of points.")
     width = (w.upper - w.lower) / w.upper if w.upper > 0 else 0.0
     how = {"sparse": ": a feasible transport plan's cost above, a feasible dual below",
-           "grid": ": the exact W1 between the two sets binned on a grid, plus or minus a cell's diameter"}.get(w.method, "")
+           "grid": ": the exact W1 between the two sets binned on a grid, plus or minus a cell's diameter",
+           "interval": ": the cost of a transport plan from every row above, the columns' own W1 below"
+           }.get(w.method, "")
     text = (f"W1 is certified to lie in [{w1_interval_text(w.lower, w.upper, brackets=False)}] (a bracket "
             f"{100 * width:.2g}% of its upper end wide{how}). ")
+    if pending and job is not None and job.progress is not None:
+        return text + "It narrows while the page computes it (below)."
     if pending:
         return text + "The exact value is being computed and fills in here as soon as it is known."
     if job is not None and job.state == "failed":

@@ -35,7 +35,7 @@ _PAIR_COLUMNS = {"a": "first column", "b": "second column", "association": "asso
                  "diff": "difference", "tv": "2-way error (TV)"}
 
 
-def preserves_view(d, rel, w=None, *, key: str) -> None:
+def preserves_view(d, rel, w=None, *, key: str, w1_pending: bool = False) -> None:
     """What the release preserves: the library's report (:func:`dpsynth_core.evaluate.report`, a typed
     :class:`~dpsynth_core.evaluate.Report`), an OWNER VIEW computed from the real data without noise, never
     part of a download.
@@ -44,7 +44,8 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
     ceiling the release's W1 puts on them (``w``, the proven upper end; none without it), the columns, the
     pairs, the 1- and 2-way marginal errors, and train on synthetic / test on real for a column the user
     picks (computed only then). On a table with categorical columns, also a numeric column within each
-    category, real against synthetic.
+    category, real against synthetic. ``w1_pending``: the headline's W1 is still being computed (the interval
+    method on a large table): the ceilings come when the page is drawn again with it.
     """
     dom = d.domain
     with st.expander("What the release preserves (:material/lock: owner view)", icon=":material/fact_check:"):
@@ -63,6 +64,9 @@ def preserves_view(d, rel, w=None, *, key: str) -> None:
         rep = safe(cached_report, d.X, synth, dom, target, w1, what="comparing the release with the data")
         if rep is None:
             return
+        if w1_pending:
+            st.caption("The ceilings W1 puts on these differences come when the headline's W1 is known: it is being "
+                       "computed, and the page draws them then.")
         _marginal_errors(rep.marginal_errors)
         tabs = ["What W1 guarantees", "Columns", "Pairs"] + (["Train on synthetic"] if target else []) \
             + (["Within categories"] if dom.is_mixed else [])

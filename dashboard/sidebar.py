@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from dpsynth_core.privacy import weak_epsilon_note
 from dpsynth_core.validation import plural
 from dpsynth_core.wording import RELATION_WORDS, column_domain
 
@@ -45,6 +46,9 @@ def sidebar(page: str) -> Any:
                          format_func=lambda v: f"{v:g}",
                          help="Smaller ε = stronger privacy = more noise. Every mechanism spends exactly this ε "
                               "(see the ledger below).")
+        weak = weak_epsilon_note(settings().epsilon)  # the library's words, as in every release's notes
+        if weak is not None:
+            st.warning(weak, icon=":material/lock_open:")
         if page in DELTA_PAGES:
             st.select_slider("δ (approximate DP)", options=DELTA_GRID, key="delta", persist_state="session",
                              format_func=lambda v: f"{v:.0e}",

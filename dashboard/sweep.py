@@ -1,9 +1,9 @@
 """A long computation behind a button: a progress bar while it runs, its result kept in session state.
 
-The Rates, Compare and Audit pages and two views of the low-dimensional page run sweeps that take
-seconds to minutes; nothing runs until the button is pressed, and the result stays on the page
-across reruns (changing a slider does not throw it away), tagged with the settings it was computed
-with.
+The Rates, Compare and Audit pages, the certificate sweep and the low-dimensional page's views run sweeps that
+take seconds to minutes; nothing runs until the button is pressed, and the result stays on the page across
+reruns (changing a slider does not throw it away), kept with everything it was computed from
+(:mod:`dashboard.fingerprint`): when that differs from the current inputs, it is labelled as earlier work.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from typing import Any, Literal
 import streamlit as st
 
 from dpsynth_core.experiments import sweep
+from dpsynth_core.privacy import weak_epsilon_note
 
 from .compute import safe
+from .fingerprint import Inputs, inputs
 from .state import data, keep, kept, settings
 
-__all__ = ["Progress", "kept_sweep", "epsilon_sweep"]
+__all__ = ["Progress", "kept_sweep", "earlier_work", "weak_epsilon_caption", "epsilon_sweep"]
 
 #: ``progress(fraction, text)``: how far the computation is (0..1) and what it does now.
 Progress = Callable[[float, str], None]
@@ -32,8 +34,9 @@ def kept_sweep(label: str, compute: Callable[[Progress], Any], *, key: str, slot
 
     ``compute`` reports through ``progress(fraction, text)`` and returns None when it failed (it has shown
     why, e.g. through :func:`dashboard.compute.safe`): then the previous result is kept. ``fingerprint``
-    identifies the settings of a run; a kept result whose fingerprint differs from the current one is
-    returned with a note asking to press the button again (``when_stale="note"``) or not returned
+    identifies ALL the inputs of a run (:func:`dashboard.fingerprint.inputs`: the data by content, ε, δ, the
+    relation, the parameters); a kept result whose fingerprint differs from the current one is returned
+    labelled as earlier work (:func:`earlier_work`: what it was computed for, what changed) or not returned
     (``when_stale="hide"``).
     """
     if st.button(label, type="primary" if primary else "secondary", key=key):
@@ -51,8 +54,27 @@ def kept_sweep(label: str, compute: Callable[[Progress], Any], *, key: str, slot
     if kept_fingerprint != fingerprint:
         if when_stale == "hide":
             return None
-        st.caption(f"These results are from earlier settings; press **{label}** to refresh them.")
+        st.info(earlier_work(label, kept_fingerprint, fingerprint), icon=":material/history:")
     return result
+
+
+def earlier_work(label: str, kept: Any, current: Any, *, what: str = "Earlier result") -> str:
+    """The label of a kept result (``what`` it is) whose inputs differ from the current ones: what it was
+    computed for, what changed since (:class:`~dashboard.fingerprint.Inputs`), and the button ``label`` that
+    computes it anew."""
+    if isinstance(kept, Inputs) and isinstance(current, Inputs):
+        changed = current.changed(kept)
+        return (f"**{what}**, for {kept.words()}: not for the current inputs ({', '.join(changed)} changed "
+                f"since). Press **{label}** to compute it for them.")
+    return f"**{what}**, for other inputs than the current ones. Press **{label}** to compute it for them."
+
+
+def weak_epsilon_caption(epsilon: float) -> None:
+    """The library's note when ``epsilon`` (the largest of a sweep or an experiment) gives no meaningful
+    protection (:func:`dpsynth_core.privacy.weak_epsilon_note`), as a caption: these are teaching runs."""
+    note = weak_epsilon_note(epsilon)
+    if note is not None:
+        st.caption(f":material/lock_open: {note}")
 
 
 def epsilon_sweep(mechanism: str, params: dict, measure: Callable, *, label: str, prefix: str,
@@ -67,12 +89,13 @@ def epsilon_sweep(mechanism: str, params: dict, measure: Callable, *, label: str
     c1, c2 = st.columns(2)
     eps_list = sorted(c1.multiselect("ε values", choices, default=default, key=f"{prefix}_eps", persist_state="session"))
     reps = c2.slider(repeats_label, *repeats, key=f"{prefix}_reps", persist_state="session")
+    weak_epsilon_caption(max(eps_list, default=0.0))
 
     def compute(progress: Progress) -> Any:
         return safe(sweep, mechanism, lambda n, rng: (d.X, d.domain), [d.n], eps_list, reps, rng=s.seed,
                     params={**params, "neighbours": "replace"}, measure=measure, progress=progress,
                     what=f"sweeping ε ({mechanism})")
 
-    fingerprint = (d.name, d.n, tuple(eps_list), reps, tuple(sorted(params.items())), s.seed)
+    fingerprint = inputs(data=d, epsilon=eps_list, neighbours="replace", seed=s.seed, params=params, repeats=reps)
     return kept_sweep(label, compute, key=f"{prefix}_run", slot=f"{prefix}_result", fingerprint=fingerprint,
                       when_stale=when_stale)

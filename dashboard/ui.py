@@ -16,7 +16,8 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
   :mod:`dashboard.preserves` (the owner report) and :mod:`dashboard.downloads` (private downloads);
 * :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
 * :mod:`dashboard.docs` -- links that open the project's documents on the Documentation page;
-* :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state;
+* :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state with its
+  inputs (:mod:`dashboard.fingerprint`), labelled as earlier work when they change;
 * the Data page's :mod:`dashboard.data_view` and :mod:`dashboard.upload_view`, imported by that page itself.
 """
 
@@ -33,10 +34,11 @@ from .compute import (
 )
 from .docs import doc_link, link_docs
 from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
+from .fingerprint import inputs
 from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
 from .release_panel import release_section
 from .state import add_to_count, count, data, flash, set_data, set_epsilon, settings, show_flash
-from .sweep import epsilon_sweep, kept_sweep
+from .sweep import epsilon_sweep, kept_sweep, weak_epsilon_caption
 from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
 __all__ = [
@@ -51,6 +53,6 @@ __all__ = [
     "left_out", "mechanism_label",
     # widgets
     "schema_controls", "plot", "look_closer", "w1_text", "OWNER",
-    # a computation behind a button
-    "kept_sweep", "epsilon_sweep",
+    # a computation behind a button, kept with its inputs
+    "kept_sweep", "epsilon_sweep", "inputs", "weak_epsilon_caption",
 ]

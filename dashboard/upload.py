@@ -18,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dpsynth_core.clamping import Clamping, clamping
 from dpsynth_core.dataset import Dataset
 from dpsynth_core.domain import Domain
 from dpsynth_core.tabular import MAX_BYTES, Table, read_preview, read_table
 from dpsynth_core.validation import check_float, plural
 
-__all__ = ["MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "MAX_CLAMPED_SHARE",
-           "SMALL_TABLE", "read_upload", "parse_categories", "small_table_note", "UploadForm", "Upload"]
+__all__ = ["MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "MAX_UPLOAD_COLUMNS", "MAX_UPLOAD_CATEGORIES", "SMALL_TABLE",
+           "read_upload", "parse_categories", "small_table_note", "UploadForm", "Upload", "form_values"]
 
 #: Upload caps: a browser demo, not a data warehouse (the command line reads larger files).
 MAX_UPLOAD_ROWS = 200_000
@@ -34,22 +35,22 @@ MAX_UPLOAD_BYTES = MAX_BYTES
 MAX_UPLOAD_COLUMNS = 64
 #: Most categories one column of an upload may have (typed, or read off the file for exploration).
 MAX_UPLOAD_CATEGORIES = 1_000
-#: Share of rows outside the typed bounds above which an upload is refused: such bounds are a typo or
-#: the wrong unit, and clamping most of the data would silently replace it by the box's edges.
-MAX_CLAMPED_SHARE = 0.5
 #: Below this many rows the Data page cautions that a private release is mostly noise.
 SMALL_TABLE = 50
 
 
 def read_upload(data: bytes, filename: str, *, missing: str = "error", exclude: Sequence[str] = (),
-                keep_text: bool = False, domain: Domain | None = None) -> Table:
+                keep_text: bool = False, domain: Domain | None = None, drop_bad_rows: bool = False) -> Table:
     """Read an uploaded CSV (bytes) with the library's rules and the dashboard's caps: its numeric columns
     (``exclude`` names columns the user chose to leave out, never read nor checked), with ``keep_text`` its
     text columns as text too (the reader's text-preview mode, :func:`~dpsynth_core.tabular.read_preview`), or
-    with ``domain`` the columns of a declared domain (categorical ones matched against their categories)."""
+    with ``domain`` the columns of a declared domain (categorical ones matched against their categories).
+    ``drop_bad_rows`` drops the rows holding a bad cell (not a number, infinite, an undeclared category) instead
+    of refusing the file; the table's notes say how many and where (the owner's eyes only)."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"The uploaded file {filename!r} must arrive as bytes. Got {type(data).__name__}.")
-    caps = {"max_rows": MAX_UPLOAD_ROWS, "max_cols": MAX_UPLOAD_COLUMNS, "what": f"the uploaded file {filename!r}"}
+    caps = {"max_rows": MAX_UPLOAD_ROWS, "max_cols": MAX_UPLOAD_COLUMNS, "what": f"the uploaded file {filename!r}",
+            "drop_bad_rows": bool(drop_bad_rows)}
     if keep_text:
         return read_preview(bytes(data), missing=missing, exclude=exclude, **caps)
     return read_table(bytes(data), missing=missing, exclude=None if domain is not None else exclude, domain=domain,
@@ -82,13 +83,17 @@ def parse_categories(text: str | None) -> list[str]:
 
 @dataclass(frozen=True)
 class Upload:
-    """A table made from an upload (:meth:`UploadForm.use`): the ``dataset``, how many rows have a value outside
-    the typed bounds (``outside``: every mechanism clamps them; an owner-side count, shown to the owner, never
-    exported) and how many rows were dropped for a missing value in a column used (``dropped``)."""
+    """A table made from an upload (:meth:`UploadForm.use`): the ``dataset``; the rows the typed bounds clamp
+    (``clamping``, the library's one count and decision, :func:`dpsynth_core.clamping.clamping`: a warning
+    naming the share, the release goes ahead); how many rows were dropped for a missing value in a column used
+    (``dropped``) and for a bad cell (``bad_rows``, with the reader's ``bad_note`` saying where). Every count is
+    an owner view: computed from the data, shown to the owner, never exported."""
 
     dataset: Dataset
-    outside: int
+    clamping: Clamping
     dropped: int
+    bad_rows: int = 0
+    bad_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,8 +105,10 @@ class UploadForm:
     bound (None: not typed yet), ``categories`` a categorical column to the text typed (:func:`parse_categories`),
     ``other`` to an optional category receiving every value outside the list. ``bounds_from_data`` and
     ``categories_from_data`` take the file's own range and values instead (NOT private: exploration only).
-    ``drop_missing`` drops rows with a missing value instead of refusing them; ``excluded`` are the columns
-    left out of the reading.
+    ``drop_missing`` drops rows with a missing value instead of refusing them, ``drop_bad_rows`` rows with a bad
+    cell (the reader's option); ``excluded`` are the columns left out of the reading. ``integers`` are the
+    numeric columns declared to hold whole numbers (every release rounds them: ``Domain(integers=...)``);
+    ``weights`` the categorical columns' weights when a domain file gave them (1 otherwise).
     """
 
     filename: str
@@ -115,6 +122,9 @@ class UploadForm:
     categories_from_data: bool = False
     drop_missing: bool = False
     excluded: tuple[str, ...] = ()
+    drop_bad_rows: bool = False
+    integers: tuple[str, ...] = ()
+    weights: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def numeric(self) -> list[str]:
@@ -148,30 +158,25 @@ class UploadForm:
             # the file's own range and values, over the rows a release of these columns keeps (NOT private)
             others = [c for c in preview.numeric if c not in numeric]
             seen = read_upload(data, self.filename, missing=self.missing, exclude=list(self.excluded) + others,
-                               keep_text=True)
+                               keep_text=True, drop_bad_rows=self.drop_bad_rows)
         lo, hi = self._bounds(seen)
         declared = {c: self._labels(c, seen) for c in categorical}
         other = {c: v.strip() for c, v in self.other.items()
                  if c in declared and isinstance(v, str) and v.strip() and not self.categories_from_data}
         return Domain(lo, hi, names=tuple(self.columns), categories=declared, other=other,
+                      weights={c: w for c, w in self.weights.items() if c in declared},
+                      integers=tuple(c for c in numeric if c in self.integers),
                       provenance="data" if self.not_private else "declared")
 
     def use(self, data: bytes, preview: Table) -> Upload:
-        """The table the owner declared, read again with its domain; refused when more than
-        :data:`MAX_CLAMPED_SHARE` of the rows fall outside the typed bounds (a typo or the wrong unit)."""
+        """The table the owner declared, read again with its domain, and the library's count of the rows its
+        bounds clamp (:func:`~dpsynth_core.clamping.clamping`): bounds that clamp most rows get the library's
+        warning, never a refusal (the bounds are the owner's public choice; docs/privacy-model.md)."""
         dom = self.domain(data, preview)
-        table = read_upload(data, self.filename, missing=self.missing, domain=dom)
+        table = read_upload(data, self.filename, missing=self.missing, domain=dom, drop_bad_rows=self.drop_bad_rows)
         ds = Dataset.from_frame(table.frame, dom, self.name, self._description(dom))
-        inside = dom.contains(ds.X)
-        outside = int((~inside).sum())
-        if outside > MAX_CLAMPED_SHARE * ds.n:
-            num = dom.numeric_rows(ds.X)
-            per_col = ((num < dom.lower_array) | (num > dom.upper_array)).sum(axis=0)
-            worst = dom.numeric_names[int(per_col.argmax())]
-            raise ValueError(f"{outside} of {ds.n} rows are outside the bounds you typed (most of them in {worst!r}): "
-                             "every mechanism would move them onto the box's edge. Check the bounds and the unit of "
-                             "that column.")
-        return Upload(ds, outside, table.dropped_rows)
+        bad_note = next((str(n) for n in table.notes if n.topic == "bad_rows"), None)
+        return Upload(ds, clamping(ds.X, dom), table.dropped_rows, int(table.bad_rows or 0), bad_note)
 
     def _check_columns(self, preview: Table) -> None:
         if not self.columns:
@@ -232,3 +237,38 @@ class UploadForm:
                                                               for c in self.categorical) + ".")
         return (f"Uploaded file {self.filename!r}: columns {', '.join(self.columns)}."
                 + "".join(" " + n for n in notes))
+
+
+def form_values(dom: Domain, filename: str, order: Sequence[str], text_columns: Sequence[str]) -> dict[str, Any]:
+    """What the upload form holds when it declares ``dom`` for the file ``filename`` (its columns ``order``, those
+    holding text ``text_columns``): {widget key: value} for the columns to use, the bounds, the categories (one
+    per line), the 'other' categories and the whole-number columns, and the weights (no box: carried as they
+    are). Refused, with what to change, when the domain does not fit the file or was read off data (then it
+    is not public, and the form would declare it as if it were)."""
+    if not dom.declared:
+        raise ValueError("This domain file says its bounds or categories were read off the data, so they are not "
+                         "public: type public bounds and categories instead.")
+    missing = [c for c in dom.names if c not in order]
+    if missing:
+        raise ValueError(f"The domain file names {plural(len(missing), 'column')} that the file {filename!r} does "
+                         f"not have ({', '.join(repr(c) for c in missing)}): use the domain file of this table, or "
+                         "rename the columns.")
+    texts = set(text_columns)
+    wrong = [c for c in dom.numeric_names if c in texts]
+    if wrong:
+        raise ValueError(f"The domain file gives bounds to {wrong[0]!r}, which holds text in the file {filename!r}: "
+                         "declare its categories instead.")
+    coded = [c for c in dom.categories if c not in texts]
+    if coded:
+        raise ValueError(f"The domain file declares categories for {coded[0]!r}, which holds numbers in the file "
+                         f"{filename!r}: the upload form reads such a column as numeric, with bounds.")
+    values: dict[str, Any] = {f"data_cols_{filename}": [c for c in order if c in dom.names],
+                              f"data_from_data_{filename}": False, f"data_cats_from_data_{filename}": False,
+                              f"data_int_{filename}": [c for c in dom.numeric_names if c in dom.integers],
+                              "_weights": dict(zip(dom.categories, dom.weights, strict=True))}
+    for c, lo, hi in zip(dom.numeric_names, dom.lower, dom.upper, strict=True):
+        values[f"data_lo_{c}"], values[f"data_hi_{c}"] = float(lo), float(hi)
+    for c, labels in dom.categories.items():
+        values[f"data_cat_{c}"] = "\n".join(labels)
+        values[f"data_other_{c}"] = dom.other[c][0] if c in dom.other else ""
+    return values

@@ -79,6 +79,9 @@ class Job:
     history: list = field(default_factory=list)
     #: The points (X, Y) the job measures (kept for a restart; what a caller checks a result against).
     inputs: tuple | None = field(default=None, repr=False)
+    #: The metric the library's policy reads (:func:`~dpsynth_core.transport.plan_metric`: "mixed" on
+    #: categorical columns).
+    metric: str = "linf"
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     @property
@@ -95,17 +98,46 @@ class Job:
         r = self.latest
         return r is not None and (r.exact or r.upper - r.lower <= target * max(r.upper, 1e-300))
 
-    def wait(self, target: float = TARGET, seconds: float = WAIT_SECONDS) -> W1Result | None:
+    def wait(self, target: float = TARGET, seconds: float = WAIT_SECONDS, *, first: bool = True) -> W1Result | None:
         """The latest result once it is good enough, or the job finished, or ``seconds`` passed since the
-        job started; never before the first result (None only when the job failed without any)."""
+        job started; with ``first`` never before the first result (None only when the job failed without
+        any), without it None when there is none yet after ``seconds`` (:meth:`waits_for_first`)."""
         deadline = self.started + seconds
         with self._cond:
             while not self.finished and self.state != "cancelled":
-                if self.latest is not None and (self.good_enough(target) or time.perf_counter() >= deadline):
+                late = time.perf_counter() >= deadline
+                if (self.latest is not None and (self.good_enough(target) or late)) or (late and not first):
                     break
-                timeout = None if self.latest is None else max(deadline - time.perf_counter(), 0.0)
+                timeout = None if self.latest is None and first else max(deadline - time.perf_counter(), 0.0)
                 self._cond.wait(timeout=timeout if timeout is None else min(timeout, 0.5))
             return self.latest
+
+    @property
+    def waits_for_first(self) -> bool:
+        """Whether a page waits for the first result: the library's interactive budget gives it within about a
+        second (dense POT, the sparse method's first round, the grid), except the "interval" method's, whose
+        cost grows with the rows (seconds at 200,000 rows; :func:`~dpsynth_core.transport.plan_w1`), which the
+        page shows while it comes (:attr:`progress`)."""
+        return self.interval_rows is None
+
+    @property
+    def interval_rows(self) -> tuple[int, int] | None:
+        """(n, m) when the job's first results are the interval method's (a mixed or l2 table beyond the
+        interactive budget's exact sizes), else None."""
+        if self.inputs is None or self.plan in ("exact", "rounds"):
+            return None
+        n, m = self.inputs[0].shape[0], self.inputs[1].shape[0]
+        return (n, m) if self.metric in ("mixed", "l2") else None
+
+    @property
+    def progress(self) -> float | None:
+        """How far the interval method's computation is (its cells solved, 0 to 1; 0 before its first
+        interval), None for the other methods (their results come within the page's wait)."""
+        if self.interval_rows is None:
+            return None
+        details = {} if self.latest is None else self.latest.details
+        cells = details.get("cells")
+        return float(details.get("cells_solved", 0)) / cells if cells else 0.0
 
     def _publish(self, res: W1Result | None = None, state: str | None = None, error: str | None = None) -> None:
         with self._cond:
@@ -188,8 +220,9 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
-    job = Job(key, progressive_plan(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric)),
-              lambda: progressive_w1(X, Y, domain, metric), inputs=(X, Y))
+    policy_metric = plan_metric(domain, metric)
+    job = Job(key, progressive_plan(X.shape[0], Y.shape[0], X.shape[1], policy_metric),
+              lambda: progressive_w1(X, Y, domain, metric), inputs=(X, Y), metric=policy_metric)
     with _lock:
         _jobs[key] = job
         _evict()

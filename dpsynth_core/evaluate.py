@@ -702,7 +702,7 @@ def _check_sizes(domain: Domain, bins: int, pair_bins: int, pairs: list[tuple[in
 def _resolve_w1(w1: Any, domain: Domain, R: np.ndarray, S: np.ndarray) -> tuple[float | None, str]:
     """The number the ceilings use (an upper end of the true W1) and where it came from."""
     if w1 is None:
-        return None, "no W1 was given (w1=None)"
+        return None, "no W1 was given"
     if isinstance(w1, str):
         if w1 != "auto":
             raise param_error(_OWNER, "w1", "'auto', a float in [0, inf), a W1Result or None", w1)

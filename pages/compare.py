@@ -22,7 +22,8 @@ if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the da
                             format_func=lambda m: specs[m].title, persist_state="session")
     left_out = _ui.left_out(chosen, key="compare")  # the relation's or the table's: said before running, not run
     chosen = [m for m in chosen if m not in left_out]
-    key = (tuple(chosen), d.name, d.n, s.epsilon, s.delta, s.neighbours, s.seed)
+    key = _ui.inputs(data=d, epsilon=s.epsilon, delta=s.delta, neighbours=s.neighbours, seed=s.seed,
+                     mechanisms=[_ui.mechanism_label(m) for m in chosen])
 
 
     def _compare(progress):

@@ -111,7 +111,7 @@ if res is not None:
     def _angles():
         df = _ui.epsilon_sweep("low_dim", params, angle_measure, label="Run the angle sweep", prefix="ld",
                                choices=[0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0], default=[0.3, 1.0, 3.0, 10.0, 100.0],
-                               repeats_label="Repeats", repeats=(1, 10, 3), when_stale="hide")
+                               repeats_label="Repeats", repeats=(1, 10, 3))
         if df is not None:
             _ui.plot(viz.angles_plot(df, title="largest angle between the private and the true plane"),
                      "Mean ± sd over the repeats. As ε grows the private plane converges to the true one (the angle "
@@ -127,6 +127,7 @@ if res is not None:
                                         "covariance is large: the digits emerge only at large ε.")
         dim_dig = c2.select_slider("d′ for the digits", options=[2, 4, 8], value=4, key="ld_dig_dim",
                                    persist_state="session")
+        _ui.weak_epsilon_caption(float(eps_dig))
         out = _ui.safe(_digits, float(eps_dig), int(dim_dig), int(_ui.settings().seed), what="synthesising digits")
         if out is not None:
             imgs, labels = out
@@ -145,11 +146,15 @@ if res is not None:
                                  persist_state="session")
         svm_dims = c2.multiselect("d′ values", [2, 4, 8], default=[2], key="ld_svm_dims", persist_state="session")
         svm_reps = c3.slider("Repeats", 1, 5, 1, key="ld_svm_reps", persist_state="session")
+        _ui.weak_epsilon_caption(max(svm_eps, default=0.0))
+        seed = int(_ui.settings().seed)
         df = _ui.kept_sweep(
             "Run the digits experiment", lambda progress: _ui.safe(
-                digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, int(_ui.settings().seed),
-                progress=progress, what="running the digits experiment"),
-            key="ld_svm_run", slot="ld_svm", start="training …", primary=False)
+                digits_svm, sorted(svm_eps), sorted(svm_dims), svm_reps, seed, progress=progress,
+                what="running the digits experiment"),
+            key="ld_svm_run", slot="ld_svm", start="training …", primary=False,
+            fingerprint=_ui.inputs(data_words="the handwritten digits (bundled)", epsilon=sorted(svm_eps),
+                                   seed=seed, dimensions=sorted(svm_dims), repeats=svm_reps))
         if df is not None:
             table = (df.groupby(["method", "target_dim", "epsilon"])["accuracy"].agg(["mean", "std", "count"])
                      .reset_index().replace({"method": {"low_dim": "private plane + PMM", "pmm_full":

@@ -57,7 +57,8 @@ if _ui.numeric_page_gate(key="rates", what="This page measures W1 over sweeps of
                "exact (dense POT, up to about a thousand rows) or certified within 1% (the sparse transshipment "
                "method).")
 
-    key = (tuple(names), tuple(ns), tuple(eps_list), reps, d.name, d.n, s.delta, s.neighbours, s.seed)
+    key = _ui.inputs(data=d, epsilon=eps_list, delta=s.delta, neighbours=s.neighbours, seed=s.seed,
+                     mechanisms=[_ui.mechanism_label(m) for m in names], n=ns, repeats=reps)
 
 
     def _sweep(progress):

@@ -26,7 +26,8 @@
                   it answers at every size (:func:`choose_method` is its short form).
   ==============  =========================================================================================
 
-* :func:`wasserstein1_rounds` -- the "sparse" method's successive certified brackets, ending exact.
+* :func:`wasserstein1_rounds` -- the "sparse" method's successive certified brackets, ending exact;
+  :func:`wasserstein1_interval_rounds` -- the "interval" method's proven intervals while they narrow.
 * :func:`progressive_w1` (:mod:`.progressive`) -- the one policy for showing W1 while it improves: a
   certified bracket soon, the exact value when it is within reach (:func:`progressive_plan` says which, from
   public sizes); :func:`certified_w1` stops at a bracket of a given width.
@@ -63,6 +64,7 @@ from .w1 import (
     advice_for,
     choose_method,
     wasserstein1,
+    wasserstein1_interval_rounds,
     wasserstein1_rounds,
 )
 
@@ -71,6 +73,7 @@ __all__ = [
     "BLProjectionResult",
     "wasserstein1",
     "wasserstein1_rounds",
+    "wasserstein1_interval_rounds",
     "choose_method",
     "plan_w1",
     "W1Plan",

@@ -9,8 +9,8 @@ Which results come is decided from public sizes only (the library's method polic
 * the interactive budget is exact (dense POT or exact 1-D): that one exact result ("exact");
 * the interactive budget runs the sparse method (d = 2 to 8, up to its point limit): every round of
   :func:`~dpsynth_core.transport.wasserstein1_rounds`, the last one exact ("rounds");
-* otherwise the interactive budget's proven interval (the grid's, or for the mixed metric the "interval"
-  method's from every row), then the exact value when the unbudgeted policy has an exact method for this
+* otherwise the interactive budget's proven interval (the grid's, or for the mixed metric and l2 the
+  "interval" method's from every row, given while it narrows: :func:`wasserstein1_interval_rounds`), then the exact value when the unbudgeted policy has an exact method for this
   size ("then_exact": dense POT or the exact sparse method), else nothing more ("bracket_only").
 
 On a domain with categorical columns the policy reads the mixed metric (:func:`plan_metric`). No size is
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ._common import W1Result
-from .w1 import choose_method, wasserstein1, wasserstein1_rounds
+from .w1 import choose_method, wasserstein1, wasserstein1_interval_rounds, wasserstein1_rounds
 
 __all__ = ["PLANS", "plan_metric", "progressive_plan", "progressive_w1", "certified_w1"]
 
@@ -59,7 +59,11 @@ def progressive_w1(X: np.ndarray, Y: np.ndarray, domain: Any, metric: str = "lin
     if plan == "rounds":
         yield from wasserstein1_rounds(X, Y, domain=domain, metric=metric)
         return
-    yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
+    fast, _ = choose_method(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric), budget="interactive")
+    if fast == "interval":  # seconds at large sizes: its intervals while they narrow
+        yield from wasserstein1_interval_rounds(X, Y, domain=domain, metric=metric)
+    else:
+        yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
     if plan == "then_exact":
         yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
 

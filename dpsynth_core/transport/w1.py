@@ -35,7 +35,7 @@ from .policy import (
 )
 from .transshipment import w1_rounds
 
-__all__ = ["wasserstein1", "wasserstein1_rounds", "choose_method", "plan_w1", "W1Plan", "W1_METHODS", "BUDGETS",
+__all__ = ["wasserstein1", "wasserstein1_rounds", "wasserstein1_interval_rounds", "choose_method", "plan_w1", "W1Plan", "W1_METHODS", "BUDGETS",
            "BUDGET_SPARSE", "AUTO_SPARSE_MAX_POINTS", "AUTO_POT_PAIRS", "AUTO_MIXED_POT_PAIRS", "MIXED_METHODS",
            "advice_for"]
 
@@ -225,3 +225,23 @@ def wasserstein1_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "li
         hist.append({"round": r.round, "lower": r.lower, "upper": r.upper, "arcs": r.arcs, "added": r.added,
                      "solve_s": r.solve_s, "check_s": r.check_s, "seconds": r.seconds})
         yield sparse.round_result(r, list(hist), time.perf_counter() - t0)
+
+
+def wasserstein1_interval_rounds(X: Any, Y: Any, *, domain: Any = None, metric: str = "linf",
+                                 weights_x: Any = None, weights_y: Any = None) -> Iterator[W1Result]:
+    """Successive proven intervals of the "interval" method, each at least as narrow as the one before, the
+    last one ``wasserstein1(method="interval")``'s.
+
+    A generator: the first interval comes once the rows are in their cells (the columns' own W1 below, the
+    plan with every cell's share moved at the cell's largest distance above), then narrower ones as the
+    cells' exact transports are solved (:func:`.interval.plan_upper_bounds`); ``details["cells_solved"]`` of
+    ``details["cells"]`` say how far it is, for a front end's progress. Every result carries ``advice``
+    (:func:`advice_for`). Parameters as in :func:`wasserstein1`."""
+    owner = "wasserstein1_interval_rounds"
+    X, Y, metric, a, b = _prepare(X, Y, domain, metric, weights_x, weights_y, owner)
+    metric_name = metric.name if isinstance(metric, MixedMetric) else metric
+    t0 = time.perf_counter()
+    for res in interval.solve_rounds(X, Y, a, b, metric, owner):
+        res = dataclasses.replace(res, seconds=time.perf_counter() - t0,
+                                  details={**res.details, "requested_method": "interval", "metric": metric_name})
+        yield dataclasses.replace(res, advice=advice_for(res))

@@ -213,8 +213,10 @@ def test_a_one_row_table_is_used_with_a_caution_and_low_dim_says_why_it_cannot_r
 
 
 def test_upload_protects_the_user():
-    """Bounds that clamp most rows are refused; missing values can be dropped on request; the data's own
-    range can be used for exploration only, which marks every release as not private."""
+    """Bounds that clamp most rows get the library's warning and the table is used (one decision for the
+    library, the command line and the dashboard: tests/core/test_cli_workflow.py); missing values can be dropped
+    on request; the data's own range can be used for exploration only, which marks every release as not
+    private."""
     at = new_app()
     goto(at, "data")
     at.radio(key="data_source").set_value("Upload CSV").run()
@@ -224,8 +226,11 @@ def test_upload_protects_the_user():
                        ("data_hi_age", 120.0)):
         at.number_input(key=key).set_value(value)
     at.button(key="data_use_upload").click().run()
-    assert any("100 of 100 rows are outside the bounds you typed (most of them in 'income')" in e for e in errors(at))
-    assert at.session_state["dataset"].name != "income"
+    assert not errors(at), errors(at)
+    assert any("100 of 100 rows (100%) have a value outside the bounds" in w.value and "(most of them in 'income')"
+               in w.value and "check the bound boxes of the upload form" in w.value for w in at.warning), \
+        [w.value for w in at.warning]
+    assert at.session_state["dataset"].name == "income"  # the release goes ahead: the bounds are the user's choice
     # missing values: refused with a count, then dropped on request
     gappy = b"x,y\n" + b"\n".join(f"{i / 100},{'' if i % 10 == 0 else i / 200}".encode() for i in range(1, 60)) + b"\n"
     at.file_uploader(key="data_upload").set_value(("gappy.csv", gappy, "text/csv")).run()
@@ -284,7 +289,8 @@ def test_the_upload_form_checks_columns_and_counts_outside_rows():
     form = upload.UploadForm("people.csv", columns=("age", "score"), text_columns=preview.text_columns,
                              lower={"age": 0, "score": 0}, upper={"age": 50, "score": 100})
     used = form.use(GOOD, preview)
-    assert used.outside == int((preview.frame["age"] > 50).sum()) and used.dataset.domain.upper == (50.0, 100.0)
+    assert used.clamping.rows == int((preview.frame["age"] > 50).sum()) and used.dataset.domain.upper == (50.0, 100.0)
+    assert used.clamping.above["age"] == used.clamping.rows and used.clamping.goes_ahead
     with pytest.raises(ValueError, match="no column 'nope'"):
         upload.UploadForm("people.csv", columns=("nope",)).use(GOOD, preview)
     with pytest.raises(ValueError, match="at least one column"):
@@ -412,7 +418,8 @@ def test_rates_sweep_and_switch_mechanism():
     # switch the mechanism: the previous results stay, marked as stale, until the next sweep
     at.multiselect(key="rates_mechs").set_value(["private_evolution"]).run()
     assert not at.exception
-    assert any("earlier settings" in c.value for c in at.caption)
+    stale = [i.value for i in at.info if "**Earlier result**" in i.value]
+    assert stale and "mechanisms changed since" in stale[0] and "Flat Laplace histogram" in stale[0], stale
     # sweep over ε
     at.radio(key="rates_axis").set_value("ε").run()
     at.select_slider(key="rates_n_eps").set_value(500).run()

@@ -338,7 +338,7 @@ def test_the_upload_form_declares_the_domain_and_reads_the_file_with_it():
     assert preview.text_columns == ("sex", "region") and list(preview.preview.columns) == ["age", "sex", "bmi",
                                                                                           "region"]
     used = _form().use(data, preview)
-    assert used.outside == 0 and used.dropped == 0 and used.dataset.X.shape == (60, 4)
+    assert used.clamping.rows == 0 and used.dropped == 0 and used.dataset.X.shape == (60, 4)
     assert used.dataset.domain.declared and used.dataset.domain.categories["sex"] == ("F", "M")
     with pytest.raises(ValueError, match="'F' twice in column 'sex'"):
         _form(categories={"sex": "F|F|M", "region": "north"}).use(data, preview)
@@ -373,7 +373,7 @@ def test_the_upload_form_takes_the_range_over_the_rows_it_keeps():
     form = upload.UploadForm("g.csv", columns=("x",), bounds_from_data=True, drop_missing=True)
     used = form.use(data, preview)
     assert used.dataset.domain.lower == (0.2,) and used.dataset.domain.upper == (0.9,) and used.dataset.n == 3
-    assert used.outside == 0 and used.dataset.domain.provenance == "data"
+    assert used.clamping.rows == 0 and used.dataset.domain.provenance == "data"
 
 
 def test_mixed_dataset_is_shareable_by_name():

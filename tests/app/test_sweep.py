@@ -38,12 +38,12 @@ def test_kept_sweep_runs_on_the_button_keeps_the_result_and_marks_it_stale():
     assert _result(at) == "result=42" and at.session_state["kept"] == (1, 42)
     at.run()  # a rerun (e.g. another widget) keeps the result without computing again
     assert _result(at) == "result=42" and at.session_state["calls"] == [42]
-    assert not any("earlier settings" in c.value for c in at.caption)
-    # other settings: the old result is still shown, with a note naming the button
+    assert not any("Earlier result" in i.value for i in at.info)
+    # other settings: the old result is still shown, labelled as earlier work, with the button that refreshes it
     at.session_state["fp"] = 2
     at.run()
     assert _result(at) == "result=42"
-    assert any("earlier settings" in c.value and "**Run it**" in c.value for c in at.caption)
+    assert any("**Earlier result**" in i.value and "**Run it**" in i.value for i in at.info), [i.value for i in at.info]
     # ... or hidden, when the page asks for it
     at.session_state["when_stale"] = "hide"
     at.run()

@@ -158,10 +158,12 @@ def test_drop_bad_rows_in_the_library_drops_and_locates_every_kind_of_bad_cell()
 
 
 # ------------------------------------------------------------------------------------- clamping: one answer
-def test_bounds_clamping_90_percent_get_the_same_decision_and_counts_from_library_and_cli(tmp_path, capsys):
-    """The library's run, the library's count and the command line on the same table and bounds: the same
-    numbers, the same decision (a warning naming the share; the release goes ahead). The dashboard joins this
-    test when it calls the same function."""
+def test_bounds_clamping_90_percent_get_the_same_decision_and_counts_from_library_cli_and_dashboard(tmp_path,
+                                                                                                    capsys):
+    """The library's run, the library's count, the command line and the dashboard (its upload form and a
+    mechanism page, in Streamlit's AppTest) on the same table and bounds: the same numbers, the same decision
+    (a warning naming the share; the release goes ahead), each front end naming what to change in its own
+    terms."""
     df = _table(1000, 5)
     df.loc[df.index[:100], "age"] = 55.0  # 10% inside 40:70 on age, everything else in its bounds
     df.loc[df.index[100:], "age"] = np.where(np.arange(900) % 2, 20.0, 85.0)
@@ -182,6 +184,47 @@ def test_bounds_clamping_90_percent_get_the_same_decision_and_counts_from_librar
     assert head in str(lib[0].message) and head in err and "'age' (450 below, 450 above)" in err
     assert "check --bounds and the unit of that column" in err
     assert "check the domain's lower and upper bounds" in str(lib[0].message)
+    shown = _dashboard_uses(tmp_path / "t.csv", {"age": (40, 70), "bmi": (10, 60), "visits": (0, 30)},
+                            {"sex": "F|M", "region": "north|east|south|west"})
+    assert len(shown["data"]) == 1 and len(shown["pmm"]) == 1, shown  # said once on each page
+    for text in (shown["data"][0], shown["pmm"][0]):
+        assert head in text and "'age' (450 below, 450 above)" in text
+        assert "check the bound boxes of the upload form on the Data and bounds page" in text
+    assert shown["used"] == (1000, dom) and shown["released"]  # the same decision: the release went ahead
+
+
+def _dashboard_uses(path: Path, bounds: dict, categories: dict) -> dict:
+    """The dashboard (AppTest) given the CSV ``path``: every column chosen, the bounds and categories typed,
+    "Use this data"; then the PMM page. Returns the clamping warnings each page showed, the table used (n and
+    domain) and whether PMM released it."""
+    root = Path(__file__).resolve().parents[2]
+    for extra in (str(root), str(root / "tests" / "app")):
+        if extra not in sys.path:
+            sys.path.insert(0, extra)
+    from apptest import errors, exceptions, goto, new_app
+
+    at = goto(new_app(), "data")
+    at.radio(key="data_source").set_value("Upload CSV").run()
+    name = path.name
+    at.file_uploader(key="data_upload").set_value((name, path.read_bytes(), "text/csv")).run()
+    at.multiselect(key=f"data_cols_{name}").set_value(list(pd.read_csv(path, nrows=0).columns)).run()
+    for column, (lo, hi) in bounds.items():
+        at.number_input(key=f"data_lo_{column}").set_value(float(lo))
+        at.number_input(key=f"data_hi_{column}").set_value(float(hi))
+    for column, text in categories.items():
+        at.text_area(key=f"data_cat_{column}").input(text)
+    at.button(key="data_use_upload").click().run()
+    assert not exceptions(at) and not errors(at), (exceptions(at), errors(at))
+
+    def clamping_warnings():
+        return [w.value for w in at.warning if "outside the bounds" in w.value]
+
+    shown = {"data": clamping_warnings(), "used": (at.session_state["dataset"].n, at.session_state["dataset"].domain)}
+    goto(at, "pmm")
+    assert not exceptions(at) and not errors(at), (exceptions(at), errors(at))
+    shown["pmm"] = clamping_warnings()
+    shown["released"] = at.session_state["release_info"] is not None
+    return shown
 
 
 def test_the_unit_cube_count_and_the_clamping_count_are_one_rule_even_where_rounding_differs():

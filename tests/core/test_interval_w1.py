@@ -89,3 +89,45 @@ def test_a_table_against_itself_is_exactly_zero_by_the_interval():
     df = _mixed(300, 3)
     res = wasserstein1(df, df, domain=DOM, method="interval", return_result=True)
     assert res.exact and res.value == res.lower == res.upper and res.upper < 1e-15 and res.advice == ()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bounds_given_while_the_cells_are_solved_contain_w1_and_only_narrow(seed):
+    """Every bound before the last one counts a cell not yet solved at its largest distance: still the cost
+    of a feasible plan, so each contains W1; they never widen, and the last is plan_upper_bound's."""
+    rng = np.random.default_rng(200 + seed)
+    n, m = int(rng.integers(50, 250)), int(rng.integers(50, 250))
+    X, Y = rng.random((n, 3)) ** rng.uniform(0.5, 3.0), rng.random((m, 3))
+    a, b = np.full(n, 1 / n), np.full(m, 1 / m)
+    gm = LpMetric("linf")
+    ref = ot.emd2(a, b, gm.pairwise(X, Y), numItermax=10**8)
+    cell_rows = int(rng.integers(4, 30))
+    bounds = list(interval.plan_upper_bounds(X, Y, a, b, gm, cell_rows=cell_rows, steps=5))
+    uppers = [u for u, _ in bounds]
+    assert all(_within(0.0, ref, u) for u in uppers), (ref, uppers)
+    assert all(later <= earlier for earlier, later in zip(uppers, uppers[1:], strict=False))
+    cells = bounds[-1][1]["cells"]
+    assert [d["cells_solved"] for _, d in bounds] == sorted({round(k * cells / 5) for k in range(6)})
+    assert uppers[-1] == interval.plan_upper_bound(X, Y, a, b, gm, cell_rows=cell_rows)[0]
+    assert uppers[0] > uppers[-1]  # the cells' own transports are what narrows it
+
+
+def test_the_interval_rounds_end_with_the_interval_method_and_say_how_far_they_are(monkeypatch):
+    real, syn = _mixed(700, 1), _mixed(650, 2)
+    ref = wasserstein1(real, syn, domain=DOM, method="pot")
+    monkeypatch.setattr(interval, "CELL_ROWS", (64, 64))  # cells as small as at 200,000 rows: many of them
+    rounds = list(tr.wasserstein1_interval_rounds(real, syn, domain=DOM))
+    last = wasserstein1(real, syn, domain=DOM, method="interval", return_result=True)
+    assert len(rounds) > 2 and rounds[-1].value == last.value and rounds[-1].lower == last.lower
+    for r in rounds:
+        assert r.certified and r.method == "interval" and _within(r.lower, ref, r.upper)
+        assert [a.param for a in r.advice] == ["method", "max_seconds"]
+    progress = [r.details["cells_solved"] / r.details["cells"] for r in rounds]
+    assert progress[0] == 0.0 and progress[-1] == 1.0 and progress == sorted(progress)
+    # the live headline's policy streams them where the interactive budget chooses the interval method
+    monkeypatch.setattr(tr.policy, "BUDGET_POT_PAIRS", {"interactive": 1000, "preview": 1000})
+    monkeypatch.setattr(tr.policy, "BUDGET_SPARSE", {k: {**v, "max_points": 100}
+                                                     for k, v in tr.policy.BUDGET_SPARSE.items()})
+    live = list(tr.progressive_w1(DOM.read(real, name="X", owner="t"), DOM.read(syn, name="Y", owner="t"), DOM))
+    assert [r.method for r in live[:len(rounds)]] == ["interval"] * len(rounds) and live[-1].exact
+    assert all(_within(r.lower, ref, r.upper) for r in live)
