@@ -74,6 +74,9 @@ def progress_text(job) -> str:
     """What the interval method is doing for the headline's progress bar (:attr:`dashboard.w1_live.Job.progress`)."""
     n, m = job.interval_rows
     details = {} if job.latest is None else job.latest.details
+    if job.state == "queued":
+        return (f"W1 from every row ({n:,} + {m:,} rows) is next in line: another W1 computation is finishing "
+                "first …")
     if "cells" not in details:
         return (f"Proving an interval for W1 from every row ({n:,} + {m:,} rows): placing the rows in small cells "
                 "of similar rows …")

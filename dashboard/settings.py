@@ -95,12 +95,14 @@ def _read_snapped(qp: Mapping[str, Any], name: str, setting: str, valid, grid: t
 
 
 def parse_query(qp: Mapping[str, Any]) -> dict:
-    """Read the shareable state (``eps``, ``delta``, ``rel``, ``seed``, ``dataset``, ``page``) from URL
+    """Read the shareable state (``eps`` -- or ``epsilon`` --, ``delta``, ``rel``, ``seed``, ``dataset``, ``page``) from URL
     query parameters; invalid values are dropped (listed in ``"ignored"``), never raised; values the
     sliders cannot show are snapped to the nearest step and listed, with what was used, in ``"adjusted"``."""
     out: dict[str, Any] = {"ignored": [], "adjusted": []}
 
-    _read_snapped(qp, "eps", "epsilon", lambda x: math.isfinite(x) and x > 0, EPSILON_GRID, "ε", "g", out)
+    # "eps" in the links the dashboard writes; "epsilon", the name people type, is read the same way
+    eps = "eps" if "eps" in qp or "epsilon" not in qp else "epsilon"
+    _read_snapped(qp, eps, "epsilon", lambda x: math.isfinite(x) and x > 0, EPSILON_GRID, "ε", "g", out)
     _read_snapped(qp, "delta", "delta", lambda x: 0 < x < 1, DELTA_GRID, "δ", ".0e", out)
     if "seed" in qp:
         v = _first(qp["seed"])

@@ -116,7 +116,8 @@ def test_following_next_and_extreme_epsilon(server, page, ui):
 
 
 def _upload(ui, page, name: str, data: bytes) -> None:
-    file_input = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    # the CSV uploader comes first (the upload form's domain-file uploader follows once a file is read)
+    file_input = page.locator('[data-testid="stFileUploader"] input[type="file"]').first
     ui.act(page, lambda: file_input.set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}]))
 
 
@@ -142,7 +143,7 @@ def test_upload_good_and_bad_csv(server, page, ui):
     _upload(ui, page, "holes.csv", b"age,score\n1,2\n,3\n4,5\n")
     # the upload's runs may finish before the uploader has handed over the new file: wait for the
     # offer itself (an element, not a sleep; it fails after 30 s)
-    offer = page.get_by_text("Drop the row with a missing value")
+    offer = page.locator('[data-testid="stCheckbox"]').filter(has_text="Drop the rows with missing values")
     offer.wait_for(timeout=30_000)
     ui.assert_no_exception(page, "CSV with a missing value")
     assert "missing" in ui.visible_text(page), "a missing value must be reported"
