@@ -57,7 +57,9 @@ if res is not None:
 
     def _certificate():
         terms = tr.released
-        loss = _ui.safe(_loss, d.X, rel.synthetic, d.domain, s_ord, what="computing the loss")
+        with st.spinner(f"Computing the realised loss over the {plural(len(subsets), f'{s_ord}-column view')} "
+                        "(owner view; seconds on a large table) …"):
+            loss = _ui.safe(_loss, d.X, rel.synthetic, d.domain, s_ord, what="computing the loss")
         _ui.plot(viz.certificate_bar({"grid resolution 1/2k": terms.discretisation,
                                       "noise (high-probability level)": terms.privatisation_quantile,
                                       "fit of the synthetic points": terms.projection},
