@@ -1,6 +1,5 @@
 """Audit the privacy claim: run a mechanism many times on two neighbouring datasets and bound ε from below."""
 
-import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
@@ -72,7 +71,7 @@ if _ui.numeric_page_gate(key="audit", what="The audit moves, adds or removes one
         half = st.select_slider("Box half-width (unit cube)", options=[1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4], value=1 / 16,
                                 format_func=lambda v: f"1/{round(1 / v)}", key="audit_half", persist_state="session",
                                 help="For the statistic 'count in the box around the point'.")
-    point = np.array([px] + ([py] if py is not None else []) + list(centre[2:]), dtype=float)
+    point = [float(px)] + ([float(py)] if py is not None else []) + [float(c) for c in centre[2:]]
 
     try:
         declared, why = audit.pair_epsilon(kind, s.neighbours, s.epsilon)

@@ -3,7 +3,6 @@
 import re
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from dashboard import ui as _ui
@@ -106,7 +105,7 @@ if res is not None:
                  "cloud, drawn from the noisy votes. Grey: the private data (" + _ui.OWNER + ")", key="pe_iter")
         weights = trace.weights[t - 1]
         if weights is not None:
-            kept = int(np.count_nonzero(np.asarray(weights) > 0))
+            kept = sum(1 for w in weights if w > 0)
             st.caption(f"{kept} of {len(weights)} variations keep a positive weight after the noise.")
 
     _ui.look_closer({"Iterations": _animation, "One iteration": _one_iteration}, key="pe_view")

@@ -318,14 +318,6 @@ def test_the_privacy_settings_are_read_by_name_not_by_key():
     assert not found, found
 
 
-#: Pages that still import numpy, with the change that takes their maths into the library (each must still
-#: import it: a page that stopped leaves this list).
-PAGES_WITH_NUMPY = {
-    "pages/audit.py": "the audit's pair, mechanism and statistic, assembled in a parallel change to the audit",
-    "pages/private_evolution.py": "Private Evolution's page, reworked in a parallel change",
-}
-
-
 def test_no_page_does_numerical_work():
     """A page reads as a short story: controls, one library call, figures, a sentence. The numbers come from
     the library, so a page imports neither numpy nor scipy (indexing a library's array needs neither)."""
@@ -338,9 +330,8 @@ def test_no_page_does_numerical_work():
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names.add(node.module.split(".")[0])
         heavy[str(path.relative_to(ROOT))] = names & {"numpy", "scipy"}
-    doing = [p for p, n in heavy.items() if n and p not in PAGES_WITH_NUMPY]
-    stale = [p for p in PAGES_WITH_NUMPY if not heavy.get(p)]
-    assert not doing and not stale, (doing, stale)
+    doing = [p for p, n in heavy.items() if n]
+    assert not doing, doing
 
 
 def test_only_the_state_module_touches_the_session_state():
