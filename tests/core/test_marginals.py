@@ -185,9 +185,10 @@ def test_explicit_grid_checks():
     X = np.random.default_rng(0).random((50, 3))
     with pytest.raises(ValueError, match="coarse bins are unions of fine bins"):
         run("marginals", X, dom, epsilon=1.0, fine=4, coarse=8)
-    wide = Domain.unit(9)
+    wide = Domain.unit(9)  # 8^9 cells: the dense grid is refused when asked for; auto fits the tree instead
     with pytest.raises(ValueError, match=f"at most {DENSE_MAX_CELLS:,} cells"):
-        run("marginals", np.zeros((5, 9)), wide, epsilon=1.0, fine=8, coarse=8)
+        run("marginals", np.zeros((5, 9)), wide, epsilon=1.0, fine=8, coarse=8, model="dense")
+    assert run("marginals", np.zeros((5, 9)), wide, epsilon=1.0, fine=8, coarse=8, rng=0).params["model"]["kind"] == "tree"
 
 
 # -------------------------------------------------------------------------------------- releases

@@ -25,10 +25,13 @@ from .fit import DENSE_MAX_CELLS, DenseJoint, Measurement, fit_dense
 from .noise import FAMILIES, NoisePlan, discrete_laplace_variance, plan_noise, size_from_totals
 from .sampling import draw_rows, fine_masses
 from .tables import Layout, marginal_counts, plan_layout
+from .tree import TreeJoint, fit_tree
 
 __all__ = ["marginals", "MarginalsConfig", "MarginalsTrace", "MarginalsOwner"]
 
 OWNER = "marginals"
+#: The fitted models (``model=...``): the dense joint grid (:mod:`.fit`) and the tree of 2-way tables (:mod:`.tree`).
+MODELS: tuple[str, ...] = ("dense", "tree")
 
 
 # ------------------------------------------------------------------------------------ parameters
@@ -46,6 +49,10 @@ class MarginalsConfig(Config):
     noise: str = param("choice", "auto", "auto: discrete Laplace without delta (pure ε-DP); with delta the family "
                        "with the smaller noise variance. laplace: discrete Laplace, basic composition. gaussian: "
                        "Gaussian noise composed exactly (zCDP, needs delta).", choices=("auto",) + FAMILIES)
+    model: str = param("choice", "auto", "The fitted distribution. auto: the dense joint grid while it has at most "
+                       f"{defaults.MARGINALS_DENSE_CELLS:,} cells, a tree of 2-way tables beyond (wide tables). dense: "
+                       "always the grid (refused above the limit). tree: always the tree.",
+                       choices=("auto",) + MODELS, advanced=True)
     iterations: int = param("int", defaults.MARGINALS_ITERATIONS, "Most mirror-descent steps of the fit (fewer "
                             "fits the noise less).", low=1, high=100_000, log=True, advanced=True)
     beta: float = param("float", 0.05, "The certificate holds with probability at least 1 - beta over the noise.",
@@ -67,19 +74,36 @@ class MarginalsConfig(Config):
             if self.coarse > self.fine:
                 raise param_error(owner, "coarse", f"at most fine = {self.fine} (coarse bins are unions of fine bins)",
                                   self.coarse)
-            check_joint(plan_layout(domain, self.fine, self.coarse), owner)
+            layout = plan_layout(domain, self.fine, self.coarse)
+            check_model(layout, choose_model(self.model, layout), self.mc_draws, owner)
 
 
-def check_joint(layout: Layout, owner: str) -> None:
-    """Refuse a coarse joint grid above :data:`~.fit.DENSE_MAX_CELLS` (public inputs only), naming the limit."""
-    cells = layout.joint_cells
-    if cells > DENSE_MAX_CELLS:
-        shape = " x ".join(str(c) for c in layout.coarse_shape)
-        raise param_error(owner, "coarse", f"a value whose coarse joint grid has at most {DENSE_MAX_CELLS:,} cells (the "
-                          "dense fit's limit; a graphical model for wider tables is planned): pass a smaller coarse, "
-                          "or fewer columns or categories", f"{shape} = {cells:,} cells")
-    limits.check_planned(cells, "max_cells", owner=owner, param="coarse", what="cells of the coarse joint grid",
-                         fix="pass a smaller coarse", got=f"{cells:,} cells")
+def choose_model(asked: str, layout: Layout) -> str:
+    """The model the release fits: the one asked for, or (``auto``) the dense grid while its cells are at most
+    :data:`~.fit.DENSE_MAX_CELLS` and the tree beyond (public inputs only: the layout). Every table the dense
+    fit handled before the tree existed still gets the dense fit, bit for bit."""
+    if asked != "auto":
+        return asked
+    return "dense" if layout.joint_cells <= DENSE_MAX_CELLS else "tree"
+
+
+def check_model(layout: Layout, model: str, draws: int, owner: str) -> None:
+    """Refuse, before anything is allocated, a plan above its limits (public inputs only), naming the limit: the
+    dense joint grid above :data:`~.fit.DENSE_MAX_CELLS` cells or ``limits.max_cells``; for every model, the
+    2-way tables and the certificate's Monte Carlo draws of them (``draws`` × their cells, held at once)."""
+    if model == "dense":
+        cells = layout.joint_cells
+        if cells > DENSE_MAX_CELLS:
+            shape = " x ".join(str(c) for c in layout.coarse_shape)
+            raise param_error(owner, "coarse", f"a value whose coarse joint grid has at most {DENSE_MAX_CELLS:,} cells "
+                              "(the dense fit's limit): pass a smaller coarse, fewer columns or categories, or "
+                              "model='tree' (or 'auto')", f"{shape} = {cells:,} cells")
+        limits.check_planned(cells, "max_cells", owner=owner, param="coarse", what="cells of the coarse joint grid",
+                             fix="pass a smaller coarse", got=f"{cells:,} cells")
+    held = draws * layout.cells_two
+    limits.check_planned(held, "max_cells", owner=owner, param="coarse", what="cells of the 2-way tables' Monte Carlo "
+                         "draws held by the certificate", fix="pass a smaller coarse or mc_draws, or fewer columns",
+                         got=f"{draws} draws x {layout.cells_two:,} cells = {held:,}")
 
 
 # --------------------------------------------------------------------------------- typed results
@@ -89,7 +113,8 @@ class MarginalsTrace(Trace):
 
     ``noisy_one`` are the fine 1-way tables (one array per column), ``noisy_two`` the coarse 2-way tables
     ((C_i, C_j) per pair of ``layout.pairs``), ``joint`` the fitted distribution on the coarse grid
-    (probabilities, one axis per column), ``fine_masses`` the fine masses of each column the rows were
+    (probabilities, one axis per column; None for the tree model of a wide table), ``model`` the fitted model
+    (:class:`~.fit.DenseJoint` or :class:`~.tree.TreeJoint`), ``fine_masses`` the fine masses of each column the rows were
     drawn from, ``noise`` the noise plan and ``certificate`` the bound's terms."""
 
     layout: Layout
@@ -100,6 +125,7 @@ class MarginalsTrace(Trace):
     noise: NoisePlan
     certificate: Certificate | None
     fit_iterations: int
+    model: DenseJoint | TreeJoint | None = None
 
 
 @dataclass(frozen=True)
@@ -179,22 +205,18 @@ def marginals(p: Prepared[MarginalsConfig]) -> Release[MarginalsTrace, Marginals
                           "delta=...)", "gaussian")
     size = _rule_size(p, ledger)
     eps = p.epsilon - ledger.epsilon
-    layout, plan, rules = _plan(p, size, eps)
+    layout, plan, rules, kind = _plan(p, size, eps)
     plan.ledger_entries(ledger, layout.d, len(layout.pairs), _bins_text(layout, "fine"), _bins_text(layout, "coarse"))
     one, two = p.rows.sum(marginal_counts, layout)
     noisy_one = [c + plan.draw(0, c.shape, p.rng) for c in one]
     noisy_two = [(c + plan.draw(1, c.shape, p.rng)).reshape(layout.columns[i].coarse, layout.columns[j].coarse)
                  for c, (i, j) in zip(two, layout.pairs, strict=True)]
     n_hat, n_source = _release_size(p, size, layout, plan, noisy_one, noisy_two)
-    model = fit_dense(layout.coarse_shape, _measurements(layout, plan, noisy_one, noisy_two), n_hat,
-                      iterations=cfg.iterations)
-    m, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
-                 else limits.cap_rows(max(1, int(round(n_hat))), source=f"n̂ from {n_source}", d=domain.d))
-    masses = [fine_masses(col, noisy_one[j], model.marginal((j,))) for j, col in enumerate(layout.columns)]
-    U = draw_rows(layout, model.sample(m, p.rng), masses, p.rng)
+    model, U, masses, m, capped = _fit_and_draw(p, layout, plan, kind, noisy_one, noisy_two, n_hat, n_source)
     cert = _certificate(p, layout, plan, noisy_two, U)
-    trace = MarginalsTrace(layout=layout, noisy_one=noisy_one, noisy_two=noisy_two, joint=model.p,
-                           fine_masses=masses, noise=plan, certificate=cert, fit_iterations=model.iterations)
+    trace = MarginalsTrace(layout=layout, noisy_one=noisy_one, noisy_two=noisy_two,
+                           joint=model.p if kind == "dense" else None, fine_masses=masses, noise=plan,
+                           certificate=cert, fit_iterations=model.iterations, model=model)
     owner = MarginalsOwner(n=p.n, n_clamped=p.n_clamped, true_one=one, true_two=two)
     params = _params(p, layout, plan, rules, model, n_hat, n_source, m, size, cert)
     if plan.family == "laplace" and p.delta:  # the tables are pure ε-DP: the release states δ = 0 (stronger)
@@ -202,7 +224,7 @@ def marginals(p: Prepared[MarginalsConfig]) -> Release[MarginalsTrace, Marginals
     return p.finish(_to_domain(domain, U), ledger=ledger, trace=trace, owner=owner, params=params,
                     bound=None if cert is None else cert.bound, bound_kind=_bound_kind(cert),
                     bound_type=BoundKind.NONE if cert is None else BoundKind.CERTIFICATE,
-                    notes=_notes(p, layout, plan, cert, n_source), capped=capped)
+                    notes=_notes(p, layout, plan, cert, n_source, model), capped=capped)
 
 
 # ------------------------------------------------------------------------------------------ steps
@@ -234,12 +256,12 @@ def _family(p: Prepared[MarginalsConfig], eps: float, d: int, pairs: int, split:
     return defaults.marginals_noise(p.delta, lap.variances, gau.variances, cells)
 
 
-def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: float) -> tuple[Layout, NoisePlan, dict]:
-    """The bins, the budget split and the noise: given values, or the study's rules at the rule size."""
+def _rule_bins(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: float, split: float,
+               cap: float) -> tuple[int, int]:
+    """The fine and coarse bins: given values, or the study's rules at the rule size, the coarse rule keeping the
+    joint grid at most ``cap`` cells (the dense model's cap; no cap for the tree)."""
     cfg, domain = p.config, p.domain
     d, pairs = domain.d, domain.d * (domain.d - 1) // 2
-    split = cfg.split if cfg.split is not None else defaults.marginals_split(d)
-    rules = {"split": "given" if cfg.split is not None else "defaults.marginals_split(d)"}
     fine, coarse = cfg.fine or 16, cfg.coarse or 4
     for _ in range(3):  # the rules depend on the noise, which depends on the cells: a short fixed point
         layout = plan_layout(domain, fine, coarse)
@@ -251,7 +273,24 @@ def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: float) -
             fine = defaults.marginals_fine(size.n, math.sqrt(plan.variances[0]))
         if cfg.coarse is None:
             sd2 = math.sqrt(plan.variances[1]) if pairs else 1.0
-            coarse = defaults.marginals_coarse(size.n, sd2, fine, domain.k, math.prod(domain.category_sizes))
+            coarse = defaults.marginals_coarse(size.n, sd2, fine, domain.k, math.prod(domain.category_sizes), cap=cap)
+    return fine, coarse
+
+
+def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None,
+          eps: float) -> tuple[Layout, NoisePlan, dict, str]:
+    """The bins, the budget split, the noise and the model: given values, or the study's rules at the rule size.
+
+    The model follows from the layout at the dense cap (:func:`choose_model`); the tree's coarse rule has no
+    joint cap (its cells grow with the pairs, not with the product of the axes)."""
+    cfg, domain = p.config, p.domain
+    d, pairs = domain.d, domain.d * (domain.d - 1) // 2
+    split = cfg.split if cfg.split is not None else defaults.marginals_split(d)
+    rules = {"split": "given" if cfg.split is not None else "defaults.marginals_split(d)"}
+    fine, coarse = _rule_bins(p, size, eps, split, defaults.MARGINALS_MAX_JOINT)
+    model = choose_model(cfg.model, plan_layout(domain, fine, coarse))
+    if model == "tree" and cfg.coarse is None:
+        fine, coarse = _rule_bins(p, size, eps, split, math.inf)
     layout = plan_layout(domain, fine, coarse)
     family = _family(p, eps, d, pairs, split, (layout.cells_one, layout.cells_two))
     plan = plan_noise(family, eps, p.delta, p.neighbours, d, pairs, split)
@@ -260,8 +299,8 @@ def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: float) -
     rules["coarse"] = ("given" if cfg.coarse is not None else "defaults.marginals_coarse(n, noise s.d. of a 2-way count "
                        "at the reference share, fine, numeric axes, categories)")
     rules["noise"] = "given" if cfg.noise != "auto" else "defaults.marginals_noise (δ given or not; smaller variance)"
-    check_joint(layout, p.owner)
-    return layout, plan, rules
+    check_model(layout, model, cfg.mc_draws, p.owner)
+    return layout, plan, rules, model
 
 
 def _release_size(p: Prepared[MarginalsConfig], size: SizeEstimate | None, layout: Layout, plan: NoisePlan,
@@ -278,6 +317,23 @@ def _release_size(p: Prepared[MarginalsConfig], size: SizeEstimate | None, layou
         source += " and the noisy size"
     value, _ = size_from_totals(totals)
     return max(1.0, value), source
+
+
+def _fit_and_draw(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, kind: str, noisy_one: list,
+                  noisy_two: list, n_hat: float, n_source: str) -> tuple[Any, np.ndarray, list, int, dict | None]:
+    """The model (``kind``: dense grid or tree), the release size (capped by the limits when it is n̂) and the rows
+    drawn from the model (unit coordinates, categorical codes), with each column's fine masses."""
+    cfg = p.config
+    meas = _measurements(layout, plan, noisy_one, noisy_two)
+    if kind == "dense":
+        model = fit_dense(layout.coarse_shape, meas, n_hat, iterations=cfg.iterations)
+    else:
+        model = fit_tree(layout.coarse_shape, meas, n_hat)
+    m, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
+                 else limits.cap_rows(max(1, int(round(n_hat))), source=f"n̂ from {n_source}", d=p.domain.d))
+    masses = [fine_masses(col, noisy_one[j], model.marginal((j,))) for j, col in enumerate(layout.columns)]
+    U = draw_rows(layout, model.sample(m, p.rng), masses, p.rng)
+    return model, U, masses, m, capped
 
 
 def _measurements(layout: Layout, plan: NoisePlan, noisy_one: list, noisy_two: list) -> list[Measurement]:
@@ -325,7 +381,7 @@ def _bins_text(layout: Layout, which: str) -> str:
     return f"{', '.join(map(str, sizes)) or 'no'} coarse bins per numeric axis"
 
 
-def _params(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, rules: dict, model: DenseJoint,
+def _params(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, rules: dict, model: DenseJoint | TreeJoint,
             n_hat: float, n_source: str, m: int, size: SizeEstimate | None, cert: Certificate | None) -> dict:
     """The public record of the release (exported; the golden pin hashes it)."""
     numeric = [c for c in layout.columns if c.kind == "numeric"]
@@ -340,6 +396,10 @@ def _params(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, rules
     }
     if cert is not None:
         out["certificate"] = cert.to_dict()
+    if isinstance(model, TreeJoint):  # only wide releases carry the key: the dense releases' record is unchanged
+        out["model"] = {"kind": "tree", "edges": [list(e) for e in model.edges], "cells": model.cells,
+                        "rule": f"the dense joint grid would have {layout.joint_cells:,} cells (above "
+                                f"{DENSE_MAX_CELLS:,})" if p.config.model == "auto" else "given"}
     return out
 
 
@@ -351,13 +411,20 @@ def _bound_kind(cert: Certificate | None) -> str:
 
 
 def _notes(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, cert: Certificate | None,
-           n_source: str) -> list[str]:
+           n_source: str, model: DenseJoint | TreeJoint) -> list[str]:
     """The plain-language caveats of the release."""
     noise = ("discrete Laplace noise (pure ε-DP, basic composition)" if plan.family == "laplace" else
              f"Gaussian noise composed exactly (ρ = {plan.rho:.4g}-zCDP, i.e. √(2ρ)-GDP, gives the stated (ε, δ))")
-    notes = [f"Every column's 1-way table and every pair's 2-way table were measured with {noise}; one joint "
-             f"distribution on the coarse grid ({layout.joint_cells:,} cells) was fitted to them and the rows drawn "
-             f"from it. Release size: {n_source}."]
+    if isinstance(model, TreeJoint):
+        fitted = (f"the coarse joint grid would have {layout.joint_cells:,} cells, so the fitted distribution is a tree "
+                  f"of {len(model.edges)} pairs (the largest dependence in the noisy tables, chosen from them at no "
+                  "privacy cost), fitted to them exactly, and the rows were drawn from it; pairs off the tree are "
+                  "independent given the path between them")
+    else:
+        fitted = (f"one joint distribution on the coarse grid ({layout.joint_cells:,} cells) was fitted to them and the "
+                  "rows drawn from it")
+    notes = [f"Every column's 1-way table and every pair's 2-way table were measured with {noise}; {fitted}. Release "
+             f"size: {n_source}."]
     if cert is not None:
         notes.append(f"bound = certificate: with probability >= {1 - cert.beta:g} over the noise, every 2-way marginal of "
                      f"the release is within W1 {cert.bound:.3g} of the data's (unit-cube units). It is about pairs of "
