@@ -428,8 +428,10 @@ def auto_mechanism(domain: Domain, *, epsilon: float, delta: float | None = None
       cells twice there);
     * otherwise (d >= 3, or any categorical column): ``marginals`` (ahead of AIM and MST on every table of the
       peers and mixed benchmarks), with δ when one is given;
-    * unless its coarse joint grid would exceed :data:`MARGINALS_DENSE_CELLS` even at 2 bins per numeric axis:
-      ``pmm`` (its tree grows with n, not with d).
+    * wide tables too: where the coarse joint grid would exceed :data:`MARGINALS_DENSE_CELLS` even at 2 bins per
+      numeric axis, the marginal tables fit a tree of 2-way tables instead of the grid (``model="auto"``); the
+      reason says so. (Before the tree existed such tables went to PMM, whose full-dimensional cells hold about
+      one record each at these widths.)
 
     Public inputs only: the domain's column types and category counts, ε, δ given or not. ``epsilon`` is checked
     here (the chosen mechanism checks it again)."""
@@ -438,10 +440,8 @@ def auto_mechanism(domain: Domain, *, epsilon: float, delta: float | None = None
         return AutoChoice("psmm", f"{domain.k} numeric column{'s' if domain.k > 1 else ''}: PSMM's full-dimensional "
                           "grid had the lowest W1 in d <= 2 in the defaults study", None, delta)
     joint = 2**domain.k * math.prod(domain.category_sizes)
-    if joint > MARGINALS_DENSE_CELLS:
-        return AutoChoice("pmm", f"{domain.d} columns: the marginal tables' joint grid would have {joint:,} cells even "
-                          f"at 2 bins per numeric axis (above {MARGINALS_DENSE_CELLS:,}); PMM's tree grows with n, not d",
-                          None, delta)
+    fit = (f"; the joint grid would have {joint:,} cells even at 2 bins per numeric axis (above "
+           f"{MARGINALS_DENSE_CELLS:,}), so the fit is a tree of 2-way tables" if joint > MARGINALS_DENSE_CELLS else "")
     kinds = "numeric" if not domain.is_mixed else "numeric and categorical"
     return AutoChoice("marginals", f"{domain.d} {kinds} columns: the marginal tables were ahead of AIM and MST on every "
-                      "such table of the peers benchmarks (W1 and 1-/2-way errors)", delta, delta)
+                      f"such table of the peers benchmarks (W1 and 1-/2-way errors){fit}", delta, delta)
