@@ -23,8 +23,8 @@ def test_the_rule_reads_the_public_shape_only():
     mixed = Domain([0.0], [1.0], names=("x", "c"), categories={"c": ["a", "b"]})
     assert auto_mechanism(mixed, epsilon=1.0).mechanism == "marginals"
     d = int(np.log2(MARGINALS_DENSE_CELLS)) + 1  # 2^d joint cells even at 2 bins per axis: above the limit
-    wide = auto_mechanism(Domain.unit(d), epsilon=1.0)
-    assert wide.mechanism == "pmm" and f"{2**d:,} cells" in wide.reason
+    wide = auto_mechanism(Domain.unit(d), epsilon=1.0)  # wide: the marginal tables fit a tree (no PMM fallback)
+    assert wide.mechanism == "marginals" and f"{2**d:,} cells" in wide.reason and "tree" in wide.reason
 
 
 def test_run_auto_names_its_choice():
