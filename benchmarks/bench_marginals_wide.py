@@ -9,6 +9,8 @@ Phases
             and after, the 1-/2-way marginal errors (``bench_mixed.marginal_errors``: total variation over
             every column and all 190 pairs, numeric columns in 10 bins), and the checks that whole-number
             columns are whole and categories the declared ones.
+    switch  16 and 20 numeric columns (2^16 and 2^20 cells at 2 coarse bins: the dense grid still fits), n = 50,000,
+            δ = 1e-5, ε = 1: the dense fit against the tree, time and the 1-/2-way errors.
     pgm     the same noisy tables (one release, δ = 1e-5, ε = 1; and pure ε) fitted twice on the release's tree:
             by the tree model (``marginals.tree.fit_tree``: margins, raking, no iterations) and by private-pgm's
             ``mbi.estimation.mirror_descent`` (the library MST and AIM use, on the tree's cliques, 1-way and
@@ -26,7 +28,7 @@ Phases
 
 Results: ``benchmarks/results/marginals_wide.json``. Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/bench_marginals_wide.py [wide] [pgm] [dask]
+    nice -n 10 .venv/bin/python benchmarks/bench_marginals_wide.py [wide] [switch] [pgm] [dask]
 """
 
 from __future__ import annotations
@@ -111,6 +113,26 @@ def phase_wide(repeats: int = 3, n: int = 50_000) -> list[dict]:
     pmm = out[-1]
     for row in out[:-1]:
         row["wall_ratio_to_pmm"] = row["wall"] / pmm["wall"]
+    return out
+
+
+def phase_switch(n: int = 50_000) -> list[dict]:
+    """Where the dense grid still fits but only at 2 coarse bins (16 and 20 numeric columns: 2^16 and 2^20 cells):
+    the dense fit against the tree on the same data, δ = 1e-5, ε = 1, one seed."""
+    out = []
+    for d in (16, 20):
+        rng = np.random.default_rng(0)
+        z = rng.normal(size=(n, 4))
+        X = np.clip(0.5 + 0.15 * (z[:, np.arange(d) % 4] + 0.5 * rng.normal(size=(n, d))), 0, 1)
+        dom = Domain.unit(d)
+        for model in ("dense", "tree"):
+            load0 = os.getloadavg()[0]
+            wall, cpu, rel = _timed(lambda X=X, dom=dom, model=model: run("marginals", X, dom, epsilon=1.0, delta=1e-5,
+                                                                          rng=0, model=model))
+            row = {"d": d, "n": n, "model": model, "coarse": rel.params["coarse"], "wall": wall, "cpu": cpu,
+                   "load_before": load0, "bound": rel.bound, **bench_mixed.marginal_errors(X, rel.synthetic, dom)}
+            out.append(row)
+            print(json.dumps(row), flush=True)
     return out
 
 
@@ -220,10 +242,10 @@ def phase_dask(sizes=(10**7, 10**8), d: int = 6, chunk: int = 1_000_000) -> list
 
 
 def main(argv: list[str]) -> None:
-    phases = argv or ["wide", "pgm", "dask"]
+    phases = argv or ["wide", "switch", "pgm", "dask"]
     payload = json.loads(OUT.read_text()) if OUT.exists() else {}
     payload.update({"machine": machine(), "description": __doc__})
-    for phase, fn in (("wide", phase_wide), ("pgm", phase_pgm), ("dask", phase_dask)):
+    for phase, fn in (("wide", phase_wide), ("switch", phase_switch), ("pgm", phase_pgm), ("dask", phase_dask)):
         if phase in phases:
             payload[phase] = fn()
     OUT.write_text(json.dumps(payload, indent=1, default=float))

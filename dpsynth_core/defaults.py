@@ -346,8 +346,8 @@ MARGINALS_MAX_JOINT = 2**16
 #: Most coarse bins the rule gives a numeric axis: the certificate solves transport problems on the C² cells of
 #: each 2-way table (time about C⁴); an uncapped C of 22 at n = 10^5 in d = 3 took two seconds a release.
 MARGINALS_MAX_COARSE = 16
-#: Largest coarse joint grid the dense fit builds at all (cells): above it the mechanism refuses, naming this
-#: limit (a graphical model for wider tables is planned; docs/marginals.md).
+#: Largest coarse joint grid the dense fit builds at all (cells; ``model="dense"``): above it that model is refused,
+#: naming this limit. ``model="auto"`` fits a tree of 2-way tables beyond MARGINALS_MAX_JOINT (docs/marginals.md).
 MARGINALS_DENSE_CELLS = 2**20
 def marginals_fine(n: float, noise_sd: float) -> int:
     """Fine bins of a numeric column's 1-way table: :math:`F = \\mathrm{round}(c\\,(n/s_1)^a)` in [4, 256].
@@ -428,7 +428,7 @@ def auto_mechanism(domain: Domain, *, epsilon: float, delta: float | None = None
       cells twice there);
     * otherwise (d >= 3, or any categorical column): ``marginals`` (ahead of AIM and MST on every table of the
       peers and mixed benchmarks), with δ when one is given;
-    * wide tables too: where the coarse joint grid would exceed :data:`MARGINALS_DENSE_CELLS` even at 2 bins per
+    * wide tables too: where the coarse joint grid would exceed :data:`MARGINALS_MAX_JOINT` even at 2 bins per
       numeric axis, the marginal tables fit a tree of 2-way tables instead of the grid (``model="auto"``); the
       reason says so. (Before the tree existed such tables went to PMM, whose full-dimensional cells hold about
       one record each at these widths.)
@@ -441,7 +441,7 @@ def auto_mechanism(domain: Domain, *, epsilon: float, delta: float | None = None
                           "grid had the lowest W1 in d <= 2 in the defaults study", None, delta)
     joint = 2**domain.k * math.prod(domain.category_sizes)
     fit = (f"; the joint grid would have {joint:,} cells even at 2 bins per numeric axis (above "
-           f"{MARGINALS_DENSE_CELLS:,}), so the fit is a tree of 2-way tables" if joint > MARGINALS_DENSE_CELLS else "")
+           f"{MARGINALS_MAX_JOINT:,}), so the fit is a tree of 2-way tables" if joint > MARGINALS_MAX_JOINT else "")
     kinds = "numeric" if not domain.is_mixed else "numeric and categorical"
     return AutoChoice("marginals", f"{domain.d} {kinds} columns: the marginal tables were ahead of AIM and MST on every "
                       f"such table of the peers benchmarks (W1 and 1-/2-way errors){fit}", delta, delta)

@@ -11,7 +11,7 @@ import pytest
 
 from dpsynth_core import Domain, run
 from dpsynth_core.cli import main
-from dpsynth_core.defaults import MARGINALS_DENSE_CELLS, auto_mechanism
+from dpsynth_core.defaults import MARGINALS_MAX_JOINT, auto_mechanism
 
 
 def test_the_rule_reads_the_public_shape_only():
@@ -22,7 +22,7 @@ def test_the_rule_reads_the_public_shape_only():
     assert three.mechanism == "marginals" and three.delta == 1e-5
     mixed = Domain([0.0], [1.0], names=("x", "c"), categories={"c": ["a", "b"]})
     assert auto_mechanism(mixed, epsilon=1.0).mechanism == "marginals"
-    d = int(np.log2(MARGINALS_DENSE_CELLS)) + 1  # 2^d joint cells even at 2 bins per axis: above the limit
+    d = int(np.log2(MARGINALS_MAX_JOINT)) + 1  # 2^d joint cells even at 2 bins per axis: above the dense cap
     wide = auto_mechanism(Domain.unit(d), epsilon=1.0)  # wide: the marginal tables fit a tree (no PMM fallback)
     assert wide.mechanism == "marginals" and f"{2**d:,} cells" in wide.reason and "tree" in wide.reason
 

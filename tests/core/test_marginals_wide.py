@@ -18,7 +18,7 @@ import pytest
 
 from dpsynth_core import Domain, limits, run
 from dpsynth_core.cli import main
-from dpsynth_core.defaults import MARGINALS_DENSE_CELLS, auto_mechanism
+from dpsynth_core.defaults import MARGINALS_MAX_JOINT, auto_mechanism
 from dpsynth_core.mechanisms.marginals import DENSE_MAX_CELLS, Measurement
 from dpsynth_core.mechanisms.marginals.tree import TreeJoint, fit_tree, rake
 from dpsynth_core.transport.marginals import sparse_utility_loss
@@ -191,10 +191,14 @@ def test_wide_dask_equals_numpy():
 
 
 def test_auto_rule_keeps_wide_tables_on_the_marginal_tables():
-    d = int(np.log2(MARGINALS_DENSE_CELLS)) + 1  # 2^d joint cells even at 2 bins per axis: above the limit
+    d = int(np.log2(MARGINALS_MAX_JOINT)) + 1  # 2^d joint cells even at 2 bins per axis: above the dense cap
     wide = auto_mechanism(Domain.unit(d), epsilon=1.0)
     assert wide.mechanism == "marginals" and f"{2**d:,} cells" in wide.reason and "tree" in wide.reason
-    assert "tree" not in auto_mechanism(Domain.unit(5), epsilon=1.0).reason
+    assert "tree" not in auto_mechanism(Domain.unit(d - 1), epsilon=1.0).reason
+    # and the release agrees with the reason, on both sides of the cap (the rule's coarse bins, n public)
+    X = np.random.default_rng(0).random((200, d))
+    assert run("marginals", X, Domain.unit(d), epsilon=1.0, n_public=200, rng=0).params["model"]["kind"] == "tree"
+    assert "model" not in run("marginals", X[:, :-1], Domain.unit(d - 1), epsilon=1.0, n_public=200, rng=0).params
 
 
 def test_cli_auto_on_a_20_column_mixed_csv(tmp_path):

@@ -50,8 +50,9 @@ class MarginalsConfig(Config):
                        "with the smaller noise variance. laplace: discrete Laplace, basic composition. gaussian: "
                        "Gaussian noise composed exactly (zCDP, needs delta).", choices=("auto",) + FAMILIES)
     model: str = param("choice", "auto", "The fitted distribution. auto: the dense joint grid while it has at most "
-                       f"{defaults.MARGINALS_DENSE_CELLS:,} cells, a tree of 2-way tables beyond (wide tables). dense: "
-                       "always the grid (refused above the limit). tree: always the tree.",
+                       f"{defaults.MARGINALS_MAX_JOINT:,} cells, a tree of 2-way tables beyond (wide tables). dense: "
+                       f"always the grid (refused above {defaults.MARGINALS_DENSE_CELLS:,} cells). tree: always the "
+                       "tree.",
                        choices=("auto",) + MODELS, advanced=True)
     iterations: int = param("int", defaults.MARGINALS_ITERATIONS, "Most mirror-descent steps of the fit (fewer "
                             "fits the noise less).", low=1, high=100_000, log=True, advanced=True)
@@ -80,11 +81,13 @@ class MarginalsConfig(Config):
 
 def choose_model(asked: str, layout: Layout) -> str:
     """The model the release fits: the one asked for, or (``auto``) the dense grid while its cells are at most
-    :data:`~.fit.DENSE_MAX_CELLS` and the tree beyond (public inputs only: the layout). Every table the dense
-    fit handled before the tree existed still gets the dense fit, bit for bit."""
+    :data:`~dpsynth_core.defaults.MARGINALS_MAX_JOINT` (2^16, the cap the coarse rule aims for) and the tree
+    beyond (public inputs only: the layout). Between 2^16 and 2^20 cells the dense grid can be built, but only at
+    two coarse bins a numeric axis, and on 20 numeric columns it was slower and further from the data than the
+    tree (docs/marginals.md, "Wide tables"). The golden pins' tables (at most 2^16 cells) keep the dense fit."""
     if asked != "auto":
         return asked
-    return "dense" if layout.joint_cells <= DENSE_MAX_CELLS else "tree"
+    return "dense" if layout.joint_cells <= defaults.MARGINALS_MAX_JOINT else "tree"
 
 
 def check_model(layout: Layout, model: str, draws: int, owner: str) -> None:
@@ -398,8 +401,8 @@ def _params(p: Prepared[MarginalsConfig], layout: Layout, plan: NoisePlan, rules
         out["certificate"] = cert.to_dict()
     if isinstance(model, TreeJoint):  # only wide releases carry the key: the dense releases' record is unchanged
         out["model"] = {"kind": "tree", "edges": [list(e) for e in model.edges], "cells": model.cells,
-                        "rule": f"the dense joint grid would have {layout.joint_cells:,} cells (above "
-                                f"{DENSE_MAX_CELLS:,})" if p.config.model == "auto" else "given"}
+                        "rule": f"the dense joint grid would have more than {defaults.MARGINALS_MAX_JOINT:,} cells"
+                                if p.config.model == "auto" else "given"}
     return out
 
 
