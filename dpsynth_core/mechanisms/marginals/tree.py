@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 from ...grid import largest_remainder
 from .fit import Measurement
@@ -79,9 +81,6 @@ def _dependence(m: Measurement, margins: list[np.ndarray], total: float) -> floa
 def spanning_tree(d: int, pairs: list[tuple[int, int]], scores: list[float]) -> list[tuple[int, int]]:
     """The maximum spanning tree of the complete graph on ``d`` columns with the given pair scores (SciPy:
     the minimum spanning tree of ``top - score``, all weights positive so that no edge reads as absent)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import minimum_spanning_tree
-
     s = np.asarray(scores, dtype=float)
     weights = (s.max() + 1.0) - s
     rows, cols = zip(*pairs, strict=True)
@@ -198,9 +197,6 @@ class TreeJoint:
 def fit_tree(shape: tuple[int, ...], measurements: list[Measurement], total: float) -> TreeJoint:
     """The tree model of the noisy tables (module docstring, steps 1-3): ``measurements`` as for
     :func:`~.fit.fit_dense` (each column's coarse-summed 1-way table and every pair's 2-way table)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import breadth_first_order
-
     d = len(shape)
     margins = column_margins(shape, measurements, total)
     two = {m.axes: m for m in measurements if len(m.axes) == 2}
