@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -366,6 +367,7 @@ class Mechanism(Generic[C]):
         self.spec = spec
         self.release = impl
         functools.update_wrapper(self, impl)
+        self.__doc__ = _with_parameters(impl.__doc__, spec)
         self.__signature__ = _signature(spec)
 
     def prepare(self, X: Any, domain: Any, *, epsilon: Any, delta: Any = None, neighbours: Any = None,
@@ -396,6 +398,20 @@ class Mechanism(Generic[C]):
 
     def __repr__(self) -> str:
         return f"<mechanism {self.spec.name!r}: {self.spec.title}>"
+
+
+def _with_parameters(doc: str | None, spec: MechanismSpec) -> str:
+    """The implementation's docstring followed by its parameters as declared (kind, range or choices, default,
+    help): the declaration is the one place a parameter is described, and ``help(mechanism)`` shows it."""
+    title = f"Parameters of {spec.name} (declared in its config; also ``dpsynth mechanisms -v``)"
+    lines = [title, "-" * len(title)]
+    for p in spec.params:
+        within = (" in {" + ", ".join(map(repr, p.choices)) + "}" if p.choices
+                  else f" in [{p.low}, {p.high}]" if p.low is not None or p.high is not None else "")
+        lines += [f"{p.name} : {p.kind}{within}, default {p.default!r}",
+                  textwrap.fill(p.help, 110, initial_indent="    ", subsequent_indent="    ")]
+    head = inspect.cleandoc(doc or "")
+    return head if not spec.params else f"{head}\n\n" + "\n".join(lines)
 
 
 def _signature(spec: MechanismSpec) -> inspect.Signature:

@@ -360,11 +360,12 @@ class HaarWalkConfig(Config):
         "choice", "cumulative", "Probability measure → integer counts: round the CDF (W1 error ≤ L/2n) or largest "
         "remainder on each cell.", choices=ROUNDINGS, advanced=True)
     noise: str = param(
-        "choice", "discrete", "Laplace noise on the Haar coefficients: integer (discrete Laplace on the integer "
-        "coefficients M^{-1}c) or continuous (Laplace on Φ^{-1}c). Same ε.", choices=NOISES, advanced=True)
+        "choice", "discrete", "Laplace noise on the Haar coefficients: integer (discrete Laplace of scale "
+        "(K+1)Δ/ε' on the integer coefficients M_K^{-1}c) or continuous (Laplace of scale Δ/ε' on Φ^{-1}c; "
+        "dpsynth_core.haar). Same ε.", choices=NOISES, advanced=True)
     n_synthetic: int | None = n_synthetic_param(
-        "Synthetic points; default the public or noisy size n, capped at dpsynth_core.limits max_synthetic_rows "
-        "(post-processing, noted in the release).")
+        "Synthetic points; default n_public, n under replace, the noisy size or the noisy total, capped at "
+        "dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).")
     n_public: int | None = n_public_param()
 
     def check_domain(self, domain: Domain, owner: str) -> None:
@@ -481,59 +482,25 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
     Parameters
     ----------
     X : array (n, d), DataFrame or Dask collection; domain : Domain (public bounds, d <= 32 numeric columns)
-        On a mixed domain (declared categories) the cells are every combination of categories times the
-        numeric grid, visited along one path (the combinations in Gray-code order, the
-        numeric path inside each; docs/mixed-data.md, "The Haar walk"); ``grid`` is then per combination.
+        On a mixed domain (declared categories) the cells are every combination of categories times the numeric
+        grid, visited along one path (docs/mixed-data.md, "The Haar walk"); ``grid`` is then per combination.
     epsilon : float in (0, inf)
-        Total ε. Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its
-        default, a share ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.
-    grid : int in [1, 2^22] or None
-        d = 1: cells m on [0, 1]; d >= 2: cells per axis k (``k^d <= 2^22``; a power of two for Hilbert).
-        ``None``: :func:`default_grid` from the public or noisy n and ``grid_rule``.
-    grid_rule : {"study", "log", "paper"}, default "study"
-        "study": :func:`dpsynth_core.defaults.haar_walk_grid` at ε'/Δ (the defaults study, docs/defaults.md);
-        "log": about :math:`\\varepsilon n/\\log_2^2(\\varepsilon n)` cells (d = 1) or
-        :math:`\\varepsilon n/\\log_2^{3/2}(\\varepsilon n)` (d >= 2), the earlier default; "paper": about εn
-        cells (:func:`default_grid` explains the choices and the measurements).
-    path : {"snake", "hilbert", "mst"}, default "snake" (ignored for d = 1)
-    projection : {"isotonic", "clip"}, default "isotonic"
-    rounding : {"cumulative", "largest_remainder"}, default "cumulative"
-    noise : {"discrete", "continuous"}, default "discrete"
-        Integer discrete-Laplace noise :math:`\\mathrm{Lap}_\\mathbb{Z}((K+1)\\Delta/\\varepsilon')` on the integer
-        Haar coefficients :math:`M_K^{-1}c`, or continuous :math:`\\mathrm{Lap}(\\Delta/\\varepsilon')` on
-        :math:`\\Phi^{-1}c` (:mod:`dpsynth_core.haar`).
-    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
-        Output size; default ``n_public``, n under replace, the noisy size or the noisy total, capped
-        at ``max_synthetic_rows`` (post-processing of a DP or public size; recorded in ``notes`` and
-        ``params["limits"]``). An explicit value above the limit is refused.
+        Under add/remove without ``n_public``, when ``grid`` or ``n_synthetic`` is left to its default, a share
+        ``SIZE_SHARE`` (5%) buys a noisy size; the rest ε' goes to the counts.
     neighbours : {"add_remove", "replace"}
-        Δ = 1 under add/remove; under replace n is public, the total Haar coefficient is exact and the
-        others get scale :math:`2K/((K+1)\\varepsilon')`.
-    n_public : int in [1, ``limits.current().max_size``] or None
-        A public dataset size (no ε spent on the size).
-    rng : numpy Generator, int or None
-
-    Resource limits (:mod:`dpsynth_core.limits`, docs/privacy-model.md) are checked before the
-    path, the counts and the output are allocated: cells against ``max_cells`` (refused), the output
-    size against ``max_synthetic_rows`` (capped or refused, as above).
+        Δ = 1 under add/remove; under replace n is public, the total Haar coefficient is exact and the others get
+        scale :math:`2K/((K+1)\\varepsilon')`.
+    grid, grid_rule, path, projection, rounding, noise, n_synthetic, n_public
+        Declared in :class:`HaarWalkConfig` (listed below). Cells are checked against ``limits.max_cells``
+        (refused) and the output against ``max_synthetic_rows`` (capped, or refused when given) before anything
+        is allocated (docs/privacy-model.md).
 
     Returns
     -------
     Release[HaarWalkTrace, HaarWalkOwner]
-        ``synthetic`` (n_synthetic, d) in domain units. ``bound`` (isotonic projection only) is the expected
-        W1 bound in unit-cube l_inf units
-
-        .. math:: h + \\frac{2L}{\\hat n}\\Big(\\sqrt2\\, b\\,(K+1)^{3/2} + e_n\\Big) + R
-
-        from [DLS+24, Eq. (30)] with [DLS+24, Lemma 3] (:math:`\\|\\Phi^{-1}\\|_1 = 1`,
-        :math:`\\max_i\\|\\sum_{j\\le i}\\Phi_j\\|_2 \\le (K+1)^{3/2}`, Var Lap(b) = 2b², explicit constants) and the
-        minimality argument of [BSV22, Section 5] (the projection at most doubles the signed error):
-        h = cell side (data to cell centres and back, h/2 each), L = path length on the line (1-Lipschitz
-        folding, [DLS+24, Eq. (27)]), b = the Laplace scale of η, :math:`e_n` = the expected error of a noisy
-        size (:math:`\\sqrt2/(0.05\\varepsilon)`, or the noisy total's :math:`\\sqrt2 b (K+1)^{3/2}`; 0 for a public
-        n), R = the exact (public) W1 of the rounding on the line. Evaluated at the public or noisy
-        :math:`\\hat n` in place of n. The accuracy theorem of [BSV22] itself (Proposition 5.1) states only
-        :math:`\\lesssim \\log^{3/2}` rates: its constants are not given.
+        ``synthetic`` (n_synthetic, d) in domain units. ``bound`` (isotonic projection only) is the expected W1
+        bound in unit-cube l_inf units, :math:`h + \\frac{2L}{\\hat n}(\\sqrt2\\, b\\,(K+1)^{3/2} + e_n) + R`
+        ([DLS+24, Eq. (30), Lemma 3]; the terms and the argument: :func:`_bound`, docs/random-walk.md, "Bound").
 
     References
     ----------
@@ -542,48 +509,58 @@ def haar_walk(p: Prepared[HaarWalkConfig]) -> Release[HaarWalkTrace, HaarWalkOwn
     .. [Val73] S. S. Vallender. Calculation of the Wasserstein distance between probability distributions on the line. Theory Probab. Appl. 18(4), 1973.
     See docs/references.md for the full entries.
     """
-    cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
+    d = p.domain.k  # numeric axes (all of them on a numeric domain)
     ledger = Ledger()
     size = _size_if_needed(p, ledger)
     eps_c = p.epsilon - ledger.epsilon
     k = _grid(p, size, eps_c)
-    gp = grid_path(cfg.path if d >= 2 else "snake", k, d)
+    gp = grid_path(p.config.path if d >= 2 else "snake", k, d)
     grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
     path = _Path.numeric(gp) if grid is None else _Path.mixed(gp, p.domain.category_sizes, p.domain.weights)
-    # The one pass over the private rows. grid_counts has exactly k^d entries (cell_of clips every axis to
-    # [0, k-1]; on a mixed domain C k^d, one per combination of categories and numeric cell) and the path
-    # visits each cell once (a permutation, paths.grid_path / _Path.mixed), so this is the vector of
-    # counts along the path.
-    c = (p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows))[path.order]
+    c = _counts_along(p, k, grid, path)
     K = levels_for(c.size)
     noisy, noise, b = _noisy_walk(p, c, K, eps_c, ledger, grid)
     line = _measure_on_line(p, size, noisy, path.positions)
-    cells_out = np.zeros(c.size, dtype=np.int64)
-    cells_out[path.order] = line.out_counts
-    if grid is None:
-        synthetic = p.domain.from_unit(points_in_cells(cells_out, k, d, p.rng))
-    else:
-        synthetic = grid.sample(cells_out, p.rng)
+    synthetic = _points(p, k, grid, path, line)
     bound, bound_kind, bound_terms = _bound(p, size, k, b, K, path.length, line)
-    # an i.i.d. Laplace walk of equal privacy, for comparison (owner-side: c + iid noise would be a second
-    # release of c; it is never released and costs nothing)
-    iid_scale = count_sensitivity(p.neighbours) / eps_c
-    iid = iid_laplace_noise(c.size, scale=iid_scale, rng=p.rng, discrete=(cfg.noise == "discrete"))
-    params = _params(p, size, k, path, K, b, eps_c, line, bound_terms)
     trace = HaarWalkTrace(
         cells=c.size, cells_per_axis=k, d=d, path_kind=gp.kind, levels_K=K, coefficient_scale=b,
-        iid_equal_privacy_scale=iid_scale, path_order=path.order, positions=path.positions, noisy_counts=noisy,
-        signed_cdf=line.signed_cdf, projected_cdf=line.projected_cdf, tau=line.tau,
-        synthetic_counts=line.out_counts, combinations=1 if grid is None else grid.combinations,
+        iid_equal_privacy_scale=count_sensitivity(p.neighbours) / eps_c, path_order=path.order,
+        positions=path.positions, noisy_counts=noisy, signed_cdf=line.signed_cdf, projected_cdf=line.projected_cdf,
+        tau=line.tau, synthetic_counts=line.out_counts, combinations=1 if grid is None else grid.combinations,
         category_sizes=p.domain.category_sizes)
-    owner = HaarWalkOwner(
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=_owner(p, c, noise, eps_c, line),
+                    params=_params(p, size, k, path, K, b, eps_c, line, bound_terms), bound=bound,
+                    bound_kind=bound_kind, bound_type=BoundKind.NONE if bound is None else BoundKind.PROVEN,
+                    capped=line.capped, notes=[] if grid is None else [grid.describe(), path.note])
+
+
+def _counts_along(p: Prepared[HaarWalkConfig], k: int, grid: MixedGrid | None, path: _Path) -> np.ndarray:
+    """Step 2, the one pass over the private rows. grid_counts has exactly k^d entries (cell_of clips every axis
+    to [0, k-1]; on a mixed domain C k^d, one per combination of categories and numeric cell) and the path visits
+    each cell once (a permutation, paths.grid_path / _Path.mixed), so this is the vector of counts along the
+    path."""
+    return (p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows))[path.order]
+
+
+def _points(p: Prepared[HaarWalkConfig], k: int, grid: MixedGrid | None, path: _Path, line: _Line) -> np.ndarray:
+    """Step 6: the synthetic counts back in grid order, and that many points in each cell (domain units)."""
+    cells_out = np.zeros(path.order.size, dtype=np.int64)
+    cells_out[path.order] = line.out_counts
+    if grid is None:
+        return p.domain.from_unit(points_in_cells(cells_out, k, p.domain.k, p.rng))
+    return grid.sample(cells_out, p.rng)
+
+
+def _owner(p: Prepared[HaarWalkConfig], c: np.ndarray, noise: np.ndarray, eps_c: float, line: _Line) -> HaarWalkOwner:
+    """The owner's view: the true counts and the walk's noise, with an i.i.d. Laplace walk of equal privacy for
+    comparison (c + i.i.d. noise would be a second release of c: it is never released and costs nothing)."""
+    iid = iid_laplace_noise(c.size, scale=count_sensitivity(p.neighbours) / eps_c, rng=p.rng,
+                            discrete=(p.config.noise == "discrete"))
+    return HaarWalkOwner(
         n=p.n, n_clamped=p.n_clamped, true_counts=c, true_cdf=np.cumsum(c) / max(p.n, 1), noise=noise,
         noise_partial_sums=np.cumsum(noise), iid_noise=iid, iid_noise_partial_sums=np.cumsum(iid),
         iid_noisy_counts=c + iid, iid_signed_cdf=np.cumsum(c + iid) / line.n_hat)
-    notes = [] if grid is None else [grid.describe(), path.note]
-    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind=bound_kind, bound_type=BoundKind.NONE if bound is None else BoundKind.PROVEN,
-                    capped=line.capped, notes=notes)
 
 
 @dataclass(frozen=True)
@@ -708,8 +685,19 @@ def _measure_on_line(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, noi
 
 def _bound(p: Prepared[HaarWalkConfig], size: SizeEstimate | None, k: int, b: float, K: int, path_length: float,
            line: _Line) -> tuple[float | None, str, dict]:
-    """The expected-W1 bound of the docstring ([DLS+24, Eq. (30), Lemma 3], minimality of the projection) and
-    its terms; no bound for the clip projection."""
+    """The expected-W1 bound in unit-cube l_inf units, and its terms; no bound for the clip projection:
+
+    .. math:: h + \\frac{2L}{\\hat n}\\Big(\\sqrt2\\, b\\,(K+1)^{3/2} + e_n\\Big) + R
+
+    from [DLS+24, Eq. (30)] with [DLS+24, Lemma 3] (:math:`\\|\\Phi^{-1}\\|_1 = 1`,
+    :math:`\\max_i\\|\\sum_{j\\le i}\\Phi_j\\|_2 \\le (K+1)^{3/2}`, Var Lap(b) = 2b², explicit constants) and the
+    minimality argument of [BSV22, Section 5] (the projection at most doubles the signed error):
+    h = cell side (data to cell centres and back, h/2 each), L = path length on the line (1-Lipschitz
+    folding, [DLS+24, Eq. (27)]), b = the Laplace scale of η, :math:`e_n` = the expected error of a noisy
+    size (:math:`\\sqrt2/(0.05\\varepsilon)`, or the noisy total's :math:`\\sqrt2 b (K+1)^{3/2}`; 0 for a public
+    n), R = the exact (public) W1 of the rounding on the line. Evaluated at the public or noisy
+    :math:`\\hat n` in place of n. The accuracy theorem of [BSV22] itself (Proposition 5.1) states only
+    :math:`\\lesssim \\log^{3/2}` rates: its constants are not given."""
     h = 1.0 / k
     lemma3 = math.sqrt(2.0) * b * (K + 1) ** 1.5
     if size is None:
