@@ -493,7 +493,8 @@ class LowDimConfig(Config):
         "makes it project. 'paper' = always project ([HSVZ23] Algorithm 1: d' = 2, PMM, the paper's box, thirds).", choices=PLANS)
     target_dim: int | None = param(
         "int", None, "Dimension d' of the private subspace (top-d' eigenvectors of the noisy covariance), in [1, d]; "
-        "Theorem 4.2 covers d' >= 2. Default: by 'plan' (2, or d - 1 when d = 2). Ignored when 'adaptive' is on.",
+        "Theorem 4.2 covers d' >= 2 (d' = 1 runs, Appendix D, and the reported bound, from the same proof steps, "
+        "still holds). Default: by 'plan' (2, or d - 1 when d = 2). Ignored when 'adaptive' is on.",
         low=1, high=1000, check=_check_target_dim)
     subroutine: str = param(
         "choice", "auto", "Synthetic data in the subspace: 'pmm' (Algorithm 4, linear time; the paper's choice for "
@@ -501,7 +502,8 @@ class LowDimConfig(Config):
         "'paper').", choices=("auto",) + SUBROUTINES)
     adaptive: bool = param(
         "bool", False, "Choose d' from the noisy spectrum by Appendix E's rule (E.1): post-processing of the "
-        "private covariance, no extra privacy cost.")
+        "private covariance, within [min(2, d), d] (at most 6 with PSMM); no extra privacy cost (a ledger entry of "
+        "ε = 0 records the step).")
     box: str = param(
         "choice", "auto", "Public box of the subroutine: 'paper' = [-R, R]^{d'}, R = √d + ||mean_priv||_2; "
         "'projected_cube' = the exact range of the projected unit cube (narrower, same privacy); 'auto' = by 'plan' "
@@ -645,6 +647,19 @@ def _share(epsilon: float, share: float) -> float:
     return epsilon / 3.0 if share == 1 / 3 else epsilon * share
 
 
+def _budgets(epsilon: float, split: tuple[float, float, float]) -> tuple[float, float, float]:
+    """ε of the covariance, the mean and the subroutine (what the first two leave)."""
+    eps_cov, eps_mean = _share(epsilon, split[0]), _share(epsilon, split[1])
+    return eps_cov, eps_mean, epsilon - eps_cov - eps_mean
+
+
+def _shift_back(domain: Domain, coords: np.ndarray, V: np.ndarray, center: np.ndarray) -> np.ndarray:
+    """Algorithm 1's last step (post-processing): the subspace's points back in the cube, shifted by the private
+    mean and clipped to it (the metric projection), in the domain's units."""
+    U_syn = np.clip(coords @ V.T + center, 0.0, 1.0)
+    return np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
+
+
 @dataclass(frozen=True)
 class _PCA:
     """Algorithm 2 and Appendix E: the true mean and covariance (owner-side), the private covariance, its
@@ -705,58 +720,27 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     Parameters
     ----------
     X : array (n, d), DataFrame, Dask array or Dask DataFrame, n >= 2
-        Private data; rows outside ``domain`` are clamped into it. The mechanism works in the unit
-        cube (``domain.to_unit``) and returns data in the domain's units. It reads X in two passes,
-        both sums over records (:mod:`dpsynth_core.rows`): the exact moments (:func:`moments`: count,
-        sum, sum of outer products) for Algorithms 2 and 3, then the subroutine's counts of the
-        projected rows. A Dask collection is read partition by partition; the same rng gives the
-        same release, bit for bit.
-    domain : Domain
-        Public bounds.
-    epsilon : float in [1e-6, 1e6] (privacy.EPSILON_MIN, EPSILON_MAX)
-        Total budget: ``budget_split`` (default thirds) for the covariance (Algorithm 2), the mean
-        (Algorithm 3) and the subroutine (Algorithm 4 or 5). Theorem 4.1 (with the composition of Lemma A.2).
-    plan : {"study", "paper"}, default "study"
-        "study": :func:`dpsynth_core.defaults.low_dim_plan` (the defaults study, docs/defaults.md): for
-        d <= 6 no projection, PSMM in full dimension with the whole ε under replace at
-        ``psmm_cells(n, ε/2, d)`` (the release's trace is then a :class:`LowDimHandoverTrace`); for d > 6
-        PMM in full dimension when εn < 250, else the projection with d' = 2, PSMM, the paper's box and
-        thirds. A projection parameter given explicitly (``target_dim``, ``subroutine``, ``box``,
-        ``budget_split`` or ``adaptive=True``) makes it project. "paper": always project, with
-        d' = 2, PMM, the paper's box and thirds for what is not given ([HSVZ23, Algorithm 1]).
-    target_dim : int in [1, d] or None
-        d'. Theorem 4.2 needs 2 <= d'; d' = 1 runs (Appendix D discusses it) and the reported
-        bound, from the same proof steps, still holds. None: by ``plan``.
-    subroutine : {"auto", "pmm", "psmm"}
-        PMM ([HSVZ23, Algorithm 4], i.e. [HVZ23, Algorithm 4]; any d') or PSMM (Algorithm 5; d' <= 6 because the
-        exact BL projection handles grids of dimension at most 6); "auto": PSMM under "study", PMM under "paper".
-    adaptive : bool
-        Pick d' by (E.1) from the noisy spectrum (range [min(2, d), d], at most 6 with PSMM);
-        ``target_dim`` is then ignored. No privacy cost (a ledger entry of ε = 0 records the step).
-    box : {"auto", "paper", "projected_cube"}
-        The subroutine's public box; see the module docstring. "auto": "paper".
-    budget_split : {"auto", "thirds", "subroutine"} or three floats
-        Shares of ε for the covariance, the mean and the subroutine, each in (0, 1), summing to 1;
-        "subroutine" = (0.2, 0.1, 0.7); "auto": thirds. Any split is ε-DP by basic composition.
-    covariance_noise : {"tight", "paper"}
-        Algorithm 2's noise calibrated to the exact l1 sensitivity :math:`d^2(n+1)/(n(n-1))` of the
-        covariance ("tight", proved in the module docstring) or to the paper's :math:`6d^2/n`.
+        Private data, clamped into ``domain`` (public bounds); the work is in the unit cube, the release in the
+        domain's units. Two passes, both sums over records (:mod:`dpsynth_core.rows`): the exact moments
+        (:func:`moments`) for Algorithms 2 and 3, then the subroutine's counts of the projected rows. A Dask
+        collection is read partition by partition; the same rng gives the same release, bit for bit.
+    epsilon : float in [1e-6, 1e6]
+        Split by ``budget_split`` between the covariance (Algorithm 2), the mean (Algorithm 3) and the subroutine
+        (Algorithm 4 or 5): Theorem 4.1, with the composition of Lemma A.2.
     neighbours : {"replace"}
         Only replace is supported (n is public and every noise scale uses it).
-    rng : numpy Generator, int or None
+    plan, target_dim, subroutine, adaptive, box, budget_split, covariance_noise
+        Declared in :class:`LowDimConfig` (listed below). Under ``plan="study"`` with d <= 6 the release is
+        PSMM's in full dimension and its trace a :class:`LowDimHandoverTrace` (:func:`resolve_plan`).
 
     Returns
     -------
     Release[LowDimTrace, LowDimOwner]
         ``synthetic``: (m, d), m = n with PMM or PSMM under replace, in the domain's units.
-        ``bound``: Theorem 4.2's total as its proof gives it (:func:`theorem42_terms`), unit cube,
-        l_inf metric, with the public estimate of the tail :math:`\\sum_{i>d'}\\sigma_i(M)` from the
-        noisy spectrum by (E.2) (:math:`\\sqrt{T} \\le \\sqrt{\\hat T} + \\sqrt{(d-d')\\,\\mathbb{E}\\|A\\|}`);
-        terms in ``trace.bound_terms``. The same bound with the true tail is ``owner.bound_true_tail``.
-        ``trace`` (:class:`LowDimTrace`): the private covariance, spectrum, basis and mean, the box, the
-        synthetic coordinates and the subroutine's own trace. ``owner`` (:class:`LowDimOwner`, NOT private):
-        the true covariance, spectrum and basis, the principal angles, the projected coordinates, the
-        noises, the true tail and the subroutine's own owner view.
+        ``bound``: Theorem 4.2's total as its proof gives it (:func:`theorem42_terms`), unit cube, l_inf metric,
+        with the tail estimated publicly by (E.2) (:func:`_public_bound_terms`); terms in ``trace.bound_terms``,
+        the same bound with the true tail in ``owner.bound_true_tail``. ``trace`` a :class:`LowDimTrace` (DP),
+        ``owner`` a :class:`LowDimOwner` (NOT private): what each holds is in its docstring.
 
     References
     ----------
@@ -769,22 +753,14 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     if not plan.project:
         return _handover(p, plan)
     ledger = Ledger()
-    eps_cov = _share(p.epsilon, plan.split[0])
-    eps_mean = _share(p.epsilon, plan.split[1])
-    eps_sub = p.epsilon - eps_cov - eps_mean
+    eps_cov, eps_mean, eps_sub = _budgets(p.epsilon, plan.split)
     pca = _private_pca(p, plan, eps_cov, ledger)
     b, lam, center = _private_mean(p, pca.true_mean, eps_mean, ledger)
     sub = _subspace_release(p, plan, pca.V, center, eps_sub, ledger)
-    # shift back, metric projection (post-processing)
     syn_coords = np.asarray(sub.release.synthetic, dtype=float)
-    U_syn = np.clip(syn_coords @ pca.V.T + center, 0.0, 1.0)
-    synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
+    synthetic = _shift_back(domain, syn_coords, pca.V, center)
     sub_w1 = _subroutine_w1(pca.V, sub)
-    tail_hat = max(float(pca.noisy_values[pca.d_prime:].sum()), 0.0)
-    tail_public = (math.sqrt(tail_hat) + math.sqrt((domain.d - pca.d_prime) * expected_noise_norm(domain.d, pca.sigma))
-                   ) ** 2  # (E.2)
-    terms = theorem42_terms(tail=tail_public, d=domain.d, d_prime=pca.d_prime, sigma=pca.sigma, mean_scale=b,
-                            subroutine_w1=sub_w1)
+    terms = _public_bound_terms(domain.d, pca, b, sub_w1)
     params, notes = _params_and_notes(p, plan, pca, b, sub, (eps_cov, eps_mean, eps_sub), synthetic.shape[0])
     trace = LowDimTrace(
         d=domain.d, target_dim=pca.d_prime, noisy_covariance=pca.M_hat, noisy_spectrum=pca.noisy_values,
@@ -796,6 +772,16 @@ def low_dim(p: Prepared[LowDimConfig]) -> Release[LowDimTrace, LowDimOwner]:
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=float(terms["total"]),
                     bound_kind="Theorem 4.2 (expected W1, proof constants, tail estimated by (E.2))",
                     bound_type=BoundKind.ESTIMATE, notes=notes)
+
+
+def _public_bound_terms(d: int, pca: _PCA, b: float, sub_w1: float) -> dict:
+    """Theorem 4.2's terms (:func:`theorem42_terms`) with the public estimate of the tail
+    :math:`\\sum_{i>d'}\\sigma_i(M)` from the noisy spectrum by (E.2):
+    :math:`\\sqrt{T} \\le \\sqrt{\\hat T} + \\sqrt{(d-d')\\,\\mathbb{E}\\|A\\|}`."""
+    tail_hat = max(float(pca.noisy_values[pca.d_prime:].sum()), 0.0)
+    tail_public = (math.sqrt(tail_hat) + math.sqrt((d - pca.d_prime) * expected_noise_norm(d, pca.sigma))) ** 2
+    return theorem42_terms(tail=tail_public, d=d, d_prime=pca.d_prime, sigma=pca.sigma, mean_scale=b,
+                           subroutine_w1=sub_w1)
 
 
 def _handover(p: Prepared[LowDimConfig], plan: defaults.LowDimPlan) -> Release:
