@@ -479,8 +479,9 @@ class PMMConfig(Config):
     """PMM's parameters. ``noise`` is a split name or (Python API) an array of depth+1 relative scales."""
 
     depth: int | None = param(
-        "int", None, "Depth r of the binary partition (2^r leaves). Default: the depth rule below, from the public "
-        "or noisy n.", low=0, high=MAX_PMM_DEPTH)
+        "int", None, "Depth r of the binary partition (2^r leaves; time O(nd + 2^r), memory O(2^r)). Default: the "
+        "depth rule below, from the public or noisy n; with a sequence of noise scales, its length - 1.", low=0,
+        high=MAX_PMM_DEPTH)
     depth_rule: str = param(
         "choice", "auto", "How the default depth is chosen from (n, ε, d): 'auto' = rule dpsynth_core.defaults.pmm_depth "
         "of the depth study (d = 2, 3) and the defaults study (d = 4-6; benchmarks/defaults_study.py, docs/defaults.md): "
@@ -489,7 +490,8 @@ class PMMConfig(Config):
         "bound.", choices=DEPTH_RULES)
     noise: Any = param(
         "choice", "optimal", "Split of ε across levels: 'optimal' = A.4, σ_j ∝ 1/√Δ_{j−1} (minimises Theorem 10); "
-        "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 relative scales.",
+        "'uniform' = the same σ on every level. The Python API also takes a sequence of depth+1 relative scales, "
+        "rescaled to spend exactly the tree's ε (the first is ignored under replace: the root is exact).",
         choices=NOISE_SPLITS, check=_check_noise)
     consistency: str = param(
         "choice", "least_squares", "Making noisy counts consistent: 'least_squares' (default: the tree estimate of "
@@ -497,7 +499,8 @@ class PMMConfig(Config):
         "benchmarks/results/pmm_depth_study.json; but Theorem 10's proof does not cover it), or the paper's "
         "comparable maps (Algorithm 3) 'proportional' and 'uniform'.", choices=CONSISTENCY)
     placement: str = param(
-        "choice", "uniform", "Where the m_θ points of a leaf go: uniformly at random in the leaf, or at its centre.",
+        "choice", "uniform", "Where the m_θ points of a leaf go: uniformly at random in the leaf, or at its centre "
+        "(Algorithm 4 allows any choice).",
         choices=PLACEMENTS, advanced=True)
     n_public: int | None = n_public_param(
         "Public dataset size for the depth rule and the bound; without it (add/remove) 5% of ε buys a noisy size "
@@ -588,50 +591,30 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
 
     Parameters
     ----------
-    X : array (n, d), DataFrame, Dask array or Dask DataFrame
-        Private data; rows outside ``domain`` are clamped into it. A Dask collection is read partition
-        by partition (:mod:`dpsynth_core.rows`): the same rng gives the same release.
-    domain : Domain
-        Public bounds; the mechanism works in the unit cube with the l_inf metric.
+    X : array (n, d), DataFrame, Dask array or Dask DataFrame; domain : Domain (public bounds)
+        Private data, clamped into ``domain``; the mechanism works in the unit cube with the l_inf metric. A
+        Dask collection is read partition by partition (:mod:`dpsynth_core.rows`): the same rng, the same release.
     epsilon : float in (0, inf)
         Total privacy budget (Theorem 9), including the noisy size when one is bought.
-    depth : int in [0, 24] or None
-        Partition depth r (:math:`2^r` leaves, cost O(n d + 2^r), memory O(2^r)). ``None``: the
-        ``depth_rule`` at the size estimate; with an explicit ``noise`` sequence, ``len(noise) - 1``.
-    depth_rule : {"auto", "paper", "bound"}
-        Used when ``depth`` is None; see :func:`default_depth`, :func:`paper_depth`, :func:`bound_depth`.
-    noise : {"optimal", "uniform"} or sequence of depth+1 floats > 0
-        Per-level noise split; see :func:`level_sigmas`. A sequence gives the relative scales,
-        rescaled to spend exactly the tree's ε (its first entry is ignored under replace).
-    consistency : {"proportional", "uniform", "least_squares"}
-        See :func:`consistent_counts`.
-    placement : {"uniform", "center"}
-        Synthetic points uniform in their leaf or at its centre (Algorithm 4 allows any choice).
     neighbours : {"add_remove", "replace"}
         Sensitivity 1 per level (add/remove) or 2 per level below an exact root (replace, n public).
-    n_public : int in [1, ``limits.current().max_size``] or None
-        Public size used by the depth rule and the bound. Without it, under add/remove, a noisy
-        size costing 5% of ε is bought only when the depth rule needs n.
-    rng : numpy Generator, int or None
+    depth, depth_rule, noise, consistency, placement, n_public
+        Declared in :class:`PMMConfig` (listed below); the rules are :func:`default_depth`, :func:`paper_depth`,
+        :func:`bound_depth`, the splits :func:`level_sigmas`, the maps :func:`consistent_counts`.
 
     Returns
     -------
     Release[PMMTrace, PMMOwner]
-        ``synthetic`` has :math:`m = m_\\emptyset` rows (the consistent root count), in leaf order.
-        When m exceeds ``dpsynth_core.limits`` ``max_synthetic_rows`` (a tiny ε makes the noisy root
-        huge), the consistent leaf measure is rounded to that many points instead (largest remainder,
-        post-processing of the DP counts; ``notes`` and ``params["limits"]`` say so).
-        ``params``: depth, depth_rule (the rule used, or "given"), sigmas (one per level, 0 = exact),
-        noise split, level_epsilons, consistency, placement, n used for parameters and its source.
-        ``bound``: Theorem 11 (A.4 split) or Theorem 10 (other splits), evaluated at the public/noisy
-        n (or the released size when no n was needed), unit-cube l_inf units.
+        ``synthetic`` has :math:`m = m_\\emptyset` rows (the consistent root count), in leaf order, or
+        ``max_synthetic_rows`` when m exceeds it (:func:`_leaf_measure`). ``params``: every resolved parameter
+        (depth and the rule that chose it, σ and ε per level, the n used and its source). ``bound``: Theorem 11
+        (A.4 split) or Theorem 10 (other splits), evaluated at the public/noisy n (or the released size when no n
+        was needed), unit-cube l_inf units.
 
     Notes
     -----
-    Time O(n d + 2^r), memory O(n d + 2^r); nothing is quadratic. The leaves :math:`2^r` are
-    checked against ``dpsynth_core.limits`` ``max_cells`` before the tree is built (refused: the
-    depth follows from public inputs and the size estimate), the output size against
-    ``max_synthetic_rows`` before the points are drawn (capped, as above).
+    Time O(n d + 2^r), memory O(n d + 2^r); nothing is quadratic. The :math:`2^r` leaves are checked against
+    ``dpsynth_core.limits`` ``max_cells`` before the tree is built (:func:`_plan_depth`).
 
     References
     ----------
@@ -641,47 +624,86 @@ def pmm(p: Prepared[PMMConfig]) -> Release[PMMTrace, PMMOwner]:
     """
     cfg = p.config
     ledger = Ledger()
+    t = _plan_tree(p, ledger)
+    true_levels, n_clamped = _true_levels(p, t.geo, t.depth)
+    noisy = add_level_noise(true_levels, t.sigmas, p.rng)
+    clipped, cons, inputs, ls = consistent_counts(noisy, t.sigmas, cfg.consistency, t.geo.empty)
+    leaf, m, m_out, capped = _leaf_measure(p, cons)
+    synthetic, leaf_codes = t.geo.sample(leaf, cfg.placement, p.rng)
+
+    n_bound, n_source = (t.size.n, t.size.source) if t.size is not None else (max(m, 1), "released size (DP)")
+    bound, bound_kind, bound_type, notes = _bound_and_notes(p, t.geo, n_bound, n_source, t.eps_tree, t.sigmas, m)
+    trace = PMMTrace(
+        depth=t.depth, d=p.domain.d, consistency=cfg.consistency, sigmas=t.sigmas, level_epsilons=t.level_eps,
+        diameters=t.geo.diameters, deltas=t.geo.deltas, split_axes=t.geo.split_axes,
+        noisy_counts=_compact(noisy), clipped_counts=_compact(clipped),
+        consistent_counts=_compact(cons), leaf_codes=leaf_codes,
+        ls_estimates=None if ls is None else [e.astype(np.float32) for e in ls],  # float32: pictures only
+        ls_rounded=None if ls is None else _compact(inputs))
+    owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))
+    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=_params(p, t, m_out, n_bound, n_source),
+                    bound=bound, bound_kind=bound_kind, bound_type=bound_type, notes=notes, capped=capped)
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """The tree's public plan: the size estimate (None when nothing needed n), the depth and the rule that chose
+    it ("given" for a given depth), the partition, the tree's ε, σ and ε per level."""
+
+    size: SizeEstimate | None
+    depth: int
+    rule_used: str
+    geo: _Numeric | _Mixed
+    eps_tree: float
+    sigmas: np.ndarray
+    level_eps: np.ndarray
+
+
+def _plan_tree(p: Prepared[PMMConfig], ledger: Ledger) -> _Tree:
+    """Everything public about the tree before the data is read: the depth (:func:`_plan_depth`, which buys a
+    noisy size if needed), the partition, the noise per level (:func:`level_sigmas`) and its ledger entries."""
+    cfg = p.config
     size, depth, rule_used = _plan_depth(p, ledger)
     geo = _Mixed(p.domain, depth) if p.domain.is_mixed else _Numeric(p.domain, depth)
     eps_tree = p.epsilon - ledger.epsilon
     sigmas = level_sigmas(depth, p.domain.d, eps_tree, split=cfg.shape if cfg.shape is not None else cfg.split,
                           neighbours=p.neighbours, deltas=geo.deltas)
     level_eps = _spend_levels(p, ledger, depth, sigmas)
+    return _Tree(size, depth, rule_used, geo, eps_tree, sigmas, level_eps)
 
-    # the one pass over the private rows: leaf counts, summed over blocks (exact integers), O(n d + 2^r)
+
+def _params(p: Prepared[PMMConfig], t: _Tree, m_out: int, n_bound: int, n_source: str) -> dict:
+    """The public record of the release (every resolved parameter)."""
+    cfg = p.config
+    return {
+        "depth": t.depth, "depth_rule": t.rule_used, "leaves": 1 << t.depth, "noise": cfg.split,
+        "sigmas": t.sigmas.tolist(), "level_epsilons": t.level_eps.tolist(), "epsilon_tree": t.eps_tree,
+        "sensitivity": count_sensitivity(p.neighbours), "consistency": cfg.consistency,
+        "placement": cfg.placement, "n_synthetic": m_out, "n_for_parameters": n_bound, "n_source": n_source,
+        "resolution": t.geo.resolution, "size": t.size.to_dict() if t.size is not None else None,
+    }
+
+
+def _leaf_measure(p: Prepared[PMMConfig], cons: list[np.ndarray]) -> tuple[np.ndarray, int, int, dict | None]:
+    """The consistent leaf counts to sample, the consistent root m, the output size and the record of its cap.
+    When m exceeds ``dpsynth_core.limits`` ``max_synthetic_rows`` (a tiny ε makes the noisy root huge) the leaf
+    measure is rounded to that many points (largest remainder): m is the consistent noisy root (DP), so this
+    is post-processing; ``notes`` and ``params["limits"]`` say so."""
+    leaf, m = cons[-1], int(cons[0][0])
+    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=p.domain.d)
+    if capped is not None:
+        leaf = largest_remainder(leaf, m_out)
+    return leaf, m, m_out, capped
+
+
+def _true_levels(p: Prepared[PMMConfig], geo: _Numeric | _Mixed, depth: int) -> tuple[list[np.ndarray], int]:
+    """The one pass over the private rows: leaf counts, summed over blocks (exact integers), O(n d + 2^r), and
+    every level above them; under replace the root is the public n. Also the number of clamped rows."""
     leaves, n_clamped = geo.leaf_counts(p.rows)
     true_levels = _levels_from_leaves(leaves, depth)
     if p.neighbours == "replace":
         true_levels[0] = np.array([p.n], dtype=np.int64)
-    noisy = add_level_noise(true_levels, sigmas, p.rng)
-    clipped, cons, inputs, ls = consistent_counts(noisy, sigmas, cfg.consistency, geo.empty)
-    leaf, m = cons[-1], int(cons[0][0])
-    # m is the consistent noisy root (DP): rounding the same leaf measure to fewer points is post-processing
-    m_out, capped = limits.cap_rows(m, source="the consistent noisy root count", d=p.domain.d)
-    if capped is not None:
-        leaf = largest_remainder(leaf, m_out)
-    synthetic, leaf_codes = geo.sample(leaf, cfg.placement, p.rng)
-
-    n_bound, n_source = (size.n, size.source) if size is not None else (max(m, 1), "released size (DP)")
-    bound, bound_kind, bound_type, notes = _bound_and_notes(p, geo, n_bound, n_source, eps_tree, sigmas, m)
-    trace = PMMTrace(
-        depth=depth, d=p.domain.d, consistency=cfg.consistency, sigmas=sigmas, level_epsilons=level_eps,
-        diameters=geo.diameters, deltas=geo.deltas, split_axes=geo.split_axes,
-        noisy_counts=_compact(noisy), clipped_counts=_compact(clipped),
-        consistent_counts=_compact(cons), leaf_codes=leaf_codes,
-        ls_estimates=None if ls is None else [t.astype(np.float32) for t in ls],  # float32: pictures only
-        ls_rounded=None if ls is None else _compact(inputs))
-    params = {
-        "depth": depth, "depth_rule": rule_used, "leaves": 1 << depth, "noise": cfg.split,
-        "sigmas": sigmas.tolist(), "level_epsilons": level_eps.tolist(), "epsilon_tree": eps_tree,
-        "sensitivity": count_sensitivity(p.neighbours), "consistency": cfg.consistency,
-        "placement": cfg.placement, "n_synthetic": m_out, "n_for_parameters": n_bound, "n_source": n_source,
-        "resolution": geo.resolution,
-        "size": size.to_dict() if size is not None else None,
-    }
-    owner = PMMOwner(n=p.n, n_clamped=n_clamped, true_counts=_compact(true_levels))
-    return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
-                    bound_kind=bound_kind, bound_type=bound_type, notes=notes, capped=capped)
+    return true_levels, n_clamped
 
 
 class _Numeric:

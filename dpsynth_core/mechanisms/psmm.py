@@ -18,6 +18,7 @@ cells (:mod:`dpsynth_core.transport.mixed_cells`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -99,13 +100,14 @@ class PSMMConfig(Config):
         "dpsynth_core.defaults.psmm_cells, k = round(c_d (n̂ sinh ε')^{1/(d+1)}) with the public or noisy n̂ and "
         "ε' = the counts' ε / sensitivity (n̂/C per combination of categories on a mixed table), at most "
         f"{DEFAULT_CELL_CAP} cells, fitted by the defaults study (benchmarks/defaults_study.py, docs/defaults.md; "
-        "for Corollary 8's k^d ≈ εn pass cells explicitly).", low=1, high=4096)
+        "for Corollary 8's k^d ≈ εn pass cells explicitly, dpsynth_core.grid.default_cells_per_axis). A given k: at "
+        "most 2^16 cells (C k^d on a mixed table) with projection 'bl', 2^22 with 'clip'.", low=1, high=4096)
     projection: str = param(
         "choice", "bl", "'bl' = exact bounded-Lipschitz projection onto probability measures (Algorithm 2, solved as "
         "a sparse grid min-cost flow); 'clip' = clip negative cells at 0 and renormalise.", choices=PROJECTIONS)
     n_synthetic: int | None = n_synthetic_param(
-        "Synthetic points (largest-remainder rounding of the projected measure). Default: the public or noisy n, "
-        "capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).")
+        "Synthetic points (largest-remainder rounding of the projected measure). Default: n̂ (the public n, n "
+        "under replace, or the noisy size), capped at dpsynth_core.limits max_synthetic_rows (post-processing, noted in the release).")
     n_public: int | None = n_public_param(
         "Public dataset size; without it (add/remove) 5% of ε buys a noisy size, used for the normalisation "
         "ν = (n_i + λ_i)/n̂, the default grid and the output size.")
@@ -189,29 +191,14 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     domain : Domain
         Public bounds (and declared categories); the mechanism works in the unit cube, l_inf metric. On a
         mixed domain the cells are every combination of the declared categories times the numeric grid
-        (C k^d cells, C the number of combinations) and the metric is the mixed metric
-        (docs/mixed-data.md, "PSMM: the projection in the mixed metric").
+        (C k^d cells) under the mixed metric (docs/mixed-data.md, "PSMM: the projection in the mixed metric").
     epsilon : float in (0, inf)
         Total budget; ε' = ε minus the noisy size's 5% when one is bought (Proposition 5: the
         noisy cell counts are ε'-DP with sensitivity Δ = 1 (add/remove) or 2 (replace)).
-    cells : int in [1, 4096] or None
-        Cells per numeric axis k; at most 2^16 cells (C k^d on a mixed domain) with ``projection="bl"``,
-        2^22 with "clip". ``None``: :func:`dpsynth_core.defaults.psmm_cells`,
-        :math:`k = \\mathrm{round}(c_d (\\hat n \\sinh(\\varepsilon'/\\Delta))^{1/(d+1)})`, at most 2^15 cells (on a
-        mixed domain at n̂/C per combination, at most 2^15 cells in all); the defaults study, docs/defaults.md.
-        [HVZ23, Corollary 8]'s grid is :math:`k^d \\approx \\varepsilon' \\hat n`
-        (:func:`dpsynth_core.grid.default_cells_per_axis`).
-    projection : {"bl", "clip"}
-    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
-        Output size; ``None``: n̂ (public n, n under replace, or the noisy size), capped at
-        ``max_synthetic_rows`` (post-processing of a DP or public size; recorded in ``notes`` and
-        ``params["limits"]``). An explicit value above the limit is refused.
     neighbours : {"add_remove", "replace"}
-    n_public : int in [1, ``limits.current().max_size``] or None
-    rng : numpy Generator, int or None
-
-    Resource limits (:mod:`dpsynth_core.limits`, docs/privacy-model.md) are checked before the
-    grid and the output are allocated.
+    cells, projection, n_synthetic, n_public
+        Declared in :class:`PSMMConfig` (listed below). The grid and the output are checked against the
+        resource limits (:mod:`dpsynth_core.limits`, docs/privacy-model.md) before they are allocated.
 
     Returns
     -------
@@ -229,10 +216,7 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     """
     cfg, domain, d = p.config, p.domain, p.domain.k  # d: numeric axes (all of them on a numeric domain)
     ledger = Ledger()
-    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
-                        owner=p.owner)
-    if size.epsilon_spent:
-        ledger.add("noisy size n̂ (discrete Laplace)", size.epsilon_spent)
+    size = _size(p, ledger)
     eps_counts = p.epsilon - ledger.epsilon
     k = cfg.cells if cfg.cells is not None else _default_cells(p, size, eps_counts)
     grid = MixedGrid(domain, k) if domain.is_mixed else None
@@ -240,43 +224,70 @@ def psmm(p: Prepared[PSMMConfig]) -> Release[PSMMTrace, PSMMOwner]:
     # n̂ is public or a DP count: capping the output size at it is post-processing
     m, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
                  else limits.cap_rows(n_hat, source=f"n̂ from {size.source}", d=domain.d))
-    sens = count_sensitivity(p.neighbours)
-    scale = sens / eps_counts
-    # the one pass over the private rows (exact integer counts); on a mixed domain one cell per combination of
-    # categories and numeric cell: each record is still in exactly one cell
-    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
-    noisy = counts + discrete_laplace(scale, counts.size, p.rng)
-    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{d} numeric cells"
-    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
+    scale = count_sensitivity(p.neighbours) / eps_counts
+    counts, noisy = _noisy_counts(p, grid, k, scale, eps_counts, ledger)
     nu = noisy / float(n_hat)
     tau, summary = project(nu, k, d, cfg.projection, categories=domain.category_sizes, weights=domain.weights)
     out_counts = largest_remainder(tau, m)
-    if grid is None:
-        U_syn = points_in_cells(out_counts, k, d, p.rng)
-        synthetic = np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
-    else:
-        synthetic = grid.sample(out_counts, p.rng)
-
+    synthetic = _points(p, grid, k, out_counts)
     constant = 1.0
     bound, notes = _bound_and_notes(p, grid, k, n_hat, size, eps_counts, constant, summary)
-    params = {
-        "cells": k, "grid_cells": k**d, "cell_diameter": 1.0 / k, "noise_scale": scale, "sensitivity": sens,
-        "epsilon_counts": eps_counts, "projection": cfg.projection, "n_hat": n_hat, "n_source": size.source,
-        "n_synthetic": m, "complexity_constant": constant, "bl_value": summary.get("bl_value"),
-        "size": size.to_dict(),
-    }
-    if grid is not None:
-        params.update({"grid_cells": grid.cells, "numeric_cells": grid.numeric_cells,
-                       "combinations": grid.combinations, "category_sizes": list(domain.category_sizes),
-                       "mixed_metric": summary.get("mixed_metric")})
+    params = _params(p, grid, k, size, eps_counts, m, constant, summary)
     trace = PSMMTrace(k=k, d=d, noisy_signed_measure=nu, noisy_counts=noisy, projected_measure=tau,
                       synthetic_counts=out_counts, transport=summary,
                       combinations=1 if grid is None else grid.combinations, category_sizes=domain.category_sizes)
     owner = PSMMOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts, true_measure=counts / max(p.n, 1))
     return p.finish(synthetic, ledger=ledger, trace=trace, owner=owner, params=params, bound=bound,
                     bound_kind="Theorem 7 with Corollary 4's complexity, C = 1 (constant-free)",
-                    bound_type=BoundKind.RATE, notes=notes,
-                    capped=capped)
+                    bound_type=BoundKind.RATE, notes=notes, capped=capped)
+
+
+def _size(p: Prepared[PSMMConfig], ledger: Ledger) -> SizeEstimate:
+    """n̂: the public n, n under replace, or a noisy size bought with 5% of ε (one ledger entry)."""
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=p.config.n_public, rng=p.rng,
+                        owner=p.owner)
+    if size.epsilon_spent:
+        ledger.add("noisy size n̂ (discrete Laplace)", size.epsilon_spent)
+    return size
+
+
+def _points(p: Prepared[PSMMConfig], grid: MixedGrid | None, k: int, out_counts: np.ndarray) -> Any:
+    """The synthetic rows: ``out_counts[i]`` points uniform in cell i, in the domain's units (on a mixed domain
+    a DataFrame with each cell's categories)."""
+    domain = p.domain
+    if grid is not None:
+        return grid.sample(out_counts, p.rng)
+    U_syn = points_in_cells(out_counts, k, domain.k, p.rng)
+    return np.clip(domain.from_unit(U_syn), domain.lower_array, domain.upper_array)
+
+
+def _noisy_counts(p: Prepared[PSMMConfig], grid: MixedGrid | None, k: int, scale: float, eps_counts: float,
+                  ledger: Ledger) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1's counts and their ε'-DP version (discrete Laplace of ``scale``), one ledger entry. The one
+    pass over the private rows (exact integer counts); on a mixed domain one cell per combination of categories
+    and numeric cell: each record is still in exactly one cell."""
+    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
+    noisy = counts + discrete_laplace(scale, counts.size, p.rng)
+    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{p.domain.k} numeric cells"
+    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
+    return counts, noisy
+
+
+def _params(p: Prepared[PSMMConfig], grid: MixedGrid | None, k: int, size: SizeEstimate, eps_counts: float,
+            m: int, constant: float, summary: dict) -> dict:
+    """The public record of the release (every resolved parameter; the mixed grid's shape on a mixed domain)."""
+    d, sens = p.domain.k, count_sensitivity(p.neighbours)
+    params = {
+        "cells": k, "grid_cells": k**d, "cell_diameter": 1.0 / k, "noise_scale": sens / eps_counts,
+        "sensitivity": sens, "epsilon_counts": eps_counts, "projection": p.config.projection, "n_hat": size.n,
+        "n_source": size.source, "n_synthetic": m, "complexity_constant": constant,
+        "bl_value": summary.get("bl_value"), "size": size.to_dict(),
+    }
+    if grid is not None:
+        params.update({"grid_cells": grid.cells, "numeric_cells": grid.numeric_cells,
+                       "combinations": grid.combinations, "category_sizes": list(p.domain.category_sizes),
+                       "mixed_metric": summary.get("mixed_metric")})
+    return params
 
 
 def _default_cells(p: Prepared[PSMMConfig], size: SizeEstimate, eps_counts: float) -> int:
