@@ -248,7 +248,8 @@ class PEConfig(Config):
 
     iterations: int | None = param(
         "int", None, "PE steps T. Default: schedule 'refine' T = max(2, round(log(nε)/2)) (" + _STUDY + "); "
-        "'paper' T = 2 log(nε) (Section 6).", low=1, high=500)
+        "'paper' T = 2 log(nε) (Section 6). T × n_s(2L+1) × d candidate coordinates must stay within "
+        "dpsynth_core.limits max_candidates.", low=1, high=500)
     n_synthetic: int | None = param(
         "int", None, "Points n_s of the synthetic cloud in every iteration. Default: Theorem 4.1's "
         "(σ(2L+1)^{1-1/max(d,2)})^{-1} with σ the noise on counts/n of the exploration iterations "
@@ -290,9 +291,10 @@ class PEConfig(Config):
         "(Theorem 4.1) with σ the last iteration's noise on counts/n.", low=1e-6, high=10.0, log=True,
         advanced=True)
     init: str = param(
-        "choice", "uniform", "Random API for S_0: uniform over the region, the public dataset, a single point at "
-        "the origin (or the centre); 'private' (S_0 = S) and 'interpolate' (S_0 = (1-2β)S) are non-private "
-        "teaching starts that need allow_nonprivate_init.", choices=INITS)
+        "choice", "uniform", "Random API for S_0: n_s points uniform over the region, the public dataset (subsampled "
+        "to n_s rows), a single point at the domain's origin (its centre when the origin is outside the region); "
+        "'private' (S_0 = S) and 'interpolate' (S_0 = c + (1-2β)(S - c)) are non-private teaching starts that "
+        "need allow_nonprivate_init and X in memory (the release then has is_dp=False).", choices=INITS)
     beta: float = param(
         "float", 0.25, "β of the 'interpolate' start S_0 = (1-2β)S about the origin (Figure 2).", low=0.0,
         high=1.0, advanced=True)
@@ -308,8 +310,9 @@ class PEConfig(Config):
         "bool", False, "Allow the teaching starts that read the private data (the release is then NOT DP).",
         advanced=True)
     track_w1: bool = param(
-        "bool", False, "Owner-side W1 to the private data after every iteration (for the iterations view; most of "
-        "a run's time when on).", advanced=True)
+        "bool", False, "Owner-side W1 (unit cube, 'metric') between the private data and every S_t and μ'_t, for "
+        "the iterations view: exact with POT up to 4·10^6 pairs, else on a labelled subsample; not with Dask; "
+        "most of a run's time when on.", advanced=True)
     cost: str = param(
         "choice", "full", "Cost of the run: 'full' = the rules above; 'interactive' = at most "
         f"{INTERACTIVE_MAX_ITERATIONS} iterations, {INTERACTIVE_MAX_SYNTHETIC} synthetic points and "
@@ -440,37 +443,17 @@ def private_evolution(p: Prepared[PEConfig]) -> Release[PETrace, PEOwner]:
 
     Parameters
     ----------
-    X : array (n, d), DataFrame, Dask array or Dask DataFrame
+    X : array (n, d), DataFrame, Dask array or Dask DataFrame; domain : Domain (public bounds)
         Private data in domain units; points outside the region are projected into it. A Dask
         collection is read one partition at a time, one pass per iteration (module docstring).
-    domain : Domain
-        Public bounds.
-    epsilon : float in (0, inf); delta : float in (0, 1)
-        Total budget of the release.
-    iterations, n_synthetic, alpha : int in [1, 500], int in [1, 10^6], float in (0, 10], or None
-        T, n_s and α of Eq. (1). ``None``: the schedule's rule (module docstring), from the public n
-        (replace, ``n_public``) or a noisy size (add/remove; 5% of ε, on the ledger). T × n_s(2L+1) ×
-        d candidate coordinates must stay within ``dpsynth_core.limits`` ``max_candidates``.
-    schedule : {"refine", "paper"}; final_share : float in [0.01, 0.99] or None; refine_levels : int or None
-        The split of the budget over the iterations and the scales of the last one (module docstring).
-    release : {"histogram", "samples"}; n_release : int in [1, ``max_synthetic_rows``] or None
-        What is released (module docstring); ``n_release`` only with ``"histogram"``.
-    histogram : {"dbl", "threshold", "laplace_threshold"}; threshold : float in [0, 1]
-        Post-processing of the noisy votes (module docstring); H of Algorithm 3 (``"threshold"`` only).
-    variation_scales : sequence of float > 0 or None
-        The σ_l of Eq. (1) in unit-cube coordinates (at most 64), instead of α. Not in the dashboard schema.
-    init : {"uniform", "public", "origin", "private", "interpolate"}; public : array (m, d) or None; beta : float
-        S_0: n_s uniform points, ``public`` (subsampled to n_s rows), one point at the domain's origin
-        (its centre when the origin is outside the region); ``"private"`` (S_0 = S) and
-        ``"interpolate"`` (:math:`S_0 = c + (1-2\\beta)(S - c)`, Figure 2) read the private data: only
-        with ``allow_nonprivate_init=True``, in memory, and the release has ``is_dp=False``.
-    region : {"box", "ball"}; metric : {"l2", "l1", "linf"}
-        The working region and the distance of the votes (unit-cube coordinates).
-    neighbours : {"add_remove", "replace"}; n_public : int or None
-    allow_nonprivate_init, track_w1 : bool
-        ``track_w1``: owner-side W1 (unit cube, ``metric``) between the private data and every S_t and
-        μ'_t (exact with POT up to 4·10^6 pairs, else on a labelled subsample; not with Dask).
-    rng : numpy Generator, int or None
+    epsilon : float in (0, inf); delta : float in (0, 1); neighbours : {"add_remove", "replace"}
+        The budget of the release. Rules that need n read the public n (replace, ``n_public``) or a noisy size
+        (add/remove; 5% of ε, on the ledger).
+    iterations, n_synthetic, schedule, final_share, refine_levels, final_grid, release, n_release, histogram,
+    threshold, alpha, init, beta, region, metric, allow_nonprivate_init, track_w1, cost, variation_scales, public,
+    n_public
+        Declared in :class:`PEConfig` (listed below); the schedules, the releases and the post-processings of the
+        votes are in the module docstring and docs/private-evolution.md.
 
     Returns
     -------

@@ -86,16 +86,20 @@ class SparseMarginalsConfig(Config):
 
     s: int = param("int", 2, "Marginal order: the utility loss is the largest W1 over all s-dimensional "
                    "marginals (Eq. 1).", low=1, high=6)
-    k: int | None = param("int", None, "Cells per axis of each marginal grid (k^s cells per block); default: the k >= 2 "
-                          "minimising the expected-loss bound of Eq. (15) for (n, ε, d, s), no data used.", low=1,
+    k: int | None = param("int", None, "Cells per axis of each marginal grid (k^s cells per block, k^s <= 2^16, C(d, s) k^s <= "
+                          "2^21); default: the k >= 2 minimising the expected-loss bound of Eq. (15) for (n, ε, d, "
+                          "s), no data used (query.default_k).", low=1,
                           high=4096)
     public: Any = param("choice", "uniform", "Public candidate points the synthetic measure lives on "
-                        "(Section 5.1): a data-independent generator here; an array through the API.",
+                        "(Section 5.1): 'uniform' = public_size uniform points of the domain (drawn from rng), 'grid' "
+                        "= the centres of T_k,d (all of them when k^d <= public_size: the exact Eq. (12)); an array "
+                        "(n_pub, d) of public data in domain units through the API.",
                         choices=PUBLIC_GENERATORS, check=_check_public)
     public_size: int = param("int", 4000, "Number of generated public candidates (the paper uses 4000).",
                              low=1, high=200_000, log=True)
     snap_public: bool = param("bool", True, "Move public points to their cell centres in T_k,d (Section 5.1: "
-                              "D_pub ⊂ T_k), so the last projection term of Eq. (4) is zero.")
+                              "D_pub ⊂ T_k), so the last projection term of Eq. (4), U(T^{-1}Tμ, μ), is zero; off, it is "
+                              "added, computed exactly.")
     certificate: str = param("choice", "U_T", "Proxy loss in the released certificate: U_T (Eq. 17, tighter) "
                              "or L_T (Eq. 10).", choices=CERTIFICATES)
     delta_cert: float = param("float", 0.1, "The certificate holds with probability at least 1 - delta_cert "
@@ -112,9 +116,12 @@ class SparseMarginalsConfig(Config):
                              "noise components that no dataset can have, valid by the same proof); both: Step 3 also "
                              "fits Π v_DP; none: the paper's Eq. (4) as printed.", choices=CONSISTENCY)
     mc_draws: int = param("int", 200, "Monte Carlo noise draws for the privatisation quantile (no data used; "
-                          "the paper uses 200).", low=20, high=100_000, log=True, advanced=True)
+                          "the paper uses 200); at least (1-δ)/δ for δ = delta_cert (certificate.mc_order).", low=20,
+                          high=100_000, log=True, advanced=True)
     n_synthetic: int | None = n_synthetic_param("Synthetic points (largest-remainder rounding of the measure); "
-                                                "default n (public under replace).")
+                                                "default n (public under replace), capped at dpsynth_core.limits "
+                                                "max_synthetic_rows (post-processing, noted); a larger value is "
+                                                "refused.")
 
     @property
     def exact_total(self) -> bool:
@@ -304,48 +311,21 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
 
     Noisy marginals (Eq. (7), Lemma 2), Step 3 as a sparse LP over measures on public points (Section 5.1),
     rounding to ``n_synthetic`` points, and the certificate of Eq. (4) evaluated *on the released points*
-    (Lemma 1 holds uniformly over μ). The steps are in the package docstring; the parameters' ranges and
-    rules in :class:`SparseMarginalsConfig`.
+    (Lemma 1 holds uniformly over μ). The steps are in the package docstring.
 
     Parameters
     ----------
-    X : array (n, d), DataFrame, Dask array (n, d) or Dask DataFrame
+    X : array (n, d), DataFrame, Dask array (n, d) or Dask DataFrame; domain : Domain (public bounds)
         Private data in domain units (clamped into the domain), read only through the marginal counts
         (:func:`~.query.marginal_counts`): a Dask collection is never materialised.
-    domain : Domain (public bounds)
-    epsilon : float in (0, inf)
-    s : int in [1, min(6, d)], default 2
-        The utility loss is over all s-dimensional marginals (K = C(d, s) blocks).
-    k : int in [1, 4096] or None
-        Cells per axis of every marginal grid (``k^s <= 2^16``, ``K k^s <= 2^21``); None:
-        :func:`~.query.default_k` (data-independent).
-    public : "uniform" (default), "grid" or array (n_pub, d) in domain units
-        Public candidates: ``public_size`` uniform points of the domain (drawn from ``rng``), the centres of
-        :math:`T_{k,d}` (all when ``k^d <= public_size``: the exact Eq. (12)), or public data.
-    public_size : int in [1, 200000], default 4000 (the paper's n_a)
-    snap_public : bool, default True
-        Move the public points to their cell centres in :math:`T_{k,d}` (Section 5.1), so that the support
-        term :math:`\\mathcal U(T^{-1}T\\mu, \\mu)` is 0; ``False`` adds it, computed exactly.
-    certificate : {"U_T", "L_T"}, default "U_T"
-        Proxy G of the released certificate (Eq. (17) or Eq. (10)).
-    delta_cert : float in [0.001, 0.5], default 0.1
-    step3 : {"L_T", "U_T"}, default "L_T"
-        Proxy minimised in Step 3: the paper's L_T (:func:`~.projection.step3_lp`) or U_T
-        (:func:`~.projection.step3_ut_lp`; not in the paper).
-    noise : {"exact_total", "paper"}, default "exact_total"
-        "paper": Laplace(2K/(nε)) on every Haar coefficient. "exact_total": the block totals are public
-        under replace and get no noise, the others Laplace(2K/(nε)·L/(L+1)) (:func:`~.query.noise_scale`;
-        same ε; docs/deviations.md §9; measured in benchmarks/results/sparse_marginals.json, "variants").
-    consistency : {"certificate", "both", "none"}, default "certificate"
-        "certificate": the released bound uses the proxy G∘Π, Π the consistency projection
-        (:func:`~.consistency.consistency_map`); "both": Step 3 also fits Π v_DP; "none": Eq. (4) as
-        printed. The paper's certificates are always in the trace.
-    mc_draws : int in [20, 100000], default 200
-        Monte Carlo draws of η; at least (1-δ)/δ (:func:`~.certificate.mc_order`).
-    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
-        None: the public n, capped at the output limits (post-processing, noted); a larger value is refused.
-    neighbours : "replace" only (n is public; add/remove is refused)
-    rng : numpy Generator, int or None
+    epsilon : float in (0, inf); neighbours : "replace" only (n is public; add/remove is refused)
+    s, k, public, public_size, snap_public, certificate, delta_cert, step3, noise, consistency, mc_draws,
+    n_synthetic
+        Declared in :class:`SparseMarginalsConfig` (listed below). Step 3's LPs are
+        :func:`~.projection.step3_lp` (L_T) and :func:`~.projection.step3_ut_lp` (U_T); the noise scales
+        :func:`~.query.noise_scale` (docs/deviations.md §9; measured in benchmarks/results/sparse_marginals.json,
+        "variants"); the consistency projection :func:`~.consistency.consistency_map`. The paper's certificates
+        are always in the trace.
 
     Returns
     -------
@@ -365,9 +345,7 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
     # streams of rng, independent of the release's noise and of each other (no data involved)
     mc_gen, plan_gen = p.rng.spawn(2)
     grid, k_rule = _grid(p, plan_gen)
-    # n is public under replace: capping the default output size at it is post-processing
-    m_syn, capped = ((cfg.n_synthetic, None) if cfg.n_synthetic is not None
-                     else limits.cap_rows(p.n, source="the public n (replace)", d=grid.d))
+    m_syn, capped = _output_size(p, grid)
     true, eta, scale = _noisy_marginals(p, grid)
     noisy = _consistent(true + eta, grid, cfg)
     ledger = Ledger().add(_ledger_entry(grid, scale, cfg), p.epsilon)
@@ -378,26 +356,44 @@ def sparse_marginals(p: Prepared[SparseMarginalsConfig]) -> Release[SparseMargin
     support = (discretise_support(raw, grid.k, _categorical_mask(grid)) if cfg.snap_public else raw)
     lp = _step3(p, grid, noisy, support)
     U_syn, released = _round(lp["alpha"], support, m_syn, grid, p)
-    lp_fit = fit(support, lp["alpha"], grid, snap=cfg.snap_public)
-    certs = certify(grid, noisy, draws, budget, released, lp_fit, delta=cfg.delta_cert, snap=cfg.snap_public,
-                    use_ut=cfg.uses_ut)
-    key = f"{cfg.certificate}_consistent" if cfg.consistent else cfg.certificate
+    lp_fit, certs, key = _certify(cfg, grid, noisy, draws, budget, released, support, lp)
     bound = certs.released[key].total
     trace = _trace(cfg, grid, noisy, released, lp, lp_fit, certs, key, budget, int(raw.shape[0]))
     return p.finish(
         p.domain.from_unit(U_syn), ledger=ledger, trace=trace, owner=_owner(p, grid, cfg, true, eta, noisy),
-        bound=bound,
+        bound=bound, bound_kind=_bound_kind(cfg), bound_type=BoundKind.CERTIFICATE,
         params=_params(cfg, grid, k_rule, scale, p.n, key, noisy, described, raw, support, m_syn, budget),
-        bound_kind=f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-β={1 - cfg.delta_cert:g}, β = "
-                   "delta_cert, the certificate's failure probability, not a privacy δ) upper "
-                   f"bound on the utility loss of Eq. (1) for the released points; private",
-        bound_type=BoundKind.CERTIFICATE,
         notes=_notes(cfg, grid, described, bound, key, certs, noisy, budget, trace.support_size)
         + _one_cell_note(p, grid, bound),
         capped=capped)
 
 
 # ------------------------------------------------------------------------------------ the steps
+def _output_size(p: Prepared[SparseMarginalsConfig], grid: Grid) -> tuple[int, dict | None]:
+    """The given ``n_synthetic``, or n capped at the output limits: n is public under replace, so capping the
+    default output size at it is post-processing (the record of the cap, or None)."""
+    if p.config.n_synthetic is not None:
+        return p.config.n_synthetic, None
+    return limits.cap_rows(p.n, source="the public n (replace)", d=grid.d)
+
+
+def _certify(cfg: SparseMarginalsConfig, grid: Grid, noisy: Noisy, draws: NoiseDraws, budget: SolveBudget, released: Fit,
+             support: np.ndarray, lp: dict) -> tuple[Fit, Certificates, str]:
+    """Eq. (4) on the released points and on Step 3's measure (the LP's fit to the marginals): every
+    certificate (:func:`~.certificate.certify`), and the key of the released one (its consistent version when
+    the consistency projection is on)."""
+    lp_fit = fit(support, lp["alpha"], grid, snap=cfg.snap_public)
+    certs = certify(grid, noisy, draws, budget, released, lp_fit, delta=cfg.delta_cert, snap=cfg.snap_public,
+                    use_ut=cfg.uses_ut)
+    return lp_fit, certs, f"{cfg.certificate}_consistent" if cfg.consistent else cfg.certificate
+
+
+def _bound_kind(cfg: SparseMarginalsConfig) -> str:
+    return (f"certificate (Eq. 4, {cfg.certificate}): high-probability (1-β={1 - cfg.delta_cert:g}, β = "
+            "delta_cert, the certificate's failure probability, not a privacy δ) upper "
+            f"bound on the utility loss of Eq. (1) for the released points; private")
+
+
 def _grid(p: Prepared[SparseMarginalsConfig], plan_gen: np.random.Generator) -> tuple[Grid, str]:
     """The grid and the rule that chose k: the given k, or the default (:func:`default_k`, data-independent)
     searched within the size limits and, with U_T, lowered until the certificate's exact-solve plan fits."""
