@@ -16,7 +16,7 @@ from ..domain import Domain
 from ..grid import grid_counts, largest_remainder, points_in_cells
 from ..mixed_grid import MixedGrid, check_combinations, combinations
 from ..noise import discrete_laplace, laplace
-from ..privacy import Ledger, count_sensitivity, resolve_size
+from ..privacy import Ledger, SizeEstimate, count_sensitivity, resolve_size
 from ..theory import Theory
 from ..validation import param_error
 from .contract import Config, NoParams, Prepared, mechanism, n_public_param, n_synthetic_param, param
@@ -36,11 +36,12 @@ class FlatHistogramConfig(Config):
     bins: int | None = param(
         "int", None, "Cells per numeric axis. Default: rule dpsynth_core.defaults.flat_histogram_bins, "
         "k = round(c_d (n sinh ε')^{1/(d+1)}) with the public or noisy n and ε' = the counts' ε / sensitivity "
-        "(n/C per combination of categories on a mixed table), fitted by the defaults study "
-        "(benchmarks/defaults_study.py, docs/defaults.md).", low=1, high=4096)
+        "(n/C per combination of categories on a mixed table, with C k^d <= 2^22), fitted by the defaults study "
+        "(benchmarks/defaults_study.py, docs/defaults.md). At most 2^22 cells (C k^d on a mixed table) and "
+        "dpsynth_core.limits max_cells.", low=1, high=4096)
     n_synthetic: int | None = n_synthetic_param(
-        "Synthetic points; default the public or noisy size n, capped at dpsynth_core.limits max_synthetic_rows "
-        "(post-processing, noted in the release).")
+        "Synthetic points; default n_public, n under replace or the noisy size, capped at dpsynth_core.limits "
+        "max_synthetic_rows (post-processing, noted in the release); a larger value is refused.")
     n_public: int | None = n_public_param()
 
     def check_domain(self, domain: Domain, owner: str) -> None:
@@ -111,21 +112,10 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
         On a mixed domain (declared categories) the cells are every combination of categories times the
         numeric grid, ``C k^d`` cells with C the number of combinations (docs/mixed-data.md); the synthetic
         data is then a DataFrame whose categories are those of each point's cell.
-    bins : int in [1, 4096] or None
-        Cells per numeric axis (``k^d`` cells, ``C k^d`` on a mixed domain, at most 2^22 and at most
-        ``dpsynth_core.limits`` ``max_cells``). ``None``: :func:`dpsynth_core.defaults.flat_histogram_bins`,
-        :math:`k = \\mathrm{round}(c_d (n \\sinh(\\varepsilon'/\\Delta))^{1/(d+1)})` at the public or noisy n (on a
-        mixed domain at n/C, the mean size of a combination, with C k^d <= 2^22; the defaults study,
-        docs/defaults.md).
-    n_synthetic : int in [1, ``limits.current().max_synthetic_rows``] or None
-        Output size; ``None``: ``n_public``, n under replace, or the noisy size, capped at
-        ``max_synthetic_rows`` (post-processing of the noisy size; recorded in ``notes`` and
-        ``params["limits"]``). An explicit value above the limit is refused.
-    n_public : int in [1, ``limits.current().max_size``] or None
-
-    Resource limits (:mod:`dpsynth_core.limits`) are checked before the grid and the output are
-    allocated: ``k^d`` against ``max_cells`` (refused: the grid follows from public inputs and the
-    capped size), the output size against ``max_synthetic_rows`` (capped or refused, as above).
+    bins, n_synthetic, n_public
+        Declared in :class:`FlatHistogramConfig` (listed below). The grid is checked against the resource
+        limits (:mod:`dpsynth_core.limits`) before it is allocated (refused: it follows from public inputs and
+        the capped size), the output size against ``max_synthetic_rows`` (capped or refused).
 
     References
     ----------
@@ -135,23 +125,9 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     cfg, d = p.config, p.domain.k  # d: numeric axes (all of them on a numeric domain)
     sizes = p.domain.category_sizes
     ledger = Ledger()
-    size = None
-    if cfg.bins is None or cfg.n_synthetic is None:
-        size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
-                            owner=p.owner)
-        if size.epsilon_spent:
-            ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
+    size = _size_if_needed(p, ledger)
     eps_counts = p.epsilon - ledger.epsilon
-    k = cfg.bins
-    if k is None:
-        # public quantities only: the public or noisy n, ε' per unit of the counts' sensitivity, the numeric
-        # dimension and, on a mixed domain, the number C of combinations of the declared categories (the rule at
-        # n/C per combination); the study's rule (issue 27)
-        C = combinations(sizes)
-        k = 1 if d == 0 else defaults.per_combination_cells(
-            defaults.flat_histogram_bins, size.n, eps_counts / count_sensitivity(p.neighbours), d, C,
-            MAX_HISTOGRAM_CELLS)
-        _check_grid(k, d, p.owner, "the default ", C)
+    k = cfg.bins if cfg.bins is not None else _default_bins(p, size, eps_counts)
     capped = None
     if cfg.n_synthetic is None:
         # the public n, n under replace, or the noisy size (clipping biases Σ max(ñ, 0) upwards); a DP or
@@ -160,13 +136,7 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     else:
         m = cfg.n_synthetic
     grid = MixedGrid(p.domain, k) if p.domain.is_mixed else None
-    # the one pass over the private rows (exact integer counts); on a mixed domain one cell per combination of
-    # categories and numeric cell: each record is still in exactly one cell
-    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
-    scale = count_sensitivity(p.neighbours) / eps_counts
-    noisy = counts + discrete_laplace(scale, counts.size, p.rng)
-    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{d} numeric cells"
-    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
+    counts, noisy, scale = _noisy_cells(p, grid, k, eps_counts, ledger)
     clipped = np.maximum(noisy, 0)
     weights = clipped if clipped.sum() > 0 else np.ones_like(clipped)
     out_counts = largest_remainder(weights, m)
@@ -182,6 +152,44 @@ def flat_histogram(p: Prepared[FlatHistogramConfig]) -> Release[FlatHistogramTra
     return p.finish(synthetic, ledger=ledger, trace=trace,
                     owner=GridOwner(n=p.n, n_clamped=p.n_clamped, true_counts=counts), params=params,
                     bound=None, bound_kind="no paper bound (baseline)", capped=capped, notes=notes)
+
+
+def _size_if_needed(p: Prepared[FlatHistogramConfig], ledger: Ledger) -> SizeEstimate | None:
+    """The size estimate, bought only when the default grid or the default output size needs n (a declared n,
+    or n under replace, is public and costs nothing); one ledger entry for a noisy size."""
+    cfg = p.config
+    if cfg.bins is not None and cfg.n_synthetic is not None:
+        return None
+    size = resolve_size(p.n, epsilon=p.epsilon, neighbours=p.neighbours, n_public=cfg.n_public, rng=p.rng,
+                        owner=p.owner)
+    if size.epsilon_spent:
+        ledger.add("noisy size (discrete Laplace)", size.epsilon_spent)
+    return size
+
+
+def _default_bins(p: Prepared[FlatHistogramConfig], size: SizeEstimate, eps_counts: float) -> int:
+    """The study's rule (issue 27) from public quantities only: the public or noisy n, ε' per unit of the
+    counts' sensitivity, the numeric dimension and, on a mixed domain, the number C of combinations of the
+    declared categories (the rule at n/C per combination); checked against the caps before any allocation."""
+    d, C = p.domain.k, combinations(p.domain.category_sizes)
+    k = 1 if d == 0 else defaults.per_combination_cells(
+        defaults.flat_histogram_bins, size.n, eps_counts / count_sensitivity(p.neighbours), d, C,
+        MAX_HISTOGRAM_CELLS)
+    _check_grid(k, d, p.owner, "the default ", C)
+    return k
+
+
+def _noisy_cells(p: Prepared[FlatHistogramConfig], grid: MixedGrid | None, k: int, eps_counts: float,
+                 ledger: Ledger) -> tuple[np.ndarray, np.ndarray, float]:
+    """The one pass over the private rows (exact integer counts; on a mixed domain one cell per combination of
+    categories and numeric cell: each record is still in exactly one cell), the counts with discrete Laplace
+    noise of scale Δ/ε', and that scale; one ledger entry."""
+    counts = p.rows.sum(grid_counts, k) if grid is None else grid.counts(p.rows)
+    scale = count_sensitivity(p.neighbours) / eps_counts
+    noisy = counts + discrete_laplace(scale, counts.size, p.rng)
+    where = "" if grid is None else f" of {grid.combinations} category combinations × {k}^{p.domain.k} numeric cells"
+    ledger.add(f"cell counts{where} (discrete Laplace, scale {scale:.4g})", eps_counts)
+    return counts, noisy, scale
 
 
 @mechanism(
