@@ -152,29 +152,12 @@ def train_synthetic_test_real(real: Any, synthetic: Any, domain: Domain, target:
     .. [EHR17] C. Esteban, S. L. Hyland, G. Rätsch. Real-valued (Medical) Time Series Generation with
        Recurrent Conditional GANs. arXiv:1706.02633, 2017. See docs/references.md.
     """
-    if not isinstance(domain, Domain):
-        raise param_error(_OWNER, "domain", "a Domain", domain, kind=TypeError)
-    if not isinstance(target, str) or target not in domain.names:
-        raise param_error(_OWNER, "target", f"a column of the domain ({', '.join(map(repr, domain.names))})",
-                          target, kind=ValueError if isinstance(target, str) else TypeError)
-    if domain.d < 2:
-        raise param_error(_OWNER, "target", "a column of a domain with at least one other column to predict it "
-                          "from", target)
-    test_size = check_float(test_size, "test_size", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
-    seed = check_int(seed, "seed", _OWNER, low=0)
+    test_size, seed = _checked(domain, target, test_size, seed)
     Cls, Reg, accuracy, balanced, r2, one_thread = _sklearn()
     R = domain.read(real, name="real", owner=_OWNER)
     S = domain.read(synthetic, name="synthetic", owner=_OWNER)
     rng = np.random.default_rng(seed)
-    if holdout is None:
-        if R.shape[0] < 10:
-            raise param_error(_OWNER, "real", "at least 10 rows to hold out a test share (or pass holdout=...)",
-                              f"{R.shape[0]} rows")
-        perm = rng.permutation(R.shape[0])
-        n_test = max(1, min(R.shape[0] - 1, round(test_size * R.shape[0])))
-        test, train, how = R[perm[:n_test]], R[perm[n_test:]], "split"
-    else:
-        test, train, how = domain.read(holdout, name="holdout", owner=_OWNER), R, "holdout"
+    test, train, how = _test_rows(domain, R, holdout, test_size, rng)
 
     t = domain.names.index(target)
     feats = [j for j in range(domain.d) if j != t]
@@ -183,12 +166,7 @@ def train_synthetic_test_real(real: Any, synthetic: Any, domain: Domain, target:
     X_test, y_test = _prepared(domain, test, t, feats, classify, rng, seed, "the real test rows", notes)
     X_real, y_real = _prepared(domain, train, t, feats, classify, rng, seed, "the real training rows", notes)
     X_syn, y_syn = _prepared(domain, S, t, feats, classify, rng, seed, "the synthetic rows", notes)
-    names = [domain.names[j] for j in feats]
-    cats = [n in domain.categories and len(domain.categories[n]) <= MAX_NATIVE_CATEGORIES for n in names]
-    wide = [n for n in names if n in domain.categories and len(domain.categories[n]) > MAX_NATIVE_CATEGORIES]
-    if wide:
-        notes.append(f"{wide} have more than {MAX_NATIVE_CATEGORIES} categories and enter the models as their "
-                     "category index (an ordinal feature).")
+    names, cats = _features(domain, feats, notes)
     Model = Cls if classify else Reg
     options = {"random_state": seed, "categorical_features": np.array(cats) if any(cats) else None}
 
@@ -211,14 +189,52 @@ def train_synthetic_test_real(real: Any, synthetic: Any, domain: Domain, target:
 
     if not classify and np.ptp(y_test) == 0:
         notes.append(f"{target!r} is constant in the real test rows: R² is undefined.")
-    if classify:
-        constant = np.full(X_test.shape[0], int(np.argmax(np.bincount(y_real))))
-    else:
-        constant = np.full(X_test.shape[0], float(y_real.mean()))
+    constant = np.full(X_test.shape[0], int(np.argmax(np.bincount(y_real))) if classify else float(y_real.mean()))
     syn, rea = scores(predict(X_syn, y_syn, "synthetic")), scores(predict(X_real, y_real, "real"))
     return Downstream(target, "classification" if classify else "regression", f"{Model.__name__}(random_state={seed})",
                       tuple(names), how, int(X_real.shape[0]), int(X_syn.shape[0]), int(X_test.shape[0]), syn, rea,
                       scores(constant), tuple(notes))
+
+
+def _checked(domain: Any, target: Any, test_size: Any, seed: Any) -> tuple[float, int]:
+    """The domain and the target (a column, with at least one other to predict it from) checked; the test share
+    and the seed."""
+    if not isinstance(domain, Domain):
+        raise param_error(_OWNER, "domain", "a Domain", domain, kind=TypeError)
+    if not isinstance(target, str) or target not in domain.names:
+        raise param_error(_OWNER, "target", f"a column of the domain ({', '.join(map(repr, domain.names))})",
+                          target, kind=ValueError if isinstance(target, str) else TypeError)
+    if domain.d < 2:
+        raise param_error(_OWNER, "target", "a column of a domain with at least one other column to predict it "
+                          "from", target)
+    test_size = check_float(test_size, "test_size", _OWNER, low=0.0, high=1.0, low_open=True, high_open=True)
+    return test_size, check_int(seed, "seed", _OWNER, low=0)
+
+
+def _test_rows(domain: Domain, R: np.ndarray, holdout: Any, test_size: float,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, str]:
+    """The real test rows, the real training rows and how they were chosen: the ``holdout`` rows (all of
+    ``real`` trains), or a random share ``test_size`` of ``real`` (at least one row each side; 10 rows needed)."""
+    if holdout is not None:
+        return domain.read(holdout, name="holdout", owner=_OWNER), R, "holdout"
+    if R.shape[0] < 10:
+        raise param_error(_OWNER, "real", "at least 10 rows to hold out a test share (or pass holdout=...)",
+                          f"{R.shape[0]} rows")
+    perm = rng.permutation(R.shape[0])
+    n_test = max(1, min(R.shape[0] - 1, round(test_size * R.shape[0])))
+    return R[perm[:n_test]], R[perm[n_test:]], "split"
+
+
+def _features(domain: Domain, feats: list[int], notes: list[str]) -> tuple[list[str], list[bool]]:
+    """The features' names and which of them the models take as categorical: the categorical columns with at
+    most :data:`MAX_NATIVE_CATEGORIES` categories; wider ones enter as their category index (said in the notes)."""
+    names = [domain.names[j] for j in feats]
+    cats = [n in domain.categories and len(domain.categories[n]) <= MAX_NATIVE_CATEGORIES for n in names]
+    wide = [n for n in names if n in domain.categories and len(domain.categories[n]) > MAX_NATIVE_CATEGORIES]
+    if wide:
+        notes.append(f"{wide} have more than {MAX_NATIVE_CATEGORIES} categories and enter the models as their "
+                     "category index (an ordinal feature).")
+    return names, cats
 
 
 def _prepared(domain: Domain, A: np.ndarray, t: int, feats: list[int], classify: bool, rng: np.random.Generator,
