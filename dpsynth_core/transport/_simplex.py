@@ -54,11 +54,10 @@ def _find(uf, x):
 
 
 @nb.njit(cache=True)
-def build_tree(N, src, dst, cost, flow, pot_hint, root):
-    """A spanning-tree basis containing every arc with positive flow.
-
-    Returns ``(ok, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib)``; ``ok`` is False
-    when the arcs with flow contain a cycle (not a vertex) or the graph is not connected."""
+def _spanning_arcs(N, src, dst, cost, flow, pot_hint):
+    """The arcs of a spanning tree, joined by union-find: every arc with positive flow, then arcs tight under
+    ``pot_hint``, then any. Returns ``(ok, in_tree)``; ``ok`` is False when the arcs with flow contain a cycle
+    or the graph is not connected."""
     E = src.size
     uf = np.arange(N)
     in_tree = np.zeros(E, dtype=np.bool_)
@@ -75,7 +74,7 @@ def build_tree(N, src, dst, cost, flow, pot_hint, root):
             b = _find(uf, dst[e])
             if a == b:
                 if phase == 0:
-                    return (False, in_tree, uf, uf, uf, uf, uf, uf, uf)
+                    return False, in_tree
                 continue
             uf[a] = b
             in_tree[e] = True
@@ -84,9 +83,13 @@ def build_tree(N, src, dst, cost, flow, pot_hint, root):
                 break
         if added == N - 1:
             break
-    if added != N - 1:
-        return (False, in_tree, uf, uf, uf, uf, uf, uf, uf)
-    # adjacency of the tree (CSR), then a traversal from the root
+    return added == N - 1, in_tree
+
+
+@nb.njit(cache=True)
+def _tree_adjacency(N, src, dst, in_tree):
+    """The tree's adjacency in CSR form: the arcs at node v are ``adj[deg[v]:deg[v + 1]]``."""
+    E = src.size
     deg = np.zeros(N + 1, dtype=np.int64)
     for e in range(E):
         if in_tree[e]:
@@ -102,6 +105,21 @@ def build_tree(N, src, dst, cost, flow, pot_hint, root):
             fill[src[e]] += 1
             adj[fill[dst[e]]] = e
             fill[dst[e]] += 1
+    return deg, adj
+
+
+@nb.njit(cache=True)
+def build_tree(N, src, dst, cost, flow, pot_hint, root):
+    """A spanning-tree basis containing every arc with positive flow.
+
+    Returns ``(ok, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib)``; ``ok`` is False
+    when the arcs with flow contain a cycle (not a vertex) or the graph is not connected (then the arrays
+    after ``in_tree`` are placeholders)."""
+    ok, in_tree = _spanning_arcs(N, src, dst, cost, flow, pot_hint)
+    if not ok:
+        none = np.full(N, -1, dtype=np.int64)
+        return (False, in_tree, none, none, none, none, none, none, none)
+    deg, adj = _tree_adjacency(N, src, dst, in_tree)  # then a traversal from the root
     parent = np.full(N, -1, dtype=np.int64)
     pred = np.full(N, -1, dtype=np.int64)
     depth = np.zeros(N, dtype=np.int64)

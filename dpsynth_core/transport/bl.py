@@ -118,12 +118,8 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
 
     Notes
     -----
-    The LP printed in Algorithm 2 writes the constraint of cell i as
-    :math:`\\sum_j (u_{ij} - u'_{ij}) + v_i + \\tau_i \\ge \\nu_i`; the dual of the primal in the proof
-    of Proposition 6 (A.4) also has the transposed terms :math:`\\sum_j (u'_{ji} - u_{ji})` (the
-    multipliers of the constraints where i is the second index). Without them the LP no longer
-    encodes the Lipschitz constraint; we implement the dual as derived in A.4. Its optimum is
-    :math:`d_{BL} + (\\nu(\\Omega) - 1)` (the change of variables f' = f + 1); we report d_BL.
+    "dense" solves the dual derived in the proof of Proposition 6, not the LP as printed in Algorithm 2
+    (:func:`_bl_dense`; docs/deviations.md §4).
     """
     t0 = time.perf_counter()
     method = check_choice(method, "method", _OWNER, ("sparse", "dense"))
@@ -131,8 +127,20 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
     nu_arr = _check_nu(nu)
     if cost is not None or categories is not None:
         return _bl_other_metric(nu_arr, grid_shape, method, metric, categories, weights, cost, diam, support, t0)
-    m = nu_arr.size
-    shape = None if grid_shape is None else _check_shape(grid_shape, m)
+    shape = None if grid_shape is None else _check_shape(grid_shape, nu_arr.size)
+    sup = _check_support(support, nu_arr.size, shape)
+    if method == "dense":
+        tau, value, det = _dense(nu_arr, sup, metric)
+    else:
+        tau, value, det = _sparse(nu_arr, shape, metric)
+    tau = np.clip(tau, 0.0, None)
+    tau = tau / tau.sum()
+    return BLProjectionResult(tau, float(value), method, metric, time.perf_counter() - t0, det)
+
+
+def _check_support(support: Any, m: int, shape: tuple[int, ...] | None) -> np.ndarray | None:
+    """The support points: ``support`` checked (m points in the unit cube; the grid's cell centres when a grid is
+    given), or the cell centres of the grid, or None."""
     sup = None
     if support is not None:
         sup = check_points(support, "support", _OWNER)
@@ -146,30 +154,33 @@ def bl_projection(nu: Any, support: Any = None, *, grid_shape: Any = None, metho
             sup = centres
         elif sup.shape != centres.shape or not np.allclose(sup, centres, atol=1e-12):
             raise param_error(_OWNER, "support", "the grid's cell centres (row-major) when grid_shape is given", sup)
+    return sup
 
-    if method == "dense":
-        if sup is None:
-            raise param_error(_OWNER, "support", "an (m, d) array (or give grid_shape) with method='dense'",
-                              None, kind=TypeError)
-        if m > BL_DENSE_MAX_M:
-            raise ValueError(
-                f"The 'nu' parameter of {_OWNER} must have at most {BL_DENSE_MAX_M} entries with "
-                f"method='dense' (2 m^2 LP variables). Got m = {m}. Use method='sparse' with grid_shape."
-            )
-        tau, value, det = _bl_dense(nu_arr, pairwise(sup, sup, metric), unit_diam(sup.shape[1], metric))
-    else:
-        if shape is None:
-            raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) with method='sparse'", None,
-                              kind=TypeError)
-        if metric == "l2":
-            raise ValueError(
-                f"The 'metric' parameter of {_OWNER} must be 'linf' or 'l1' with method='sparse' (the grid "
-                f"graph's path metric is not l2). Got 'l2'. Use method='dense' for l2."
-            )
-        tau, value, det = _bl_sparse(nu_arr, shape, metric)
-    tau = np.clip(tau, 0.0, None)
-    tau = tau / tau.sum()
-    return BLProjectionResult(tau, float(value), method, metric, time.perf_counter() - t0, det)
+
+def _dense(nu: np.ndarray, sup: np.ndarray | None, metric: str) -> tuple[np.ndarray, float, dict]:
+    """method='dense': the LP on the support's distances (at most :data:`BL_DENSE_MAX_M` points)."""
+    if sup is None:
+        raise param_error(_OWNER, "support", "an (m, d) array (or give grid_shape) with method='dense'",
+                          None, kind=TypeError)
+    if nu.size > BL_DENSE_MAX_M:
+        raise ValueError(
+            f"The 'nu' parameter of {_OWNER} must have at most {BL_DENSE_MAX_M} entries with "
+            f"method='dense' (2 m^2 LP variables). Got m = {nu.size}. Use method='sparse' with grid_shape."
+        )
+    return _bl_dense(nu, pairwise(sup, sup, metric), unit_diam(sup.shape[1], metric))
+
+
+def _sparse(nu: np.ndarray, shape: tuple[int, ...] | None, metric: str) -> tuple[np.ndarray, float, dict]:
+    """method='sparse': the min-cost flow on the grid graph (l_inf or l1)."""
+    if shape is None:
+        raise param_error(_OWNER, "grid_shape", "a tuple (k, ..., k) with method='sparse'", None,
+                          kind=TypeError)
+    if metric == "l2":
+        raise ValueError(
+            f"The 'metric' parameter of {_OWNER} must be 'linf' or 'l1' with method='sparse' (the grid "
+            f"graph's path metric is not l2). Got 'l2'. Use method='dense' for l2."
+        )
+    return _bl_sparse(nu, shape, metric)
 
 
 def _check_nu(nu: Any) -> np.ndarray:
@@ -262,7 +273,14 @@ def _bl_other_metric(nu: np.ndarray, grid_shape: Any, method: str, metric: str, 
 
 def _bl_dense(nu: np.ndarray, C: np.ndarray, diam: float):
     """[HVZ23] Algorithm 2 (as derived in the proof of Proposition 6) with HiGHS on the distance matrix C
-    between the support points: variables u_ij, u'_ij (i != j), v_i, tau_i."""
+    between the support points: variables u_ij, u'_ij (i != j), v_i, tau_i.
+
+    The LP printed in Algorithm 2 writes the constraint of cell i as
+    :math:`\\sum_j (u_{ij} - u'_{ij}) + v_i + \\tau_i \\ge \\nu_i`; the dual of the primal in the proof
+    of Proposition 6 (A.4) also has the transposed terms :math:`\\sum_j (u'_{ji} - u_{ji})` (the
+    multipliers of the constraints where i is the second index). Without them the LP no longer
+    encodes the Lipschitz constraint; we implement the dual as derived in A.4. Its optimum is
+    :math:`d_{BL} + (\\nu(\\Omega) - 1)` (the change of variables f' = f + 1); we report d_BL."""
     from scipy.optimize import linprog
 
     m = C.shape[0]

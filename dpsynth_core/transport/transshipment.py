@@ -317,14 +317,7 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
     metric = ground_metric(metric)
     add_per_row = metric.column_batch if add_per_row is None else add_per_row
     add_per_col = metric.column_batch if add_per_col is None else add_per_col
-    if start not in ("auto", "coarse", "knn"):
-        raise ValueError(f"start must be 'auto', 'coarse' or 'knn', not {start!r}")
-    if start == "auto":
-        start = "coarse" if metric.name == "l2" else "knn"
-    if start == "coarse" and type(metric).coordinates is GroundMetric.coordinates:
-        start = "knn"  # a metric defined elsewhere without coordinates to bin and shift: the kNN graph alone
-    if k is None:
-        k = 5 if start == "coarse" else 8
+    start, k = _resolve_start(start, metric, k)
     bip = (0 if warm_starts else metric.bipartite_batch) if bipartite is None else max(0, int(bipartite))
     s = _Solver(X, Y, a, b, metric, k, coarse_q if start == "coarse" else 0)
     if s.diam == 0.0:  # every point at the same place
@@ -342,13 +335,8 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
         lower, upper, check = s.certify(kr, kc, double_transform, target)
         tol = rtol * upper + 1e-12 * s.diam
         certified = upper - lower <= tol
-        rec = Round(rnd, lower, max(upper, lower), bool(certified), time.perf_counter() - t_start,
-                    int(s.on.sum()), solve_s=t_solve, check_s=time.perf_counter() - t1,
-                    details={"masses_exact": s.masses_exact, "total_supply": s.T, "repair": s.repair,
-                             "setup_s": t_setup, "n_support": s.n, "m_support": s.m, "warm": warm,
-                             "spare": int(s.allkey.size - s.on.sum()), "pivots": s.pivots if warm == "tree" else None,
-                             "tree_note": s.tree_note})
-        s.tree_note = ""
+        rec = s.record(rnd, lower, upper, certified, elapsed=time.perf_counter() - t_start, solve_s=t_solve,
+                       check_s=time.perf_counter() - t1, setup_s=t_setup, warm=warm)
         if certified:
             yield rec
             return
@@ -364,6 +352,19 @@ def w1_rounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric
         if rnd == max_rounds:
             rec.details["stopped"] = f"max_rounds={max_rounds} reached"
         yield rec
+
+
+def _resolve_start(start: str, metric: GroundMetric, k: int | None) -> tuple[str, int]:
+    """:func:`w1_rounds`' ``start`` and ``k`` resolved: "auto" is "coarse" for l2, "knn" otherwise; a metric
+    defined elsewhere without coordinates to bin and shift gets the kNN graph alone; k = 5 with "coarse", 8 with
+    "knn" unless given."""
+    if start not in ("auto", "coarse", "knn"):
+        raise ValueError(f"start must be 'auto', 'coarse' or 'knn', not {start!r}")
+    if start == "auto":
+        start = "coarse" if metric.name == "l2" else "knn"
+    if start == "coarse" and type(metric).coordinates is GroundMetric.coordinates:
+        start = "knn"
+    return start, (5 if start == "coarse" else 8) if k is None else k
 
 
 class _Solver:
@@ -423,6 +424,19 @@ class _Solver:
         Tt = np.concatenate([dst0, src0, nwj + self.n])
         keep = S != Tt
         return _unique_keys(S[keep] * N + Tt[keep])
+
+    def record(self, rnd: int, lower: float, upper: float, certified: bool, *, elapsed: float, solve_s: float,
+               check_s: float, setup_s: float, warm: bool | str) -> Round:
+        """The :class:`Round` of a certified check (the bracket, the graph's size, the timings and the solver's
+        state in ``details``); the note of why a warm solve gave up is reported once."""
+        rec = Round(rnd, lower, max(upper, lower), bool(certified), elapsed, int(self.on.sum()), solve_s=solve_s,
+                    check_s=check_s,
+                    details={"masses_exact": self.masses_exact, "total_supply": self.T, "repair": self.repair,
+                             "setup_s": setup_s, "n_support": self.n, "m_support": self.m, "warm": warm,
+                             "spare": int(self.allkey.size - self.on.sum()),
+                             "pivots": self.pivots if warm == "tree" else None, "tree_note": self.tree_note})
+        self.tree_note = ""
+        return rec
 
     def solve(self) -> bool | str:
         """Step 2: the min-cost flow on the current graph. With ``tree_warm`` a graph that only grew since
