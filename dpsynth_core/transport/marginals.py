@@ -63,6 +63,23 @@ def _mixed_w1(Pa: np.ndarray, qa: np.ndarray, Pb: np.ndarray, qb: np.ndarray, we
                     seconds=time.perf_counter() - t0, details={"metric": "mixed", "pairs": int(M.size)})
 
 
+def _read(X: Any, Y: Any, domain: Domain | None, metric: str, method: str,
+          owner: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The two point sets checked: on a mixed domain read and encoded in unit coordinates (the metric must be
+    l_inf and the method "auto" or "pot"), with the category weight of every column (0 for numeric ones);
+    otherwise arrays of the domain's width, in their units (and no weights)."""
+    if domain is None or not domain.is_mixed:
+        A = check_points(X, "X", owner, d=None if domain is None else domain.d)
+        return A, check_points(Y, "Y", owner, d=A.shape[1]), None
+    A = domain.to_unit(domain.read(X, name="X", owner=owner), owner=owner)
+    B = domain.to_unit(domain.read(Y, name="Y", owner=owner), owner=owner)
+    check_choice(metric, "metric", owner, ("linf",))
+    check_choice(method, "method", owner, ("auto", "pot"))
+    cat_w = np.zeros(domain.d)
+    cat_w[domain.categorical_index] = domain.weights
+    return A, B, cat_w
+
+
 def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *, metric: str = "linf",
                         method: str = "auto", weights_x: Any = None, weights_y: Any = None,
                         return_details: bool = False, budget: str | None = None):
@@ -107,16 +124,7 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
     if domain is not None and not isinstance(domain, Domain):
         raise param_error(owner, "domain", "a dpsynth_core.Domain or None", domain, kind=TypeError)
     mixed = domain is not None and domain.is_mixed
-    if mixed:
-        A = domain.to_unit(domain.read(X, name="X", owner=owner), owner=owner)
-        B = domain.to_unit(domain.read(Y, name="Y", owner=owner), owner=owner)
-        check_choice(metric, "metric", owner, ("linf",))
-        check_choice(method, "method", owner, ("auto", "pot"))
-        cat_w = np.zeros(domain.d)
-        cat_w[domain.categorical_index] = domain.weights
-    else:
-        A = check_points(X, "X", owner, d=None if domain is None else domain.d)
-        B = check_points(Y, "Y", owner, d=A.shape[1])
+    A, B, cat_w = _read(X, Y, domain, metric, method, owner)
     d = A.shape[1]
     ss = check_int(s, "s", owner, low=1, high=d)
     check_choice(metric, "metric", owner, METRICS)
@@ -134,11 +142,9 @@ def sparse_utility_loss(X: Any, Y: Any, s: int, domain: Domain | None = None, *,
         Pb, qb = unique_weighted(B[:, S], wb)
         if mixed and np.any(cat_w[list(S)] > 0):
             res = _mixed_w1(Pa, qa, Pb, qb, cat_w[list(S)], owner)
-            values.append(float(res.value))
-            extra.append(res)
-            continue
-        res = wasserstein1(Pa, Pb, metric=metric, method=method, weights_x=qa, weights_y=qb, budget=budget,
-                           return_result=True)
+        else:
+            res = wasserstein1(Pa, Pb, metric=metric, method=method, weights_x=qa, weights_y=qb, budget=budget,
+                               return_result=True)
         values.append(float(res.value))
         extra.append(res)
     values_arr = np.asarray(values)
