@@ -1,8 +1,8 @@
 """The shape of the library and the dashboard: rules a maintainer can rely on, checked on the source itself.
 
-* no function or method anywhere (``dpsynth_core``, ``dashboard/``, ``pages/``, ``app.py``) with more than
-  :data:`MAX_FUNCTION_LINES` lines of code (its docstring, the documentation, does not count), and none in
-  ``dpsynth_core`` longer than :data:`MAX_FUNCTION_LINES_WITH_DOC` lines with it;
+* no function or method anywhere (``dpsynth_core`` with its CLI, ``dashboard/``, ``pages/``, ``app.py``,
+  ``serve.py``) longer than :data:`MAX_FUNCTION_LINES` lines as written: from its first decorator to its last
+  line, docstring, comments and blank lines included;
 * no module of ``dpsynth_core`` longer than :data:`MAX_MODULE_LINES` lines, none of ``dashboard/`` or
   ``pages/`` longer than :data:`MAX_DASHBOARD_MODULE_LINES`;
 * no import of another module's ``_``-prefixed name (a package may import its own private submodules);
@@ -23,12 +23,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "dpsynth_core"
 MAX_FUNCTION_LINES = 80
-MAX_FUNCTION_LINES_WITH_DOC = 120
 MAX_MODULE_LINES = 1000
 MAX_DASHBOARD_MODULE_LINES = 300
 #: Functions over the limit in code another change is rewriting at the same time, with where they are split:
 #: each must still be over it (a shortened one is taken off this list), and none may be added casually.
-OVER_THE_LIMIT: dict[str, str] = {}
+OVER_THE_LIMIT: dict[str, str] = {
+    "dpsynth_core.mechanisms.marginals.mechanism.marginals": "the marginal-table mechanism, rewritten in a "
+                                                             "parallel change",
+}
 #: Modules over the dashboard's limit that a later step of the same change rewrites (each must still be over).
 DASHBOARD_OVER_THE_LIMIT: dict[str, str] = {}
 #: Top-level packages a function may import lazily: optional extras (plotly, scikit-learn, Dask, pyarrow,
@@ -88,13 +90,11 @@ def _imports(name: str) -> list[tuple[str, ast.AST, bool]]:
     return out
 
 
-def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    """A function's lines without its docstring (the ``def`` line and the body's code, comments included)."""
-    size = node.end_lineno - node.lineno + 1
-    first = node.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        size -= first.end_lineno - first.lineno + 1
-    return size
+def _lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """A function's length as written: from its first decorator (or its ``def``) to its last line, docstring,
+    comments and blank lines included (a reader scrolls through all of them)."""
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return node.end_lineno - first + 1
 
 
 def _dashboard_modules() -> dict[str, Path]:
@@ -102,26 +102,61 @@ def _dashboard_modules() -> dict[str, Path]:
     return {str(p.relative_to(ROOT).with_suffix("")).replace("/", "."): p for p in paths}
 
 
-def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+def _defined(module: str, tree: ast.AST) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function and method of a module, named ``module.Class.function`` (nested ones by their path)."""
     out = []
-    for name, path in {**MODULES, **_dashboard_modules()}.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append((f"{name}.{node.name}", node))
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}.{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    out.append((name, child))
+                visit(child, name)
+            else:
+                visit(child, prefix)
+
+    visit(tree, module)
     return out
 
 
+def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The functions the size rule covers: the library (its CLI included), the dashboard and the server."""
+    paths = {**MODULES, **_dashboard_modules(), "serve": ROOT / "serve.py"}
+    return [f for name, path in paths.items() for f in _defined(name, ast.parse(path.read_text(encoding="utf-8")))]
+
+
+def _too_long(functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]) -> list[str]:
+    return [f"{name}: {_lines(node)} lines" for name, node in functions
+            if _lines(node) > MAX_FUNCTION_LINES and name not in OVER_THE_LIMIT]
+
+
 def test_no_function_is_too_long():
-    long = [f"{name}: {_code_lines(node)} lines of code" for name, node in _functions()
-            if _code_lines(node) > MAX_FUNCTION_LINES and name not in OVER_THE_LIMIT]
-    long += [f"{name}: {node.end_lineno - node.lineno + 1} lines" for name, node in _functions()
-             if name.split(".")[0] == "dpsynth_core" and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES_WITH_DOC]
+    long = _too_long(_functions())
     assert not long, long
+
+
+def _function_text(name: str, decorator_args: int, code: int, indent: str = "") -> str:
+    """A decorated function: 2 + ``decorator_args`` decorator lines, its ``def``, a 59-line docstring, a comment, a
+    blank line and ``code`` lines of code."""
+    decorator = f"{indent}@register(\n" + f"{indent}    x=1,\n" * decorator_args + f"{indent})\n"
+    docstring = f'{indent}    """Doc.\n' + "\n" * 57 + f'{indent}    """\n'
+    body = f"{indent}    # a comment\n\n" + f"{indent}    y = 1\n" * (code - 1) + f"{indent}    return y\n"
+    return decorator + f"{indent}def {name}():\n" + docstring + body
+
+
+def test_the_size_rule_counts_the_whole_function():
+    """Decorators, the docstring, comments and blank lines count: of two functions whose code is 9 lines, the
+    one of 81 lines in all (10 of them its decorator) is over the limit and the one of 80 is not; a method is
+    named with its class."""
+    src = (_function_text("f", 8, 9) + "\n\n" + _function_text("g", 7, 9) + "\n\nclass C:\n"
+           + _function_text("h", 8, 9, indent="    "))
+    assert _too_long(_defined("m", ast.parse(src))) == ["m.f: 81 lines", "m.C.h: 81 lines"]
 
 
 def test_the_functions_let_off_are_still_over_the_limit():
     """An exception ends when its function is shortened: then it leaves :data:`OVER_THE_LIMIT`."""
-    sizes = {name: _code_lines(node) for name, node in _functions()}
+    sizes = {name: _lines(node) for name, node in _functions()}
     stale = [name for name in OVER_THE_LIMIT if sizes.get(name, 0) <= MAX_FUNCTION_LINES]
     assert not stale, stale
 
@@ -203,8 +238,7 @@ def test_lazy_imports_only_for_optional_or_heavy_dependencies():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("number", [MAX_FUNCTION_LINES, MAX_FUNCTION_LINES_WITH_DOC, MAX_MODULE_LINES,
-                                    MAX_DASHBOARD_MODULE_LINES])
+@pytest.mark.parametrize("number", [MAX_FUNCTION_LINES, MAX_MODULE_LINES, MAX_DASHBOARD_MODULE_LINES])
 def test_the_limits_are_what_the_docs_say(number):
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert f"{number} lines" in text
