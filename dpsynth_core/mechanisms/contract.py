@@ -403,13 +403,14 @@ class Mechanism(Generic[C]):
 def _with_parameters(doc: str | None, spec: MechanismSpec) -> str:
     """The implementation's docstring followed by its parameters as declared (kind, range or choices, default,
     help): the declaration is the one place a parameter is described, and ``help(mechanism)`` shows it."""
-    title = f"Parameters of {spec.name} (declared in its config; also ``dpsynth mechanisms -v``)"
+    title = f"Parameters of {spec.name} (declared in its config; also ``dpsynth list -v``)"
     lines = [title, "-" * len(title)]
     for p in spec.params:
         within = (" in {" + ", ".join(map(repr, p.choices)) + "}" if p.choices
                   else f" in [{p.low}, {p.high}]" if p.low is not None or p.high is not None else "")
         lines += [f"{p.name} : {p.kind}{within}, default {p.default!r}",
-                  textwrap.fill(p.help, 110, initial_indent="    ", subsequent_indent="    ")]
+                  textwrap.fill(p.help, 110, initial_indent="    ", subsequent_indent="    ",
+                                break_on_hyphens=False, break_long_words=False)]
     head = inspect.cleandoc(doc or "")
     return head if not spec.params else f"{head}\n\n" + "\n".join(lines)
 

@@ -55,6 +55,19 @@ def test_signature_matches_contract(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_docstring_lists_every_declared_parameter(name):
+    """``help(mechanism)`` shows the implementation's docstring, then every declared parameter with its kind and
+    its help: the declaration is the one description of a parameter."""
+    spec = MECHANISMS[name]
+    doc = spec.func.__doc__
+    assert doc.startswith(inspect.cleandoc(spec.func.release.__doc__))
+    flat = " ".join(doc.split())
+    for p in spec.params:
+        assert f"\n{p.name} : {p.kind}" in doc, p.name
+        assert " ".join(p.help.split()) in flat, p.name
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_release_invariants(name):
     spec = MECHANISMS[name]
     d = 2 if spec.max_dim is None or spec.max_dim >= 2 else 1
