@@ -173,21 +173,9 @@ def marginals(p: Prepared[MarginalsConfig]) -> Release[MarginalsTrace, Marginals
     :mod:`.certificate`): with probability at least 1 - beta, the largest W1 over all 2-way marginals between
     the data and the release is at most it.
 
-    Parameters
-    ----------
-    X : array (n, d), DataFrame, Dask array (n, d) or Dask DataFrame
-        Private rows in domain units (clamped into the domain), read only through the marginal counts.
-    domain : Domain
-        Public bounds, declared integer columns (one bin per whole value when they are few), declared
-        categories (one bin per category).
-    epsilon : float in (0, inf)
-    delta : float in (0, 1) or None
-        None: pure ε-DP (discrete Laplace). Given: (ε, δ)-DP, the noise family by the rule (``noise``).
-    fine, coarse, split, noise, iterations, beta, mc_draws, n_public, n_synthetic
-        See :class:`MarginalsConfig`.
-    neighbours : {"add_remove", "replace"}
-        Replace doubles every table's sensitivity.
-    rng : numpy Generator, int or None
+    ``X`` (array, DataFrame or Dask collection, domain units) is read only through the marginal counts; the
+    domain's bounds, integer columns and categories are public; ``delta=None`` is pure ε-DP; replace doubles
+    every table's sensitivity. The settings are :class:`MarginalsConfig`'s (listed by ``help``).
 
     Returns
     -------
