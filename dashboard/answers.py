@@ -61,6 +61,18 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "computed from private outputs; the middle one is the noise alone, whose distribution is known: its "
         "(1 − β)-quantile is simulated from fresh noise draws, without the data. So the sum is private and "
         "holds with probability at least 1 − β (β: the page's 'Certificate may fail with probability').",),
+    "marginals": (
+        "The budget is split between the tables and each table pays for its share: a record moves one cell of every "
+        "table, so a group of T tables has sensitivity T and its noise grows with T. What wins is the size of the "
+        "cells: a 1-way cell holds hundreds of records, a full-dimensional cell of six columns about one, so the "
+        "noise that is large next to one record is small next to hundreds.",
+        "Anything that needs three columns at once beyond what the pairs imply, e.g. whether the link between age "
+        "and blood pressure differs between regions for diabetics only; and detail finer than a coarse bin within "
+        "a pair (the correlation inside a cell): no table measured them, the fit fills them in with the smoothest "
+        "joint that agrees with the tables.",
+        "The fit searches only among probability distributions (non-negative, summing to one) for the one whose "
+        "tables are closest to the noisy ones; the noisy counts are its data, not its answer. A negative noisy "
+        "count pulls its cell's probability towards zero, never below.",),
     "private_evolution": (
         "Its votes get Gaussian noise, and Gaussian noise never gives a pure ε: the ratio of two Gaussian "
         "densities shifted by the sensitivity is unbounded in the tails, so a small probability δ of a larger "

@@ -78,6 +78,16 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "mc_draws": Control("Noise simulations for the certificate", advanced=True),
         "n_synthetic": Control("Synthetic points (auto if empty)", advanced=True),
     },
+    "marginals": {
+        "fine": Control("Bins of a 1-way table (auto if empty)"),
+        "coarse": Control("Bins per axis of a 2-way table (auto if empty)"),
+        "split": Control("Share of ε for the 1-way tables (auto if empty)"),
+        "beta": Control("Certificate may fail with probability β", advanced=True),
+        "iterations": Control("Steps of the fit", advanced=True),
+        "mc_draws": Control("Noise simulations for the certificate", advanced=True),
+        "n_public": Control("Public dataset size (if known)", advanced=True),
+        "n_synthetic": Control("Synthetic rows (auto if empty)", advanced=True),
+    },
     "private_evolution": {
         "iterations": Control("Iterations (auto if empty)"),
         "n_synthetic": Control("Synthetic points (auto if empty)"),

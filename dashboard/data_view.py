@@ -10,18 +10,20 @@ import streamlit as st
 from dpsynth_core import viz
 from dpsynth_core.clamping import BOUNDS_ADVICE, clamping
 from dpsynth_core.datasets import GENERATORS
+from dpsynth_core.defaults import auto_mechanism
 from dpsynth_core.validation import plural
 from dpsynth_core.wording import column_domain
 
 from . import data as sources
-from . import state
-from .compute import safe
+from . import registry, state
+from .compute import mechanism_label, safe
 from .controls import advice_words
 from .downloads import domain_download
+from .navigation import PAGE_OBJECTS
 from .widgets import plot, schema_controls
 
 __all__ = ["generator_section", "real_section", "mixed_section", "whole_upload_offer", "reset_button",
-           "current_dataset"]
+           "current_dataset", "auto_choice"]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -131,6 +133,20 @@ def current_dataset() -> None:
              key="data_categories")
     st.dataframe(table.head(20), hide_index=True)
     st.caption("First 20 rows (:material/lock: owner view).")
+
+
+def auto_choice() -> None:
+    """The mechanism ``auto`` picks for the current table (:func:`dpsynth_core.defaults.auto_mechanism`: its public
+    shape only -- column types, category counts, ε), the library's reason as it gives it, and a link to its page."""
+    choice = safe(auto_mechanism, state.data().domain, epsilon=state.settings().epsilon, what="choosing a mechanism")
+    if choice is None:
+        return
+    label = mechanism_label(choice.mechanism)
+    st.markdown(f"**Without choosing a mechanism** (`auto`, as `run(\"auto\", …)` and `dpsynth synth -m auto` do), "
+                f"this table gets **{label}**: {choice.reason}.")
+    page = next((p for p in registry.PAGES if p.mechanism == choice.mechanism), None)
+    if page is not None and page.url in PAGE_OBJECTS:
+        st.page_link(PAGE_OBJECTS[page.url], label=f"Open {label}", icon=":material/arrow_forward:")
 
 
 def _scatter(d, table: pd.DataFrame, controls) -> None:

@@ -44,6 +44,8 @@ PAGES: tuple[Page, ...] = (
          "Mechanisms"),
     Page("pages/sparse_marginals.py", "Certified marginals", ":material/view_module:", "sparse_marginals",
          "sparse_marginals", False, "Mechanisms"),
+    Page("pages/marginals.py", "Marginal tables", ":material/table_chart:", "marginals", "marginals", False,
+         "Mechanisms"),
     Page("pages/private_evolution.py", "Private Evolution", ":material/auto_awesome:", "private_evolution",
          "private_evolution", True, "Mechanisms"),
     Page("pages/low_dim.py", "Low-dimensional data", ":material/3d_rotation:", "low_dim", "low_dim", False,

@@ -30,4 +30,5 @@ view.reset_button()
 
 st.divider()
 view.current_dataset()
+view.auto_choice()
 _ui.lesson_nav("data")

@@ -35,6 +35,7 @@ viz.<builder>(...)`` is the one way to call them):
 :mod:`.lines`              lines and paths: ``kr_duality``, ``haar_basis``, ``partial_sum_paths``, ``grid_path``,
                            ``line_cdfs``
 :mod:`.sparse_marginals`   the certificate: ``certificate_bar``, ``loss_vs_certificate``
+:mod:`.marginals`          the marginal tables: ``one_way_bars``, ``pair_tables``, ``keep_lose_bars``
 :mod:`.private_evolution`  ``pe_iteration``, ``pe_animation``
 :mod:`.low_dim`            ``pca_3d``, ``spectrum``, ``angles_plot``, ``digit_images``
 :mod:`.sweeps`             results over runs: ``series_plot``, ``rates_loglog``, ``compare_bars``, ``audit_band``
@@ -62,6 +63,7 @@ from .first_look import membership_answers
 from .grids import grid_measures, signed_grid
 from .lines import grid_path, haar_basis, kr_duality, line_cdfs, partial_sum_paths
 from .low_dim import angles_plot, digit_images, pca_3d, spectrum
+from .marginals import keep_lose_bars, one_way_bars, pair_tables
 from .private_evolution import pe_animation, pe_iteration
 from .scatter import draws_grid, scatter_compare, scatter_data
 from .sparse_marginals import certificate_bar, loss_vs_certificate
@@ -97,6 +99,9 @@ __all__ = [
     "line_cdfs",
     "certificate_bar",
     "loss_vs_certificate",
+    "one_way_bars",
+    "pair_tables",
+    "keep_lose_bars",
     "pe_iteration",
     "series_plot",
     "pca_3d",
