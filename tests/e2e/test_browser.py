@@ -35,6 +35,7 @@ STEPS = {
     "random_walk": [("view", "Running sums of the noise"), ("view", "Distributions on the line")],
     "sparse_marginals": [("view", "The tables"), ("view", "Certificate sweep"), ("click", "Run the certificate sweep"),
                          ("view", "The certificate")],
+    "marginals": [("view", "The 1-way tables"), ("view", "Against PMM's tree"), ("view", "The 2-way tables and the fit")],
     "private_evolution": [("view", "One iteration"), ("view", "Iterations")],
     "low_dim": [("click", "Use a 3-D demo: points near a plane (n = 5000)"), ("view", "Against PMM on the full cube"),
                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
@@ -261,6 +262,30 @@ def test_clinic_table_on_the_data_page(server, page, ui):
     text = ui.visible_text(page)
     assert "Using clinic" in text and "3 numeric, 3 categorical" in text
     ui.shot(page, "data_mixed")
+
+
+def test_auto_on_the_data_page_leads_to_the_marginal_tables(server, page, ui):
+    """The clinic table on the Data page: the sentence on what `auto` picks names the marginal tables and why; its
+    link opens their page, where the release, its tables and the comparison with PMM are drawn on the mixed table."""
+    ui.goto(page, f"{server}/data")
+    ui.act(page, page.locator('[data-testid="stRadio"]').get_by_text("Clinic (mixed)").first.click)
+    ui.click_button(page, "Load")
+    text = ui.visible_text(page)
+    assert "Without choosing a mechanism" in text and "this table gets Marginal tables:" in text, text[-2000:]
+    link = page.get_by_role("link", name=re.compile(r"^Open Marginal tables")).first
+    link.scroll_into_view_if_needed()
+    ui.act(page, link.click)
+    assert page.url.split("?")[0].rstrip("/").endswith("/marginals"), page.url
+    ui.assert_no_exception(page, "marginals on the clinic table")
+    assert_plain(ui, page, "marginals on the clinic table")
+    ui.click_button(page, "Against PMM's tree", role="radio")
+    ui.assert_no_exception(page, "marginals: against PMM's tree")
+    text = ui.visible_text(page)
+    assert "The correlation of age and bmi" in text and "in the release of the marginal tables" in text, text[-2000:]
+    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 2  # the release's scatter and the bars
+    ui.click_button(page, "The 2-way tables and the fit", role="radio")
+    ui.assert_no_exception(page, "marginals: the 2-way tables")
+    ui.shot(page, "marginals_mixed")
 
 
 HEADLINE_JS = """(bracket) => {""" + HEADLINE_VALUE_JS + """
