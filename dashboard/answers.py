@@ -64,7 +64,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "marginals": (
         "The budget is split between the tables and each table pays for its share: a record moves one cell of every "
         "table, so a group of T tables has sensitivity T and its noise grows with T. What wins is the size of the "
-        "cells: a 1-way cell holds hundreds of records, a full-dimensional cell of six columns about one, so the "
+        "cells: a 1-way cell holds hundreds of records, a small cell of the whole six-column space a handful, so the "
         "noise that is large next to one record is small next to hundreds.",
         "Anything that needs three columns at once beyond what the pairs imply, e.g. whether the link between age "
         "and blood pressure differs between regions for diabetics only; and detail finer than a coarse bin within "

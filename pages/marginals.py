@@ -64,7 +64,7 @@ def _two_way(rel):
              "the same cells.", key="mg_two")
 
 
-def _against_tree(rel, w):
+def _against_tree(rel):
     d = _ui.data()
     if d.d < 2:
         st.info("One column: the marginal tables are the column's histogram; load a table of two columns or more.")
@@ -72,8 +72,7 @@ def _against_tree(rel, w):
     tree = _ui.teaching_release("pmm")
     if tree is None:
         return
-    w_tree = _ui.w1_of(tree.synthetic)
-    w_own = w if w is not None else _ui.w1_of(rel.synthetic)
+    w_tree, w_own = _ui.w1_of(tree.synthetic), _ui.w1_of(rel.synthetic)  # one method for both (the headline's may differ)
     names = list(d.domain.names)
     numeric = [n for n in names if n not in d.domain.categories]
     c1, c2 = st.columns(2)
@@ -94,7 +93,8 @@ def _against_tree(rel, w):
                             "2-way error": rows.at[r, "two_way"], "3-way error": rows.at[r, "three_way"]}
                 for r in rows.index}
     _ui.plot(viz.keep_lose_bars(measures, title=f"the same data, ε = {rel.epsilon:g}: marginal tables against PMM"),
-             "W1 to the data, and the mean total-variation error of the 1-way, 2-way and 3-way tables (20 bins per "
+             "W1 to the data (within the page's time budget: exact, or the upper end of an interval proven to hold it, "
+             "so it can sit a little above the headline's exact value), and the mean total-variation error of the 1-way, 2-way and 3-way tables (20 bins per "
              "numeric column, 10 per numeric axis of a pair, 4 of a triple; categories as declared). "
              + _ui.OWNER, key="mg_kl")
     _association_sentence(kl, rows, labels)
@@ -120,7 +120,7 @@ def _association_sentence(kl, rows, labels) -> None:
 spec, params = _ui.mechanism_header("marginals", "marginals", skip=("noise",))
 res = _ui.release_section("marginals", params, title="marginals")
 if res is not None:
-    rel, w = res
+    rel, _ = res
     tr = MarginalsTrace.of(rel)
     st.caption(_story(rel, tr))
     with st.expander("The mathematics", icon=":material/functions:"):
@@ -139,5 +139,5 @@ if res is not None:
                 "both relations) and are what `auto` picks for a table of three columns or more, or with categories "
                 "(" + _ui.doc_link("marginals") + ", \"One family with sparse_marginals\").")
     _ui.look_closer({"The 1-way tables": lambda: _one_way(rel), "The 2-way tables and the fit": lambda: _two_way(rel),
-                     "Against PMM's tree": lambda: _against_tree(rel, w)}, key="mg_view")
+                     "Against PMM's tree": lambda: _against_tree(rel)}, key="mg_view")
 _ui.lesson_nav("marginals")

@@ -118,3 +118,32 @@ def test_the_data_page_names_what_auto_picks_and_links_its_page(data):
     assert f"**{title}**: {choice.reason}." in sentence  # the library's reason, as it gives it
     links = at.get("page_link")
     assert any(el.proto.label == f"Open {title}" for el in links), [el.proto.label for el in links]
+
+
+def test_what_the_lesson_says_you_should_see_is_what_the_page_computes():
+    """The lesson's figures (ε = 1, teaching seed 0, the page's W1 budget) are the library's, rounded as written."""
+    from dashboard import data as sources
+    from dpsynth_core.mechanisms import bind
+    from dpsynth_core.transport import wasserstein1
+
+    said = " ".join(LESSONS["marginals"].expect)
+    for ds, pair in ((sources.default()[0], ("x0", "x1")), (clinic(), ("age", "systolic_bp"))):
+        rels = {m: bind(m, epsilon=1.0, neighbours="add_remove")(ds.X, ds.domain, rng=0) for m in ("marginals", "pmm")}
+        w1 = {m: wasserstein1(ds.X, ds.domain.read(r.synthetic), domain=ds.domain, budget="interactive",
+                              return_result=True).value for m, r in rels.items()}
+        kl = keep_and_lose(ds.X, {m: r.synthetic for m, r in rels.items()}, ds.domain, w1=w1, pair=pair)
+        t = kl.table.set_index("release")
+        if ds.domain.is_mixed:
+            figures = [f"W1 about {w1['marginals']:.2f} against {w1['pmm']:.2f}",
+                       f"1-way error {t.at['marginals', 'one_way']:.2f} against {t.at['pmm', 'one_way']:.2f}",
+                       f"2-way error {t.at['marginals', 'two_way']:.2f} against {t.at['pmm', 'two_way']:.2f}",
+                       f"3-way error {t.at['marginals', 'three_way']:.2f} against {t.at['pmm', 'three_way']:.2f}",
+                       f"({kl.real_association:.2f} real) is {t.at['marginals', 'association']:.2f} in the tables' "
+                       f"release and {t.at['pmm', 'association']:.2f} in PMM's"]
+        else:
+            figures = [f"W1 about {w1['pmm']:.3f} against {w1['marginals']:.3f}",
+                       f"correlation {t.at['pmm', 'association']:.2f} against {t.at['marginals', 'association']:.2f} "
+                       f"({kl.real_association:.2f} real)", f"only {rels['marginals'].params['coarse']} × "
+                       f"{rels['marginals'].params['coarse']} cells"]
+        missing = [f for f in figures if f not in said]
+        assert not missing, (ds.name, missing)
