@@ -7,7 +7,13 @@ import pytest
 
 from dpsynth_core import Domain, run
 from dpsynth_core.datasets import clinic
-from dpsynth_core.marginal_views import keep_and_lose, one_way_view, pair_names, three_way_errors, two_way_view
+from dpsynth_core.marginal_views import (
+    keep_and_lose,
+    one_way_view,
+    pair_names,
+    three_way_errors,
+    two_way_view,
+)
 from dpsynth_core.mechanisms.marginals import MarginalsTrace
 
 
