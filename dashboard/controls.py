@@ -82,6 +82,8 @@ CONTROLS: dict[str, dict[str, Control]] = {
         "fine": Control("Bins of a 1-way table (auto if empty)"),
         "coarse": Control("Bins per axis of a 2-way table (auto if empty)"),
         "split": Control("Share of ε for the 1-way tables (auto if empty)"),
+        "model": Control("Fit the tables with", {"auto": "as the table's size says", "dense": "the whole joint grid",
+                                                 "tree": "a tree of pairs (wide tables)"}, advanced=True),
         "beta": Control("Certificate may fail with probability β", advanced=True),
         "iterations": Control("Steps of the fit", advanced=True),
         "mc_draws": Control("Noise simulations for the certificate", advanced=True),

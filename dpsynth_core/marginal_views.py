@@ -4,7 +4,7 @@ keep and lose against a full-dimensional mechanism: the mathematics behind the d
 * :func:`one_way_view` -- one column's fine 1-way table: its bins in the column's units, the noisy counts (DP),
   the fine masses the release drew its rows from (DP), the counts of the released rows (DP) and the true
   counts (OWNER VIEW);
-* :func:`two_way_view` -- one pair's coarse 2-way table: the noisy counts (DP), the fitted joint's marginal on
+* :func:`two_way_view` -- one pair's coarse 2-way table: the noisy counts (DP), the fitted model's table of
   the pair (DP), the released rows' table (DP) and the true table (OWNER VIEW);
 * :func:`keep_and_lose` -- several releases of the same data compared where marginal tables and a full-dimensional
   tree differ: W1, the mean 1-way, 2-way and 3-way marginal errors and one pair's association (OWNER VIEW: real
@@ -58,7 +58,7 @@ class OneWay:
 @dataclass(frozen=True)
 class TwoWay:
     """One pair's coarse 2-way table (counts, rows: the first column's bins). ``noisy``, ``fitted`` (the fitted
-    joint's marginal on the pair, in records of the fitted size) and ``synthetic`` are DP; ``true`` is the OWNER VIEW."""
+    model's table of the pair -- the dense joint summed onto it, or the tree's --, in records of the fitted size) and ``synthetic`` are DP; ``true`` is the OWNER VIEW."""
 
     columns: tuple[str, str]
     row_labels: tuple[str, ...]
@@ -145,14 +145,15 @@ def two_way_view(rel: Release, p: int) -> TwoWay:
     p = check_int(p, "p", _OWNER, low=0, high=len(layout.pairs) - 1)
     i, j = layout.pairs[p]
     shape = (layout.columns[i].coarse, layout.columns[j].coarse)
-    others = tuple(a for a in range(layout.d) if a not in (i, j))
-    joint = np.asarray(tr.joint, float)
-    fitted = joint.sum(axis=others) if others else joint
+    if tr.model is not None:  # the dense joint or the tree of a wide table: its table of the pair, in records
+        fitted = np.asarray(tr.model.marginal((i, j)), float)
+    else:
+        others = tuple(a for a in range(layout.d) if a not in (i, j))
+        fitted = np.asarray(tr.joint, float).sum(axis=others) * float(rel.params["n_hat"])
     _, two = _released_counts(rel, layout)
-    size = float(rel.params["n_hat"])  # the size the joint was fitted to (the tables' scale)
     return TwoWay((layout.columns[i].name, layout.columns[j].name),
                   _labels(layout.columns[i], rel.domain, coarse=True), _labels(layout.columns[j], rel.domain, coarse=True),
-                  np.asarray(tr.noisy_two[p], float).reshape(shape), fitted.reshape(shape) * size,
+                  np.asarray(tr.noisy_two[p], float).reshape(shape), fitted.reshape(shape),
                   two[p].reshape(shape).astype(float), np.asarray(own.true_two[p], float).reshape(shape))
 
 

@@ -28,9 +28,13 @@ def _story(rel, tr) -> str:
             "per numeric axis in the 2-way tables" if numeric else "one bin per category or whole value")
     return (f"{plural(lay.d, 'column')}: {plural(lay.d, '1-way table')} and {plural(len(lay.pairs), '2-way table')} "
             f"({bins}), measured with {NAMES.get(noise.family, noise.family)}, {rel.params['split']:.0%} of the budget "
-            f"on the 1-way tables. One distribution on the coarse joint grid ({lay.joint_cells:,} cells) was fitted "
-            f"to all of them in {tr.fit_iterations} steps and the {len(rel.synthetic):,} released rows drawn from it; "
-            "inside a coarse cell, a row's fine bin follows the noisy 1-way counts.")
+            f"on the 1-way tables. " + (
+                f"One distribution on the coarse joint grid ({lay.joint_cells:,} cells) was fitted to all of them in "
+                f"{tr.fit_iterations} steps" if rel.params.get("model") is None else
+                f"The joint grid would have {lay.joint_cells:,} cells: a tree of pairs (the strongest dependences of "
+                "the noisy tables) was fitted to all of them instead")
+            + f" and the {len(rel.synthetic):,} released rows drawn from it; inside a coarse cell, a row's fine bin "
+            "follows the noisy 1-way counts.")
 
 
 def _one_way(rel):
@@ -59,9 +63,8 @@ def _two_way(rel):
                               "fitted joint (private)": v.fitted, "synthetic rows (private)": v.synthetic},
                              v.row_labels, v.col_labels, v.columns, title=f"the 2-way table {' × '.join(v.columns)}"),
              "From left: the true table of the pair (" + _ui.OWNER + ") Then the released noisy table (red cells "
-             "are negative), the fitted joint distribution on the coarse grid summed onto this pair (it agrees with "
-             "every noisy table at once, so it is smoother than any one of them), and the released rows counted in "
-             "the same cells.", key="mg_two")
+             "are negative), the fitted joint's table of this pair (fitted to every noisy table at once, so it is "
+             "smoother than any one of them), and the released rows counted in the same cells.", key="mg_two")
 
 
 def _against_tree(rel):

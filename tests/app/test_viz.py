@@ -42,7 +42,7 @@ def people(n: int = 5000, seed: int = 0) -> np.ndarray:
 
 def realistic_cases() -> dict:
     """name → function(viz module) → Figure, at the sizes the dashboard draws (old keywords only)."""
-    from dpsynth_core import datasets, haar, paths
+    from dpsynth_core import datasets, haar, marginal_views, paths
     from dpsynth_core.domain import Domain
     from dpsynth_core.mechanisms import run
 
@@ -97,6 +97,10 @@ def realistic_cases() -> dict:
     clinic = datasets.clinic(5000)
     real_t, synth_t = clinic.to_frame(), datasets.clinic(5000, rng=7).to_frame()  # a stand-in synthetic table
     cats = clinic.domain.categories
+    mrel = run("marginals", clinic.X, clinic.domain, epsilon=1.0, rng=0)  # a release of the marginal tables
+    ow, tw = marginal_views.one_way_view(mrel, 0), marginal_views.two_way_view(mrel, 2)
+    kept = {"marginal tables": {"W1": 0.1, "1-way error": 0.04, "2-way error": 0.08, "3-way error": float("nan")},
+            "PMM's tree": {"W1": 0.17, "1-way error": 0.14, "2-way error": 0.24, "3-way error": float("nan")}}
     return {
         "scatter_data": lambda v: v.scatter_data(Xr, NAMES, labels=labels, lower=LO, upper=HI),
         "scatter_compare": lambda v: v.scatter_compare(Xr, Yr, NAMES, lower=LO, upper=HI),
@@ -134,6 +138,12 @@ def realistic_cases() -> dict:
         "category_counts": lambda v: v.category_counts(real_t, synth_t, cats),
         "numeric_by_category": lambda v: v.numeric_by_category(real_t, synth_t, "systolic_bp", "region",
                                                                cats["region"], lower=60, upper=250),
+        "one_way_bars": lambda v: v.one_way_bars({"true (owner view)": ow.true, "noisy (private)": ow.noisy,
+                                                  "synthetic rows (private)": ow.synthetic}, ow.labels, column=ow.column),
+        "pair_tables": lambda v: v.pair_tables({"true (owner view)": tw.true, "noisy (private)": tw.noisy,
+                                                "fitted joint (private)": tw.fitted, "synthetic rows (private)": tw.synthetic},
+                                               tw.row_labels, tw.col_labels, tw.columns),
+        "keep_lose_bars": lambda v: v.keep_lose_bars(kept),  # NaN errors (no triple) are left out, never drawn
         "membership_answers": lambda v: v.membership_answers((1, 0, 3, 1, 2, 0, 1, 4), (0, 0, 2, 1, 0, 1, 0, 5), 1, 0,
                                                              who="the patient"),
     }

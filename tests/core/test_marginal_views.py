@@ -62,6 +62,18 @@ def test_with_two_columns_the_pair_is_the_fitted_joint_and_the_rows_follow_it():
     np.testing.assert_array_equal(np.bincount(tr.layout.columns[0].to_coarse, weights=a.synthetic), t.synthetic.sum(1))
 
 
+def test_the_tree_model_of_a_wide_table_gives_every_pair_its_table(mixed):
+    """The tree model (``model="tree"``, as a wide table gets) has no dense joint: a pair's fitted table is the
+    tree's (off the tree, the product of the conditionals along the path), a distribution of the fitted size."""
+    ds, _ = mixed
+    rel = run("marginals", ds.X, ds.domain, epsilon=1.0, rng=3, model="tree")
+    assert rel.params["model"]["kind"] == "tree"
+    for p in range(len(pair_names(rel))):
+        t = two_way_view(rel, p)
+        assert t.fitted.shape == t.noisy.shape and t.fitted.min() >= 0
+        assert t.fitted.sum() == pytest.approx(MarginalsTrace.of(rel).model.total, rel=1e-9)
+
+
 def test_views_refuse_other_releases_and_bad_indices(mixed):
     ds, rel = mixed
     other = run("pmm", ds.X, ds.domain, epsilon=1.0, rng=0)
