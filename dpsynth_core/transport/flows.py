@@ -22,11 +22,20 @@ import scipy.sparse as sp
 from ..grid import cell_of
 from ._common import W1Result, cell_diam, emd_checked
 
-__all__ = ["grid_moves", "grid_arcs", "transshipment", "transshipment_pot", "default_grid", "grid_w1_hist",
+__all__ = ["grid_moves", "grid_arcs", "grid_arc_count", "MAX_GRID_ARCS", "transshipment", "transshipment_pot", "default_grid", "grid_w1_hist",
            "MAX_GRID_CELLS", "solve"]
 
 #: Largest number of grid cells the grid method accepts (arcs are 3^d - 1 or 2d per cell).
 MAX_GRID_CELLS = 2_000_000
+#: Most arcs of a grid graph (source and target int64 arrays and the costs: about 0.5 GB): the king's moves
+#: grow like 3^d, so in 10 or more dimensions even 2 cells per axis pass this (2^10 x 59,048 arcs).
+MAX_GRID_ARCS = 20_000_000
+
+
+def grid_arc_count(k: int, d: int, metric: str) -> int:
+    """Arcs of the k^d grid graph counted before it is built (every cell times its moves: an upper bound,
+    border cells have fewer): 3^d - 1 king's moves for l_inf, 2d axis moves for l1."""
+    return k**d * ((3**d - 1) if metric == "linf" else 2 * d)
 
 
 def grid_moves(d: int, metric: str) -> list[tuple[int, ...]]:
@@ -38,7 +47,13 @@ def grid_moves(d: int, metric: str) -> list[tuple[int, ...]]:
 def grid_arcs(k: int, d: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Directed arcs (src, dst) of the k^d grid graph (row-major cells): king's moves (3^d - 1
     neighbours) for l_inf, axis moves (2d neighbours) for l1. Every arc has length 1/k in the metric,
-    and the graph's path metric equals the metric between cell centres."""
+    and the graph's path metric equals the metric between cell centres. Refused (ValueError) beyond
+    :data:`MAX_GRID_ARCS`, before anything is allocated."""
+    arcs = grid_arc_count(k, d, metric)
+    if arcs > MAX_GRID_ARCS:
+        raise ValueError(f"The grid of {k} cells per axis in {d} dimensions would have about {arcs:.3g} arcs "
+                         f"(more than {MAX_GRID_ARCS:.0e}): use method='interval' (a proven interval from every "
+                         "row) or fewer cells per axis or columns.")
     idx = np.arange(k**d, dtype=np.int64).reshape((k,) * d)
     src, dst = [], []
     for mv in grid_moves(d, metric):

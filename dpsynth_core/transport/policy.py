@@ -138,6 +138,11 @@ def plan_w1(n: int, m: int, d: int, metric: str = "linf", *, budget: str | None 
     if grid is None:
         table = AUTO_GRID if budget is None else BUDGET_GRID[budget]
         grid = table.get(d, flows.default_grid(d))
+    arcs = flows.grid_arc_count(grid, d, metric)
+    if arcs > flows.MAX_GRID_ARCS:
+        return W1Plan("interval", False,
+                      reason=f"{n} + {m} rows are beyond the exact methods' sizes and a grid in {d} dimensions "
+                             f"would have {arcs:.3g} arcs: an interval proven from every row")
     return W1Plan("grid", False, grid=grid,
                   reason=f"{n} + {m} rows are beyond the exact methods' sizes: the certified interval of a grid of "
                          f"{grid} cells per axis")

@@ -670,3 +670,15 @@ def test_private_evolution_page_teaches_convergence_on_the_default_data():
     start, release = (float(x) for x in re.findall(r"([0-9.]+) (?:at the start|for the release)", caption))
     assert release < start / 3, caption
     assert any("What PE is good for" in m.value for m in at.markdown)
+
+
+def test_wide_table_w1_is_an_interval_not_a_grid_of_3_to_the_d_arcs():
+    """18 numeric columns, 2,000 rows: the headline's W1 no longer builds the grid graph's 3^18 king's moves per
+    cell (a MemoryError before); the policy answers with the proven interval from every row, on the PMM page and
+    on the marginal tables' page (auto's choice for such a table)."""
+    d = 18
+    data = Dataset(np.random.default_rng(18).random((2000, d)), Domain([0] * d, [1] * d), "wide18")
+    at = new_app(data)
+    for page in ("pmm", "marginals"):
+        goto(at, page)
+        assert not at.exception and not errors(at), (page, [e.value for e in at.exception], errors(at))

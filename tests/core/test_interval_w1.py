@@ -131,3 +131,19 @@ def test_the_interval_rounds_end_with_the_interval_method_and_say_how_far_they_a
     live = list(tr.progressive_w1(DOM.read(real, name="X", owner="t"), DOM.read(syn, name="Y", owner="t"), DOM))
     assert [r.method for r in live[:len(rounds)]] == ["interval"] * len(rounds) and live[-1].exact
     assert all(_within(r.lower, ref, r.upper) for r in live)
+
+
+def test_policy_never_plans_a_grid_whose_arcs_do_not_fit():
+    """In 10 or more dimensions even 2 cells per axis make more than MAX_GRID_ARCS king's-move arcs: "auto" with
+    a budget then plans the proven interval, and an explicit grid is refused before anything is allocated."""
+    from dpsynth_core.transport import flows
+    from dpsynth_core.transport.policy import plan_w1
+
+    assert flows.grid_arc_count(2, 9, "linf") <= flows.MAX_GRID_ARCS < flows.grid_arc_count(2, 10, "linf")
+    for d in (10, 18, 40):
+        for budget in ("interactive", "preview"):
+            assert plan_w1(5000, 5000, d, budget=budget).method == "interval", (d, budget)
+    assert plan_w1(5000, 5000, 9, budget="interactive").method == "grid"
+    X = np.random.default_rng(0).random((300, 18))
+    with pytest.raises(ValueError, match="arcs .*method='interval'"):
+        wasserstein1(X, X[:200], method="grid")
