@@ -12,6 +12,8 @@ main thread's long tasks. This benchmark measures, per page (``url`` of ``dashbo
 * **ε notch**: with the page settled, the sidebar's ε slider ("ε (privacy budget, log scale)") is
   focused and ArrowRight / ArrowLeft are pressed alternately, K times (one notch on the log grid
   each; the first notch is a new ε, the later ones alternate between two cached values);
+* **the slider's ends**: then End (ε = 100) and Home (ε = 0.001), each a new ε for the page, where the
+  cost of a release is largest (a fine partition at large ε, heavy noise at small ε);
 * **floor**: a hello-world app (title, a ``select_slider`` in the sidebar, a metric labelled
   like the W1 headline) measured the
   same way in the same run, so that the figures can be read as ratios to Streamlit's own cost.
@@ -38,6 +40,9 @@ and neither the state nor the DOM changed for a quiet window (``--quiet-ms``). F
 * ``headline``: input -> the W1 headline metric shows its final text (None when the text
   did not change or the page has no W1 metric); ``headline_first``: input -> its first new text (the W1
   headline shows a certified bracket first and fills in the exact value later);
+* ``acceptance``: issue 37's page-speed criteria per page (median notch until idle ≤ 1 s, until the W1
+  headline is final ≤ 2.5 s, the worse end of the slider ≤ 5 s, cold visit ≤ 3 s, Home's notch ≤ 1.5×
+  PMM's), with the same figures as ratios to the floor of the run;
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
   element type, decoded with Streamlit's protobufs);
@@ -468,32 +473,40 @@ def slider_value(thumb) -> str | None:
     return thumb.evaluate("e => e.getAttribute('aria-valuetext') ?? e.getAttribute('aria-valuenow') ?? e.value")
 
 
+def press(page, tap: WsTap, server: Server, key: str, *, quiet_ms: float, timeout_s: float) -> dict:
+    """Press ``key`` on the ε slider and wait until the page has settled; the settled record of the press."""
+    thumb = eps_thumb(page)
+    if not thumb.count():
+        raise PageError("no ε slider in the sidebar")
+    before = slider_value(thumb)
+    rec = records(page)
+    head_before = rec["headline"][-1][1] if rec["headline"] else None
+    since = page.evaluate("() => performance.now()")
+    tap.take()
+    thumb.press(key)
+    wait_settled(page, since, quiet_ms=quiet_ms, timeout_s=timeout_s)
+    check_page(page)
+    rec = records(page)
+    keydown = [t for t, kind, name in rec["inputs"] if t >= since and kind == "keydown" and name == key]
+    origin = keydown[0] if keydown else since
+    row = with_server_side(summarise(rec, origin, headline_before=head_before), rec, origin, server)
+    after = slider_value(eps_thumb(page))
+    if after == before:
+        raise PageError(f"{key} did not change ε (still {before})")
+    row.update({"key": key, "eps_before": before, "eps_after": after, "ws": tap.take()})
+    return row
+
+
 def notches(page, tap: WsTap, server: Server, k: int, *, quiet_ms: float, timeout_s: float) -> list[dict]:
     """Press ArrowRight / ArrowLeft alternately on the ε slider; one settled record per press."""
-    out = []
-    for i in range(k):
-        key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
-        thumb = eps_thumb(page)
-        if not thumb.count():
-            raise PageError("no ε slider in the sidebar")
-        before = slider_value(thumb)
-        rec = records(page)
-        head_before = rec["headline"][-1][1] if rec["headline"] else None
-        since = page.evaluate("() => performance.now()")
-        tap.take()
-        thumb.press(key)
-        wait_settled(page, since, quiet_ms=quiet_ms, timeout_s=timeout_s)
-        check_page(page)
-        rec = records(page)
-        keydown = [t for t, kind, name in rec["inputs"] if t >= since and kind == "keydown" and name == key]
-        origin = keydown[0] if keydown else since
-        row = with_server_side(summarise(rec, origin, headline_before=head_before), rec, origin, server)
-        after = slider_value(eps_thumb(page))
-        if after == before:
-            raise PageError(f"notch {i + 1} ({key}) did not change ε (still {before})")
-        row.update({"key": key, "eps_before": before, "eps_after": after, "ws": tap.take()})
-        out.append(row)
-    return out
+    return [press(page, tap, server, "ArrowRight" if i % 2 == 0 else "ArrowLeft", quiet_ms=quiet_ms,
+                  timeout_s=timeout_s) for i in range(k)]
+
+
+def extremes(page, tap: WsTap, server: Server, *, quiet_ms: float, timeout_s: float) -> list[dict]:
+    """The slider's ends: End (the largest ε, 100) then Home (the smallest, 0.001), each a new ε for the
+    page; one settled record per press."""
+    return [press(page, tap, server, key, quiet_ms=quiet_ms, timeout_s=timeout_s) for key in ("End", "Home")]
 
 
 def _stats(rows: list[dict], name: str) -> dict:
@@ -504,7 +517,7 @@ def _stats(rows: list[dict], name: str) -> dict:
 
 
 def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, timeout_s: float,
-                trace: bool = True, query: str = "") -> dict:
+                trace: bool = True, query: str = "", extreme: bool = True) -> dict:
     """Cold visit (fresh server), warm first visit (new context), then K ε notches on one page."""
     row: dict = {"url_path": path, "query": query, "errors": [], "load_average_before": os.getloadavg()}
     with Server(script, ROOT, trace=trace) as server:
@@ -520,6 +533,9 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
                     if phase == "warm":
                         row["notches"] = notches(v["page"], v["tap"], server, k, quiet_ms=quiet_ms,
                                                  timeout_s=timeout_s)
+                        if extreme:
+                            row["extremes"] = extremes(v["page"], v["tap"], server, quiet_ms=quiet_ms,
+                                                       timeout_s=timeout_s)
                 finally:
                     ctx.close()
         except PageError as exc:
@@ -546,8 +562,50 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
         "notch_ws_bytes_median": _stats(ns, "ws_bytes")["median"],
         "first_notch_settle_s": ns[0]["settle_s"] if ns else None,
         "runs_per_notch": [n["runs"] for n in ns],
+        **extreme_figures(row.get("extremes", [])),
     })
     return row
+
+
+def extreme_figures(xs: list[dict]) -> dict:
+    """Per end of the slider (``End``: ε = 100, ``Home``: ε = 0.001) its settle and final-headline times,
+    and the worst of both ends (the later of settle and headline, the page's answer at that ε)."""
+    out: dict = {}
+    for x in xs:
+        end = {"End": "eps_max", "Home": "eps_min"}[x["key"]]
+        out[f"{end}_settle_s"], out[f"{end}_headline_s"] = x["settle_s"], x.get("headline_s")
+    done = [max(v for v in (x["settle_s"], x.get("headline_s")) if v is not None) for x in xs
+            if x["settle_s"] is not None]
+    out["extreme_worst_s"] = max(done, default=None)
+    return out
+
+
+def acceptance(floor: dict, rows: list[dict]) -> dict:
+    """Issue 37's page-speed criteria, per page and overall, from this run's figures (seconds, and the
+    same figures as ratios to the hello-world floor of this run, for a shared machine)."""
+    f_notch, f_cold = floor.get("notch_settle_median_s"), floor.get("cold_settle_s")
+    by = {r["name"]: r for r in rows}
+    pmm = by.get("pmm", {}).get("notch_settle_median_s")
+    pages = {}
+    for r in rows:
+        notch, head = r.get("notch_settle_median_s"), r.get("notch_headline_median_s")
+        worst, cold = r.get("extreme_worst_s"), r.get("cold_settle_s")
+        checks = {"notch_idle_le_1s": notch is not None and notch <= 1.0,
+                  "notch_w1_final_le_2_5s": head is None or head <= 2.5,
+                  "extreme_le_5s": worst is None or worst <= 5.0,
+                  "cold_le_3s": cold is not None and cold <= 3.0}
+        if r["name"] == "home" and pmm:
+            checks["home_le_1_5x_pmm"] = notch is not None and notch <= 1.5 * pmm
+        pages[r["name"]] = {
+            "figures_s": {"notch": notch, "w1_final": head, "extreme_worst": worst, "cold": cold},
+            "ratio_to_floor": {"notch": _ratio(notch, f_notch), "extreme_worst": _ratio(worst, f_notch),
+                               "cold": _ratio(cold, f_cold)},
+            "checks": checks, "holds": all(checks.values()) and not r.get("errors")}
+    return {"pages": pages, "all_hold": all(p["holds"] for p in pages.values())}
+
+
+def _ratio(x: float | None, floor: float | None) -> float | None:
+    return None if x is None or not floor else x / floor
 
 
 def mechanism_relation(mechanism: str | None) -> str:
@@ -582,7 +640,9 @@ TABLE = [("cold", "cold_settle_s"), ("c.rdy", "cold_ready_s"), ("c.dom", "cold_d
          ("warm", "warm_first_visit_s"), ("w.rdy", "warm_first_visit_ready_s"), ("w.dom", "warm_first_visit_dom_s"),
          ("notch", "notch_settle_median_s"), ("min", "notch_settle_min_s"), ("max", "notch_settle_max_s"),
          ("n.head", "notch_headline_median_s"), ("n.dom", "notch_dom_settle_median_s"),
-         ("n.srv", "notch_server_script_median_s"), ("n.long", "notch_long_tasks_median_s")]
+         ("n.srv", "notch_server_script_median_s"), ("n.long", "notch_long_tasks_median_s"),
+         ("ε=100", "eps_max_settle_s"), ("h100", "eps_max_headline_s"), ("ε=.001", "eps_min_settle_s"),
+         ("h.001", "eps_min_headline_s")]
 
 
 def print_table(floor: dict, rows: list[dict]) -> None:
@@ -596,7 +656,8 @@ def print_table(floor: dict, rows: list[dict]) -> None:
     print("seconds. cold/warm = first visit on a fresh/warm server, settle (script done), rdy (no loading "
           "skeleton left), dom (DOM stopped changing); notch = ε notch settle, median (min, max); n.head = "
           "to the final W1 headline; n.dom = until the DOM stopped changing; n.srv = script time on the "
-          "server; n.long = main-thread long tasks; runs = most runs per notch")
+          "server; n.long = main-thread long tasks; runs = most runs per notch; ε=100 / ε=.001 = the slider's End / "
+          "Home key, settle; h100 / h.001 = to the final W1 headline there")
 
 
 def rounded(obj, digits: int = 4):
@@ -675,6 +736,7 @@ def main(argv: list[str] | None = None) -> dict:
         "load_average_end": load_end,
         "wall_s": time.perf_counter() - t_start,
         "floor": floor,
+        "acceptance": acceptance(floor, rows),
         "pages": {r["name"]: r for r in rows},
     }
     payload = rounded(payload)
