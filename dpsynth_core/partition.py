@@ -271,14 +271,31 @@ class MixedSchedule:
         return lower, widths, first, count
 
     def empty(self) -> list[np.ndarray]:
-        """Structurally empty cells of every level (boolean masks, code order): cells whose category
-        index range lies entirely beyond a column's declared categories."""
+        """Structurally empty cells of every level (boolean masks, code order, read-only): cells whose
+        category index range lies entirely beyond a column's declared categories.
+
+        They depend on the schedule alone (public), so they are computed once per schedule and kept
+        (:func:`_empty_levels`): a page that releases many times on the same table (the dashboard's
+        membership demonstration, 17 releases at depth 18 at ε = 100) would otherwise rebuild the
+        :math:`2^r` leaves' parts for each."""
+        return list(_empty_levels(self))
+
+    def _empty_uncached(self) -> tuple[np.ndarray, ...]:
         _, _, _, count = self.leaf_parts(np.arange(1 << self.depth, dtype=np.int64))
         leaf = (count == 0).any(axis=1) if count.shape[1] else np.zeros(1 << self.depth, dtype=bool)
         levels = [leaf]
         for _ in range(self.depth):
             levels.append(levels[-1][0::2] & levels[-1][1::2])
-        return levels[::-1]
+        for mask in levels:
+            mask.flags.writeable = False  # shared by every release on this schedule
+        return tuple(levels[::-1])
+
+
+@functools.lru_cache(maxsize=8)
+def _empty_levels(schedule: MixedSchedule) -> tuple[np.ndarray, ...]:
+    """:meth:`MixedSchedule.empty`'s masks, kept for the last few schedules (a frozen, hashable record;
+    at most 8 kept: one mask per cell of every level, :math:`2^{r+1}` bytes at depth r)."""
+    return schedule._empty_uncached()
 
 
 @functools.cache
