@@ -72,8 +72,9 @@ if res is not None:
     def _tree():
         top = max(1, min(depth, 8))
         c1, c2 = st.columns(2)
-        level = c1.slider("Show levels 0 … L", 0 if depth == 0 else 1, top, min(top, 5), key="pmm_tree_level",
-                          persist_state="session", help="Level L has 2^L cells; the picture shows at most 8 levels.")
+        # one key per range: a value kept from a deeper tree (another ε) would be out of this one's range
+        level = c1.slider("Show levels 0 … L", 0 if depth == 0 else 1, top, min(top, 5),
+                          key=f"pmm_tree_level_{top}", persist_state="session", help="Level L has 2^L cells; the picture shows at most 8 levels.")
         stage = c2.radio("Counts", ["noisy", "consistent", "true (owner view)"], horizontal=True, key="pmm_stage",
                          persist_state="session")
         levels = {"noisy": noisy, "consistent": cons, "true (owner view)": true}[stage]
@@ -84,7 +85,8 @@ if res is not None:
                     if mixed else ""), key="pmm_tree")
 
     def _level_maps():
-        level = st.slider("Level j", 0, depth, min(depth, 6), key="pmm_level", persist_state="session",
+        level = st.slider("Level j", 0, depth, min(depth, 6), key=f"pmm_level_{depth}",
+                          persist_state="session",
                           help="Level j has 2^j cells; the last level is the leaves.") if depth > 0 else 0
         # the numeric part of each cell; on a mixed table cells that differ only in their categories are summed
         lo, hi = tr.level_cells(level, dom)
@@ -102,7 +104,8 @@ if res is not None:
                       else ""))
 
     def _level_counts():
-        level = st.slider("Level j", 0, depth, min(depth, 6), key="pmm_level_c", persist_state="session") \
+        level = st.slider("Level j", 0, depth, min(depth, 6), key=f"pmm_level_c_{depth}",
+                          persist_state="session") \
             if depth > 0 else 0
         series = {"true (owner view)": true[level], "noisy": noisy[level], "clipped at 0": clipped[level],
                   "consistent": cons[level]}
