@@ -97,7 +97,8 @@ def test_page(server, page, ui, i):
 def test_following_next_and_extreme_epsilon(server, page, ui):
     """In one session: follow "Next" from Home to the first mechanism page (the link really
     navigates), then take ε to the slider's ends by the shareable URL (0.001 and 100) and move the
-    slider; the page keeps its figures and the URL follows the slider. The other mechanism pages
+    slider, down to its smallest ε in the same session; the page keeps its figures and the URL follows the
+    slider. The other mechanism pages
     are run at both ends in the AppTest suite (tests/app), which is cheaper than a browser."""
     ui.goto(page, f"{server}/")
     for _ in range(2):  # home -> data -> pmm
@@ -114,6 +115,12 @@ def test_following_next_and_extreme_epsilon(server, page, ui):
     ui.set_slider(page, EPSILON, -3)  # 100 -> 10 on the 1-2-5 grid
     ui.assert_no_exception(page, "pmm after moving the slider")
     assert "eps=10" in page.url  # the shareable state follows the slider
+    # in the same session to the slider's other end: the tree has 3 levels there, fewer than the level its
+    # picture remembers from ε = 10 (a remembered value above a slider's new maximum raised an exception)
+    thumb = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name=EPSILON).first
+    ui.act(page, lambda: thumb.press("Home"))
+    ui.assert_no_exception(page, "pmm after the slider's Home key (ε = 0.001)")
+    assert "eps=0.001" in page.url, page.url
 
 
 def _upload(ui, page, name: str, data: bytes) -> None:
