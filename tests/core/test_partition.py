@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpsynth_core.partition import (
+    MixedSchedule,
     axis_bits,
     cell_bounds,
     cell_codes,
@@ -94,3 +95,19 @@ def test_validation():
         leaf_counts(np.full((3, 2), np.nan), 3)
     with pytest.raises(ValueError, match="'level' parameter of cell_bounds"):
         cell_bounds(-1, 2)
+
+
+def test_mixed_empty_cells_are_kept_per_schedule_and_match_the_leaves():
+    """The structurally empty cells are public (the schedule alone decides them), so they are computed once per
+    schedule: the same read-only masks come back, and they are the cells whose every leaf has a category index
+    beyond a column's list (3 and 5 categories: indices 3 and 5-7 do not exist)."""
+    sched = MixedSchedule(2, (3, 5), (1.0, 1.0), 9)
+    first, again = sched.empty(), MixedSchedule(2, (3, 5), (1.0, 1.0), 9).empty()
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert not any(m.flags.writeable for m in first)
+    _, _, _, count = sched.leaf_parts(np.arange(1 << 9, dtype=np.int64))
+    leaf = (count == 0).any(axis=1)
+    assert leaf.any() and not leaf.all()
+    np.testing.assert_array_equal(first[-1], leaf)
+    for j in range(9):  # a cell is empty when both its halves are
+        np.testing.assert_array_equal(first[j], first[j + 1][0::2] & first[j + 1][1::2])
