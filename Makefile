@@ -21,9 +21,12 @@ $(BIN)/python:
 # constraints.txt: the versions the suite was tested with, so a fresh machine installs the same ones.
 # uv (from PyPI, its version pinned there too) installs them in parallel: about 20 s on a fresh machine,
 # where pip took over a minute. Where uv cannot run, pip installs the same pinned versions.
+# --compile-bytecode: uv writes no .pyc by default, and where PYTHONDONTWRITEBYTECODE is set Python never
+# writes them either, so every process (each test worker, browser-test server, CLI test, `make run`) compiled
+# the libraries again: importing the stack took 7.4 s instead of 2.8 s; compiling once at install, about 30 s.
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	( $(BIN)/python -m pip install --quiet -c constraints.txt uv && \
-	  $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e '.[dev]' ) || \
+	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev]' ) || \
 	  $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 	@echo "the dpsynth command is installed in .venv: run 'source .venv/bin/activate' to put it on your PATH"
