@@ -391,6 +391,7 @@ def phase_marginals(rows: dict, tables: list[str], path: Path, quick: bool) -> N
             Y = dom.read(rel.synthetic, name="synthetic", owner="bench_mixed", min_rows=0)
             row = dict(key=k, phase="run", table=name, n=len(X), method=label, eps=eps, seed=seed, bins=None,
                        delta=float(rel.delta), neighbours=rel.neighbours, cpu=cpu, rule=MARGINALS_RULE_VERSION,
+                       **bench_peers.when(),
                        chosen=rel.mechanism, bound=rel.bound, **metrics(X, Y, dom))
             put(rows, row, path)
             print(f"{name} {label} ε={eps:g} seed {seed}: W1 {row['w1']:.4f} cpu {cpu:.2f}s", flush=True)
@@ -454,6 +455,7 @@ def summarise(rows: dict, bins: dict) -> dict:
         verdict.append(v)
     errors = [dict(key=r["key"], error=r["error"]) for r in rows.values() if "error" in r]
     return {"table": out, "verdict": verdict, "bins": bins, "errors": errors, "marginals": marginals_verdict(out),
+            "marginals_rows": bench_peers.marginals_rows_note([r for r in runs if r["method"] in MARGINALS_VARIANTS]),
             "auto_choice": {f"{r['table']}|{r['eps']:g}": r["chosen"] for r in runs if r["method"] == "auto"}}
 
 

@@ -61,6 +61,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -460,8 +461,9 @@ def phase_peers(rows: dict, quick: bool, bins: dict) -> None:
 #: table's public shape, δ = 1e-5 given); ten seeds (MARGINALS_SEEDS).
 MARGINALS_VARIANTS = ("peers", "default", "auto")
 #: Version of the marginals mechanism's defaults the rows measured (bumped when dpsynth_core.defaults' marginals
-#: rules change; older rows are left out of the summary).
-MARGINALS_RULE_VERSION = 2
+#: rules change; older rows are left out of the summary). 3: the fine bins of the default rule are a multiple of the
+#: coarse bins (``defaults.marginals_align``).
+MARGINALS_RULE_VERSION = 3
 #: Seeds of the marginal tables' rows: ten (a release takes a tenth of a second; on these tables of a few hundred
 #: rows five seeds leave a standard error of 2-8 % of W1, as large as the differences the acceptance asks about).
 MARGINALS_SEEDS = tuple(range(10))
@@ -489,9 +491,27 @@ def phase_marginals(rows: dict, quick: bool) -> None:
             rel = _marginals_release(variant, X, dom, eps, seed)
             cpu = time.process_time() - c0
             put(rows, dict(key=kk, phase="run", table=name, d=dom.d, n=len(X), method="marginals", variant=variant,
-                           eps=eps, seed=seed, delta=rel.delta, cpu=cpu, rule=MARGINALS_RULE_VERSION,
+                           eps=eps, seed=seed, delta=rel.delta, cpu=cpu, rule=MARGINALS_RULE_VERSION, **when(),
                            chosen=rel.mechanism, bound=rel.bound, **metrics(X, rel.synthetic, dom)))
         print(f"[marginals] {name}: {time.process_time() - t0:.0f}s", flush=True)
+
+
+def when() -> dict:
+    """The time a row was measured and the 1-minute load average then (the machine is shared)."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M"), "load": round(os.getloadavg()[0], 2)}
+
+
+def marginals_rows_note(rows: list[dict]) -> dict:
+    """Which marginals rows the summary holds: their rule version, seeds, when they were measured and the load."""
+    mine = [r for r in rows if r.get("rule") == MARGINALS_RULE_VERSION]
+    dates = sorted(r["date"] for r in mine if "date" in r)
+    loads = [r["load"] for r in mine if "load" in r]
+    return {"rule": MARGINALS_RULE_VERSION, "rows": len(mine), "seeds": len(MARGINALS_SEEDS),
+            "measured": [dates[0], dates[-1]] if dates else None,
+            "load_average_1min": [min(loads), max(loads)] if loads else None,
+            "note": "only the marginal tables' rows were re-run at this rule version (the peers' and the other "
+                    "mechanisms' rows are those of the earlier runs, unchanged); W1 and the marginal errors do not "
+                    "depend on the load, the CPU seconds do"}
 
 
 def marginals_verdict(table_rows: list[dict]) -> dict:
@@ -714,6 +734,7 @@ def summarise(rows: dict, bins: dict, audit_out: dict | None) -> dict:
     versions = next((r.get("versions") for r in rows.values() if r.get("versions")), None)
     return {"table": table_rows, "verdict": verdict, "oracle": oracle_summary(rows, verdict), "bins": bins, "tstr_real_ceiling": ceil, "versions": versions,
             "audit": audit_out, "marginals": marginals_verdict(table_rows),
+            "marginals_rows": marginals_rows_note([r for r in runs if r["method"] == "marginals"]),
             "auto_choice": {f"{r['table']}|{r['eps']:g}": r["chosen"] for r in runs
                             if r["method"] == "marginals" and r["variant"] == "auto"}}
 

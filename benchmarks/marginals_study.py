@@ -29,6 +29,7 @@ Usage::
     nice -n 10 .venv/bin/python benchmarks/marginals_study.py sweep [--part=i/k]
     .venv/bin/python benchmarks/marginals_study.py fit
     nice -n 10 .venv/bin/python benchmarks/marginals_study.py evaluate auto
+    nice -n 10 .venv/bin/python benchmarks/marginals_study.py align
     .venv/bin/python benchmarks/marginals_study.py summarise
 """
 
@@ -73,8 +74,9 @@ SWEEP = {"fine": (6, 8, 12, 24, 32, 48), "coarse": (2, 3, 5, 6, 8), "split": (0.
 PURE_SWEEP = ("fine", "coarse")
 PART = (0, 1)
 #: Version of the defaults the "evaluate" runs measure (their cache kind is "default_v<version>"): 1 gave the
-#: bin rules the noise s.d. at the share in use, 2 at the reference share of the fit (dpsynth_core.defaults).
-RULES_VERSION = 2
+#: bin rules the noise s.d. at the share in use, 2 at the reference share of the fit (dpsynth_core.defaults), 3 also
+#: makes the fine bins a multiple of the coarse ones (defaults.marginals_align).
+RULES_VERSION = 3
 
 
 # ------------------------------------------------------------------------------------------ data
@@ -322,6 +324,51 @@ def summarise_evaluate(rows: dict) -> dict:
     return {"per_setting": per, "geo_mean_regret": geo}
 
 
+# ------------------------------------------------------------------------------------------ align
+ALIGN_SEEDS = tuple(range(10))
+
+
+def align_settings(rows: dict) -> list[tuple]:
+    """(table, n, ε, F, C) where the unaligned rules (``default_v2``, δ, n public) left F not a multiple of C."""
+    out = set()
+    for r in rows.values():
+        if r["kind"] == "default_v2" and r["delta"] == DELTA and r["public"] and r["table"] not in LEFT_OUT:
+            f, c = r["resolved"]["fine"], r["resolved"]["coarse"]
+            if f % c:
+                n = None if r["table"].split(":")[0] in study_data.REAL else r["n"]
+                out.add((r["table"], n, r["eps"], f, c))
+    return sorted(out, key=str)
+
+
+def phase_align(rows: dict) -> None:
+    """The unaligned pair (F, C) of the rules before ``defaults.marginals_align`` against (align(F, C), C), both
+    passed explicitly (n public, δ), ten seeds: the paired check of the alignment on the study's tables."""
+    for table, n, eps, f, c in _mine(align_settings(rows)):
+        for seed, fine in itertools.product(ALIGN_SEEDS, (f, defaults.marginals_align(f, c))):
+            run_one(rows, kind="align", table=table, n=n, eps=eps, seed=seed, params={"fine": fine, "coarse": c},
+                    delta=DELTA)
+        print(f"[align] {table} n={n} ε={eps:g} F={f} C={c}", flush=True)
+
+
+def summarise_align(rows: dict) -> dict:
+    """Per setting the mean W1 aligned over unaligned (same seeds), and their geometric mean."""
+    per = []
+    for table, n, eps, f, c in align_settings(rows):
+        size = len(data(table, n)[0])
+        w = {}
+        for fine in (f, defaults.marginals_align(f, c)):
+            w[fine] = [r["w1"] for r in rows.values() if r["kind"] == "align" and r["table"] == table
+                       and r["n"] == size and r["eps"] == eps and r["params"] == {"fine": fine, "coarse": c}]
+        a = defaults.marginals_align(f, c)
+        if len(w[f]) == len(ALIGN_SEEDS) and len(w[a]) == len(ALIGN_SEEDS):
+            per.append({"table": table, "n": size, "eps": eps, "coarse": c, "fine": f, "aligned": a,
+                        "w1": float(np.mean(w[f])), "w1_aligned": float(np.mean(w[a])),
+                        "ratio": float(np.mean(w[a]) / np.mean(w[f]))})
+    ratios = [p["ratio"] for p in per]
+    return {"settings": per, "geo_mean_ratio": float(np.exp(np.mean(np.log(ratios)))) if ratios else None,
+            "better": sum(r < 1 for r in ratios), "worse": sum(r > 1 for r in ratios)}
+
+
 def main(argv: list[str]) -> None:
     global PART
     for a in argv:
@@ -337,8 +384,12 @@ def main(argv: list[str]) -> None:
         fit = phase_fit(rows)
     if "evaluate" in phases:
         phase_evaluate(rows)
+    if "align" in phases:
+        phase_align(rows)
     if "summarise" in phases:
         evaluation = summarise_evaluate(rows)
+        evaluation["align"] = summarise_align(rows)
+        print(json.dumps({k: v for k, v in evaluation["align"].items() if k != "settings"}))
         print(json.dumps(evaluation["geo_mean_regret"], indent=1))
         SUMMARY.write_text(json.dumps({"machine": machine(), "description": __doc__, "fit": fit,
                                        "evaluate": evaluation, "left_out": LEFT_OUT}, indent=1, default=float))

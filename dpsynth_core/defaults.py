@@ -58,6 +58,7 @@ __all__ = [
     "per_combination_cells",
     "marginals_fine",
     "marginals_coarse",
+    "marginals_align",
     "marginals_split",
     "marginals_noise",
     "MARGINALS_FINE",
@@ -378,6 +379,19 @@ def marginals_coarse(n: float, noise_sd: float, fine: int, numeric_axes: int, ot
     while out > 2 and k > 0 and out**k * other_cells > cap:
         out -= 1
     return out
+
+
+def marginals_align(fine: int, coarse: int) -> int:
+    """The fine bins of a default rule made a multiple of the coarse bins: :math:`C\\,\\lfloor F/C + 1/2\\rfloor`
+    (at least C), so that every coarse bin is the union of the same number of fine bins.
+
+    With F = 9 and C = 4 the coarse bins held 3, 2, 2 and 2 fine bins (unequal widths, 1/3 and 2/9 of the
+    range). On the study's tables (never the acceptance tables) the aligned rule's W1 was lower wherever the
+    unaligned one left unequal coarse bins (docs/marginals.md, "Defaults"; ``benchmarks/marginals_study.py
+    evaluate``). Public inputs only: the two numbers of bins."""
+    f = check_int(fine, "fine", "marginals_align", low=1)
+    c = check_int(coarse, "coarse", "marginals_align", low=1)
+    return c * max(1, (2 * f + c) // (2 * c))
 
 
 def marginals_split(d: int) -> float:

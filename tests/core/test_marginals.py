@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from dpsynth_core import Domain, run
+from dpsynth_core import Domain, defaults, run
 from dpsynth_core.mechanisms.marginals import (
     DENSE_MAX_CELLS,
     Measurement,
@@ -217,6 +217,25 @@ def test_bins_do_not_depend_on_the_data():
     assert ra.params["columns"] == rb.params["columns"] and ra.params["pairs"] == rb.params["pairs"]
     assert [t.shape for t in ra.trace.noisy_two] == [t.shape for t in rb.trace.noisy_two]
     assert ra.trace.layout.coarse_shape == rb.trace.layout.coarse_shape
+
+
+@pytest.mark.parametrize(("fine", "coarse", "aligned"), [(9, 4, 8), (10, 4, 12), (11, 6, 12), (13, 7, 14),
+                                                       (14, 6, 12), (8, 4, 8), (3, 3, 3), (2, 5, 5)])
+def test_align_makes_fine_a_multiple_of_coarse(fine, coarse, aligned):
+    """The nearest multiple of C (ties up, at least C): every coarse bin then holds as many fine bins."""
+    assert defaults.marginals_align(fine, coarse) == aligned
+    widths = np.bincount(plan_layout(Domain.unit(1), aligned, coarse).columns[0].to_coarse)
+    assert widths.min() == widths.max()
+
+
+@pytest.mark.parametrize(("eps", "delta", "n_public"), [(0.3, 1e-5, 569), (1.0, None, None), (3.0, 1e-5, None)])
+def test_default_bins_are_aligned(eps, delta, n_public):
+    """The default rules give numeric columns fine bins that are a multiple of their coarse bins (defaults.md)."""
+    rng = np.random.default_rng(3)
+    X = rng.beta(2, 5, size=(569, 5))
+    kw = {"delta": delta} if delta else {}
+    rel = run("marginals", X, Domain.unit(5), epsilon=eps, n_public=n_public, rng=0, **kw)
+    assert rel.params["fine"] % rel.params["coarse"] == 0
 
 
 def _spiked(n: int, seed: int) -> tuple[np.ndarray, Domain]:

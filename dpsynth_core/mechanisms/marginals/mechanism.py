@@ -265,6 +265,8 @@ def _rule_bins(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: flo
         if cfg.coarse is None:
             sd2 = math.sqrt(plan.variances[1]) if pairs else 1.0
             coarse = defaults.marginals_coarse(size.n, sd2, fine, domain.k, math.prod(domain.category_sizes), cap=cap)
+        if cfg.fine is None:  # every coarse bin the union of as many fine bins (defaults.marginals_align)
+            fine = defaults.marginals_align(fine, coarse)
     return fine, coarse
 
 
