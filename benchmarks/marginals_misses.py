@@ -8,7 +8,8 @@ peer) left two cells out of 36 on the wrong side of the acceptance:
 * penguins at ε = 1, the project's default convention (noisy n, δ = 1e-5): 0.2932 ± 0.0098 against AIM's
   0.2753 ± 0.0156 (three seeds), 1.06×.
 
-This runs just those cells: the marginal tables in both conventions on seeds 0 to SEEDS - 1 (the benchmarks' own
+This runs just those cells: the marginal tables in both conventions on seeds 0 to SEEDS - 1 at the rules of the
+checkout (rows keep their rule version: 2 before ``defaults.marginals_align``, 3 with it; the benchmarks' own
 release calls: ``bench_peers._marginals_release`` and ``bench_mixed.MARGINALS_VARIANTS``; same metrics), and the
 best peers of the cell (AIM and MST, with the bins the benchmarks tuned in their favour) on the seeds the
 benchmarks did not run, up to PEER_SEEDS. Nothing here changes the benchmarks' own caches: rows go to
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import tempfile
 import time
@@ -156,10 +158,9 @@ def summarise(rows: dict) -> dict:
     for bench, name, eps in CELLS:
         mine = [r for r in rows.values() if r["bench"] == bench and r["table"] == name and r["eps"] == eps]
         groups: dict = {}
-        for r in mine:
-            if r["method"].startswith("marginals") and r.get("rule") != rule_version():
-                continue
-            groups.setdefault(r["method"], []).append(r)
+        for r in mine:  # the marginal tables at each rule version measured (2: before defaults.marginals_align)
+            label = f"{r['method']}, rule {r['rule']}" if "rule" in r else r["method"]
+            groups.setdefault(label, []).append(r)
         for peer in ("aim", "mst"):
             extra = groups.get(peer, [])
             if extra:  # the benchmark's recorded seeds join the new ones (same bins, same code)
@@ -170,7 +171,8 @@ def summarise(rows: dict) -> dict:
                             w1_se=float(w.std(ddof=1) / math.sqrt(len(w))) if len(w) > 1 else float("nan"),
                             marg1=float(np.mean([r["marg1"] for r in rs])),
                             marg2=float(np.mean([r["marg2"] for r in rs]))))
-    return {"machine": machine(), "description": __doc__, "rule": rule_version(), "cells": out}
+    return {"machine": machine(), "description": __doc__, "rule": rule_version(), "cells": out,
+            "load_average": list(os.getloadavg())}
 
 
 def main(argv: list[str]) -> None:
@@ -184,7 +186,7 @@ def main(argv: list[str]) -> None:
         s = summarise(rows)
         SUMMARY.write_text(json.dumps(s, indent=1, default=float))
         for c in s["cells"]:
-            print(f"{c['bench']:6s} {c['table']:9s} ε={c['eps']:<4g} {c['method']:20s} seeds {c['seeds']:2d}  "
+            print(f"{c['bench']:6s} {c['table']:9s} ε={c['eps']:<4g} {c['method']:30s} seeds {c['seeds']:2d}  "
                   f"W1 {c['w1']:.4f} ± {c['w1_se']:.4f}")
 
 
