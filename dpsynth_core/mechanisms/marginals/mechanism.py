@@ -288,7 +288,8 @@ def _plan(p: Prepared[MarginalsConfig], size: SizeEstimate | None,
     family = _family(p, eps, d, pairs, split, (layout.cells_one, layout.cells_two))
     plan = plan_noise(family, eps, p.delta, p.neighbours, d, pairs, split)
     rules["fine"] = ("given" if cfg.fine is not None else
-                     "defaults.marginals_fine(n, noise s.d. of a 1-way count at the reference share)")
+                     "defaults.marginals_fine(n, noise s.d. of a 1-way count at the reference share), made a multiple "
+                     "of the coarse bins (defaults.marginals_align)")
     rules["coarse"] = ("given" if cfg.coarse is not None else "defaults.marginals_coarse(n, noise s.d. of a 2-way count "
                        "at the reference share, fine, numeric axes, categories)")
     rules["noise"] = "given" if cfg.noise != "auto" else "defaults.marginals_noise (δ given or not; smaller variance)"
