@@ -75,7 +75,8 @@ PURE_SWEEP = ("fine", "coarse")
 PART = (0, 1)
 #: Version of the defaults the "evaluate" runs measure (their cache kind is "default_v<version>"): 1 gave the
 #: bin rules the noise s.d. at the share in use, 2 at the reference share of the fit (dpsynth_core.defaults), 3 also
-#: makes the fine bins a multiple of the coarse ones (defaults.marginals_align).
+#: makes the fine bins a multiple of the coarse ones (defaults.marginals_align; with its floor of twice the coarse
+#: bins, added after, no setting of the study changes).
 RULES_VERSION = 3
 
 

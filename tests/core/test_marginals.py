@@ -220,9 +220,11 @@ def test_bins_do_not_depend_on_the_data():
 
 
 @pytest.mark.parametrize(("fine", "coarse", "aligned"), [(9, 4, 8), (10, 4, 12), (11, 6, 12), (13, 7, 14),
-                                                       (14, 6, 12), (8, 4, 8), (3, 3, 3), (2, 5, 5)])
+                                                       (14, 6, 12), (8, 4, 8), (23, 16, 32), (17, 16, 32), (3, 3, 3),
+                                                       (2, 5, 5)])
 def test_align_makes_fine_a_multiple_of_coarse(fine, coarse, aligned):
-    """The nearest multiple of C (ties up, at least C): every coarse bin then holds as many fine bins."""
+    """The nearest multiple of C (ties up), at least 2C when F > C (a fine level is kept): every coarse bin then
+    holds as many fine bins."""
     assert defaults.marginals_align(fine, coarse) == aligned
     widths = np.bincount(plan_layout(Domain.unit(1), aligned, coarse).columns[0].to_coarse)
     assert widths.min() == widths.max()
