@@ -51,9 +51,9 @@ def grid_arcs(k: int, d: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
     :data:`MAX_GRID_ARCS`, before anything is allocated."""
     arcs = grid_arc_count(k, d, metric)
     if arcs > MAX_GRID_ARCS:
-        raise ValueError(f"The grid of {k} cells per axis in {d} dimensions would have about {arcs:.3g} arcs "
-                         f"(more than {MAX_GRID_ARCS:.0e}): use method='interval' (a proven interval from every "
-                         "row) or fewer cells per axis or columns.")
+        raise ValueError(f"The 'd' parameter of grid_arcs must leave at most {MAX_GRID_ARCS:.0e} arcs (k^d (3^d - 1) "
+                         f"for l_inf, k^d 2d for l1). Got {d} dimensions with {k} cells per axis: about {arcs:.3g} "
+                         "arcs; use method='interval' (a proven interval from every row).")
     idx = np.arange(k**d, dtype=np.int64).reshape((k,) * d)
     src, dst = [], []
     for mv in grid_moves(d, metric):
@@ -179,6 +179,11 @@ def solve(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray, metric: st
             )
         raise ValueError(f"The 'grid' parameter of {owner} must give at most 2e6 cells (grid^d). "
                          f"Got {k} in dimension {d}.")
+    arcs = grid_arc_count(k, d, metric)
+    if arcs > MAX_GRID_ARCS:
+        raise ValueError(f"The 'method' parameter of {owner} must not be 'grid' with {k} cells per axis in dimension "
+                         f"{d}: its graph would have about {arcs:.3g} arcs (more than {MAX_GRID_ARCS:.0e}). Got "
+                         "'grid'; use 'interval' (a proven interval from every row) or 'pot' for small sets.")
     size = k**d
     ha = np.bincount(cell_of(X, k), weights=a, minlength=size)
     hb = np.bincount(cell_of(Y, k), weights=b, minlength=size)
