@@ -47,7 +47,8 @@ def test_the_marginals_page_at_every_epsilon_on_numeric_and_mixed_tables(data, e
     assert at.session_state["release_info"].title == MECHANISMS["marginals"].title  # the sidebar's ledger
     text = " ".join(m.value for m in at.markdown)
     assert "One family with Certified marginals" in text and "docs?doc=marginals" in text
-    _open_every_view(at, where)
+    if eps == 1.0 or data == "numeric":  # every view; on the clinic table at the slider's ends, the page's default
+        _open_every_view(at, where)      # view (its views there took 20 s of the suite's CPU for the same code)
 
 
 def test_against_pmm_shows_the_library_comparison_of_the_page_releases():
