@@ -25,24 +25,19 @@ from ._common import (
     Heartbeat,
     UsageError,
     add_domain_options,
-    bind_auto_mechanism,
-    bind_mechanism,
-    check_auto_args,
     check_not_input,
-    check_takes_categories,
     cli_words,
     domain_options,
     float_arg,
-    max_rows_arg,
+    mechanism_for,
     one_line,
     read_input,
     row_limit,
     say,
     say_running,
-    seed_arg,
+    synth_settings,
     synthetic_limits,
     warn_clamping,
-    warn_weak_epsilon,
     write_release,
 )
 from ._dask import synth_dask
@@ -126,21 +121,11 @@ def _cmd_synth(args: argparse.Namespace) -> int:
                          f"for a glob or a directory use --engine dask.")
     check_not_input(args, [args.input])
     owner = f"{PROG} synth"
-    options = domain_options(args, owner)
-    if spec is None:  # -m auto: chosen once the domain is known
-        check_auto_args(args)
-    else:
-        check_takes_categories(spec, options)
-        mechanism = bind_mechanism(spec, args)
-        warn_weak_epsilon(mechanism.epsilon)
-    seed = seed_arg(args)
-    max_rows = max_rows_arg(args)
+    options, mechanism, seed, max_rows = synth_settings(args, spec, owner)  # -m auto: mechanism None
     say(args, f"reading {args.input}")
     df, domain = read_input(args, args.input, role="input", owner=owner, options=options)
-    if spec is None:
-        mechanism = bind_auto_mechanism(args, domain)
-        spec = mechanism.spec
-        warn_weak_epsilon(mechanism.epsilon)
+    mechanism = mechanism_for(args, mechanism, domain)
+    spec = mechanism.spec
     warn_clamping(clamping(df, domain), args)  # the library's count and decision: a warning, the release goes ahead
     say_running(args, spec, mechanism, domain, seed)
     with Heartbeat(args, spec.name) as hb, row_limit(max_rows, domain.d):

@@ -254,6 +254,29 @@ def bind_auto_mechanism(args: argparse.Namespace, domain: Domain):
                      neighbours=args.neighbours, n_public=n_public)
 
 
+def synth_settings(args: argparse.Namespace, spec, owner: str) -> tuple[DomainOptions, Any, int | None, int | None]:
+    """What ``synth`` checks before it reads any row, with either engine: the domain options, the mechanism
+    (bound now; None for ``-m auto``, chosen by :func:`mechanism_for` once the domain is known), the seed and
+    the row limit."""
+    options = domain_options(args, owner)
+    mechanism = None
+    if spec is None:
+        check_auto_args(args)
+    else:
+        check_takes_categories(spec, options)
+        mechanism = bind_mechanism(spec, args)
+        warn_weak_epsilon(mechanism.epsilon)
+    return options, mechanism, seed_arg(args), max_rows_arg(args)
+
+
+def mechanism_for(args: argparse.Namespace, mechanism, domain: Domain):
+    """The mechanism :func:`synth_settings` bound, or ``-m auto``'s choice for the domain just read."""
+    if mechanism is None:
+        mechanism = bind_auto_mechanism(args, domain)
+        warn_weak_epsilon(mechanism.epsilon)
+    return mechanism
+
+
 def seed_arg(args: argparse.Namespace) -> int | None:
     if args.seed is None:
         return None

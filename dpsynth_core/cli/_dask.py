@@ -44,23 +44,17 @@ from ._common import (
     PROG,
     DomainOptions,
     Heartbeat,
-    bind_auto_mechanism,
-    bind_mechanism,
-    check_auto_args,
     check_not_input,
-    check_takes_categories,
     domain_from_args,
-    domain_options,
     int_arg,
-    max_rows_arg,
+    mechanism_for,
     one_line,
     row_limit,
     say,
     say_running,
-    seed_arg,
+    synth_settings,
     warn,
     warn_clamping,
-    warn_weak_epsilon,
     write_release,
 )
 
@@ -524,23 +518,13 @@ def synth_dask(args: argparse.Namespace, spec) -> int:
     files, kind = _dask_files(args.input)
     check_not_input(args, files)
     owner = f"{PROG} synth"
-    options = domain_options(args, owner)
-    if spec is None:  # -m auto: chosen once the domain is known
-        check_auto_args(args)
-    else:
-        check_takes_categories(spec, options)
-        mechanism = bind_mechanism(spec, args)
-        warn_weak_epsilon(mechanism.epsilon)
-    seed = seed_arg(args)
-    max_rows = max_rows_arg(args)
+    options, mechanism, seed, max_rows = synth_settings(args, spec, owner)  # -m auto: mechanism None
     names: list[str] = []
     try:
         frame, used, summary = _dask_frame(args, files, kind, options)
         domain = domain_from_args(args, used, owner=owner, options=options)
-        if spec is None:
-            mechanism = bind_auto_mechanism(args, domain)
-            spec = mechanism.spec
-            warn_weak_epsilon(mechanism.epsilon)
+        mechanism = mechanism_for(args, mechanism, domain)
+        spec = mechanism.spec
         names = list(domain.numeric_names)  # a non-finite value is reported by its index among these
         if not domain.declared:
             warn("the domain says its bounds or categories were read off the data (provenance 'data'): no release "
