@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_mixed, study_data  # noqa: E402
-from benchmarks.common import RESULTS, machine  # noqa: E402
+from benchmarks.common import RESULTS, run_phases  # noqa: E402
 from dpsynth_core import datasets, run  # noqa: E402
 from dpsynth_core.privacy import gaussian_rho, zcdp_delta  # noqa: E402
 from dpsynth_core.transport.marginals import sparse_utility_loss  # noqa: E402
@@ -123,14 +123,7 @@ def phase_noise(delta: float = 1e-5) -> list[dict]:
 
 
 def main(argv: list[str]) -> None:
-    phases = argv or ["speed", "family", "noise"]
-    payload = json.loads(OUT.read_text()) if OUT.exists() else {}
-    payload.update({"machine": machine(), "description": __doc__})
-    for phase, fn in (("speed", phase_speed), ("family", phase_family), ("noise", phase_noise)):
-        if phase in phases:
-            payload[phase] = fn()
-    OUT.write_text(json.dumps(payload, indent=1, default=float))
-    print("wrote", OUT)
+    run_phases(OUT, __doc__, {"speed": phase_speed, "family": phase_family, "noise": phase_noise}, argv)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_mixed  # noqa: E402
-from benchmarks.common import RESULTS, machine  # noqa: E402
+from benchmarks.common import RESULTS, run_phases  # noqa: E402
 from dpsynth_core import Domain, run  # noqa: E402
 
 OUT = RESULTS / "marginals_wide.json"
@@ -242,14 +242,7 @@ def phase_dask(sizes=(10**7, 10**8), d: int = 6, chunk: int = 1_000_000) -> list
 
 
 def main(argv: list[str]) -> None:
-    phases = argv or ["wide", "switch", "pgm", "dask"]
-    payload = json.loads(OUT.read_text()) if OUT.exists() else {}
-    payload.update({"machine": machine(), "description": __doc__})
-    for phase, fn in (("wide", phase_wide), ("switch", phase_switch), ("pgm", phase_pgm), ("dask", phase_dask)):
-        if phase in phases:
-            payload[phase] = fn()
-    OUT.write_text(json.dumps(payload, indent=1, default=float))
-    print("wrote", OUT)
+    run_phases(OUT, __doc__, {"wide": phase_wide, "switch": phase_switch, "pgm": phase_pgm, "dask": phase_dask}, argv)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_peers  # noqa: E402
-from benchmarks.common import RESULTS, machine  # noqa: E402
+from benchmarks.common import RESULTS, load_cache, machine, put  # noqa: E402
 from dpsynth_core import Domain, run  # noqa: E402
 from dpsynth_core.transport.marginals import mixed_cost  # noqa: E402
 
@@ -241,22 +241,6 @@ def metrics(X: np.ndarray, Y: np.ndarray, dom: Domain) -> dict:
 
 
 # --------------------------------------------------------------------------------------- cache
-def load_cache(path: Path) -> dict:
-    rows = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows[r["key"]] = r
-    return rows
-
-
-def put(rows: dict, row: dict, path: Path) -> None:
-    rows[row["key"]] = row
-    with path.open("a") as f:
-        f.write(json.dumps(row) + "\n")
-
-
 def key(**kw) -> str:
     return json.dumps(kw, sort_keys=True)
 

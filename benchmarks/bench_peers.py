@@ -73,7 +73,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import study_data  # noqa: E402
+from benchmarks import common, study_data  # noqa: E402
 from benchmarks.common import RESULTS, machine  # noqa: E402
 from benchmarks.defaults_study import low_dim_split  # noqa: E402
 from dpsynth_core import Domain, defaults, run  # noqa: E402
@@ -212,19 +212,11 @@ def metrics(X: np.ndarray, Y: np.ndarray, dom: Domain) -> dict:
 
 # --------------------------------------------------------------------------------------- cache
 def load_cache() -> dict:
-    rows = {}
-    if CACHE.exists():
-        for line in CACHE.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows[r["key"]] = r
-    return rows
+    return common.load_cache(CACHE)
 
 
 def put(rows: dict, row: dict) -> None:
-    rows[row["key"]] = row
-    with CACHE.open("a") as f:
-        f.write(json.dumps(row) + "\n")
+    common.put(rows, row, CACHE)
 
 
 def key(**kw) -> str:

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_mixed, bench_peers  # noqa: E402
-from benchmarks.common import RESULTS, machine  # noqa: E402
+from benchmarks.common import RESULTS, load_cache, machine, put  # noqa: E402
 from dpsynth_core import run  # noqa: E402
 
 CACHE = RESULTS / "marginals_misses.jsonl"
@@ -51,22 +51,6 @@ DELTA = bench_peers.DELTA
 
 def key(**kw) -> str:
     return json.dumps(kw, sort_keys=True)
-
-
-def load() -> dict:
-    rows = {}
-    if CACHE.exists():
-        for line in CACHE.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows[r["key"]] = r
-    return rows
-
-
-def put(rows: dict, row: dict) -> None:
-    rows[row["key"]] = row
-    with CACHE.open("a") as f:
-        f.write(json.dumps(row) + "\n")
 
 
 def rule_version() -> int:
@@ -96,7 +80,7 @@ def ours(rows: dict) -> None:
                 put(rows, dict(key=k, bench=bench, table=name, eps=eps, method=f"marginals ({variant})", seed=seed,
                                rule=rule_version(), cpu=cpu, params={q: rel.params.get(q) for q in
                                                                      ("fine", "coarse", "split", "noise", "n_hat")},
-                               **{f: m[f] for f in ("w1", "marg1", "marg2")}))
+                               **{f: m[f] for f in ("w1", "marg1", "marg2")}), CACHE)
             print(f"[ours] {bench} {name} ε={eps:g} {variant}", flush=True)
 
 
@@ -125,7 +109,7 @@ def peers(rows: dict) -> None:
                 k = key(bench=bench, table=name, eps=eps, method=peer, seed=s, bins=bins[peer])
                 m, cpu = _peer_run(bench, name, X, dom, peer, eps, s, bins[peer])
                 put(rows, dict(key=k, bench=bench, table=name, eps=eps, method=peer, seed=s, bins=bins[peer],
-                               cpu=cpu, **m))
+                               cpu=cpu, **m), CACHE)
             print(f"[peers] {bench} {name} ε={eps:g} {peer}: {len(todo)} runs in {time.time() - t0:.0f}s", flush=True)
 
 
@@ -177,7 +161,7 @@ def summarise(rows: dict) -> dict:
 
 def main(argv: list[str]) -> None:
     phases = argv or ["ours", "peers", "summarise"]
-    rows = load()
+    rows = load_cache(CACHE)
     if "ours" in phases:
         ours(rows)
     if "peers" in phases:

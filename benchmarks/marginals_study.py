@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_mixed, bench_peers, study_data  # noqa: E402
-from benchmarks.common import RESULTS, machine  # noqa: E402
+from benchmarks.common import RESULTS, load_cache, machine, put  # noqa: E402
 from dpsynth_core import defaults, run  # noqa: E402
 from dpsynth_core.mechanisms.marginals import plan_layout, plan_noise  # noqa: E402
 from dpsynth_core.transport import wasserstein1  # noqa: E402
@@ -116,16 +116,6 @@ def noise_sds(dom, n: int, eps: float, delta: float | None, split: float, fine: 
 
 
 # ----------------------------------------------------------------------------------------- cache
-def load_cache() -> dict:
-    rows = {}
-    if CACHE.exists():
-        for line in CACHE.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows[r["key"]] = r
-    return rows
-
-
 def key(**kw) -> str:
     return json.dumps(kw, sort_keys=True)
 
@@ -149,9 +139,7 @@ def run_one(rows: dict, *, kind: str, table: str, n: int | None, eps: float, see
                delta=delta, public=public, cpu=cpu, resolved={q: rel.params.get(q) for q in
                                                             ("fine", "coarse", "split", "noise", "fit_iterations")},
                bound=rel.bound, **measure(X, rel.synthetic, dom))
-    rows[k] = row
-    with CACHE.open("a") as f:
-        f.write(json.dumps(row) + "\n")
+    put(rows, row, CACHE)
     return row
 
 
@@ -377,7 +365,7 @@ def main(argv: list[str]) -> None:
             i, k = a.split("=")[1].split("/")
             PART = (int(i), int(k))
     phases = [a for a in argv if not a.startswith("--")]
-    rows = load_cache()
+    rows = load_cache(CACHE)
     if "sweep" in phases:
         phase_sweep(rows)
     fit = None
