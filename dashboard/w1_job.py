@@ -27,9 +27,9 @@ WAIT_SECONDS = 1.0
 class Job:
     """One W1 computation and its latest certified result.
 
-    ``state``: "queued", "running", "done" (the generator ended), "failed" (it raised: ``exception``,
-    ``error`` says what; ``latest`` keeps the last certified result) or "cancelled" (put aside before
-    it started).
+    ``state``: "queued", "running", "parked" (it has a result and its better ones wait for a page to ask:
+    ``rest``), "done" (the generator ended), "failed" (it raised: ``exception``, ``error`` says what;
+    ``latest`` keeps the last certified result) or "cancelled" (put aside before it started).
     """
 
     key: str
@@ -48,6 +48,10 @@ class Job:
     metric: str = "linf"
     #: When a page last asked for the job (:func:`start`, :func:`get`).
     asked: float = field(default_factory=time.perf_counter)
+    #: The rest of a parked job's results (its generator, where it stopped).
+    rest: Iterator[W1Result] | None = field(default=None, repr=False)
+    #: How many pages are waiting in :meth:`wait` now.
+    waiting: int = 0
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     @property
@@ -70,12 +74,16 @@ class Job:
         any), without it None when there is none yet after ``seconds`` (:meth:`waits_for_first`)."""
         deadline = self.started + seconds
         with self._cond:
-            while not self.finished and self.state != "cancelled":
-                late = time.perf_counter() >= deadline
-                if (self.latest is not None and (self.good_enough(target) or late)) or (late and not first):
-                    break
-                timeout = None if self.latest is None and first else max(deadline - time.perf_counter(), 0.0)
-                self._cond.wait(timeout=timeout if timeout is None else min(timeout, 0.5))
+            self.waiting += 1
+            try:
+                while not self.finished and self.state not in ("cancelled", "parked"):
+                    late = time.perf_counter() >= deadline
+                    if (self.latest is not None and (self.good_enough(target) or late)) or (late and not first):
+                        break
+                    timeout = None if self.latest is None and first else max(deadline - time.perf_counter(), 0.0)
+                    self._cond.wait(timeout=timeout if timeout is None else min(timeout, 0.5))
+            finally:
+                self.waiting -= 1
             return self.latest
 
     @property

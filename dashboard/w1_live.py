@@ -15,8 +15,8 @@ is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always cer
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
 :data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
 older waiting ones are put aside (``state == "cancelled"``) and restarted by :func:`resume` when a page
-asks for them again; so is the rest of a job no page has asked for in :data:`ABANDON_SECONDS` (the student
-moved on). Plain Python: no Streamlit here.
+asks for them again. A job's better results are computed only for a page that asks for them: the rest of a
+job is parked when no page is waiting for it and goes on when a page asks (:func:`get`, :func:`start`). Plain Python: no Streamlit here.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ __all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "ABANDON_SECONDS"
 MAX_JOBS = 64
 #: Jobs waiting for the worker beyond this many are put aside, oldest first.
 MAX_QUEUED = 2
-#: A job's better results are computed only while a page asks for it: after this many seconds without a
-#: page asking, the rest of it is put aside (a page that shows a bracket asks twice a second).
+#: A job's better results are computed only while a page asks for it: when the second worker gets to a job no
+#: page has asked for in this many seconds, the rest of it is parked again (a page showing a bracket asks
+#: twice a second).
 ABANDON_SECONDS = 5.0
 
 
@@ -64,20 +65,43 @@ _pools: dict[str, ThreadPoolExecutor] = {}
 
 
 def _first_then_refine(job: Job) -> None:
-    """The first worker's part of a job: its first result, then the rest is handed to the second worker, so
-    that a long exact solve never holds back the next page's first result."""
+    """The first worker's part of a job: its first result; the rest goes to the second worker, so that a long
+    exact solve never holds back the next page's first result -- at once when a page is waiting for a better
+    result, otherwise when a page asks for it (:func:`_park`)."""
     it = begin(job)
     if it is not None and advance(job, it, first_only=True):
-        _pool("refine").submit(_refine, job, it)
+        with job._cond:
+            waited = job.waiting > 0
+        if waited:
+            _pool("refine").submit(_refine, job, it)
+        else:
+            _park(job, it)
+
+
+def _park(job: Job, it: Iterator[W1Result]) -> None:
+    """Keep the rest of a job for when a page asks for it (:func:`_unpark`): a page that shows a bracket asks
+    twice a second; a page that was left, or a test that never polls, does not, and the better results are
+    not computed for nobody."""
+    with job._cond:
+        job.rest = it
+        job.state = "parked"
+        job._cond.notify_all()
+
+
+def _unpark(job: Job) -> None:
+    """A page asks for a parked job: the rest of it goes to the second worker."""
+    with job._cond:
+        if job.state != "parked":
+            return
+        it, job.rest, job.state = job.rest, None, "running"
+    _pool("refine").submit(_refine, job, it)
 
 
 def _refine(job: Job, it: Iterator[W1Result]) -> None:
     """The second worker's part: the better results, unless no page has asked for the job for
-    :data:`ABANDON_SECONDS` (a page showing a bracket asks every half second); then it is put aside with its
-    result so far, and :func:`resume` starts it again if a page asks."""
+    :data:`ABANDON_SECONDS` while it waited for this worker (the student moved on): then it is parked again."""
     if time.perf_counter() - job.asked > ABANDON_SECONDS:
-        it.close()
-        job._publish(state="cancelled")
+        _park(job, it)
         return
     advance(job, it)
 
@@ -132,6 +156,7 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
     if job is not None:
         if job.state == "cancelled":
             resume(job)
+        _unpark(job)
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
@@ -161,7 +186,9 @@ def get(key: str) -> Job | None:
         job = _jobs.get(key)
         if job is not None:
             job.asked = time.perf_counter()
-        return job
+    if job is not None:
+        _unpark(job)
+    return job
 
 
 def _evict() -> None:
@@ -169,8 +196,10 @@ def _evict() -> None:
     excess = len(_jobs) - MAX_JOBS
     if excess <= 0:
         return
-    for key in [k for k, j in _jobs.items() if j.finished or j.state == "cancelled"][:excess]:
-        del _jobs[key]
+    for key in [k for k, j in _jobs.items() if j.finished or j.state in ("cancelled", "parked")][:excess]:
+        job = _jobs.pop(key)
+        if job.rest is not None:
+            job.rest.close()
 
 
 def clear() -> None:

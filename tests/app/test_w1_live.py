@@ -82,6 +82,14 @@ def test_a_long_exact_solve_does_not_hold_back_the_next_pages_first_result():
     previous = w1_live.set_runner(None)  # the default runner: the two worker threads
     try:
         a, b = w1_live.Job("slow", "then_exact", slow), w1_live.Job("quick", "then_exact", quick)
+        # a page waits for A's better result (otherwise its rest would be parked: the next test)
+        threading.Thread(target=a.wait, kwargs={"seconds": 60}, daemon=True).start()
+        with a._cond:  # until the waiter is in: nothing notifies that, so look every 10 ms (a 30 s hang guard)
+            for _ in range(3000):
+                if a.waiting:
+                    break
+                a._cond.wait(0.01)
+            assert a.waiting == 1
         w1_live.submit(a)
         assert solving.wait(30), "job A never reached its exact stage"
         w1_live.submit(b)
@@ -99,30 +107,46 @@ def test_a_long_exact_solve_does_not_hold_back_the_next_pages_first_result():
         w1_live.set_runner(previous)
 
 
-def test_the_rest_of_a_job_no_page_asks_for_is_put_aside_and_resumed_when_asked(monkeypatch):
-    """A job whose page was left: its better results are not computed (the first bracket stays); a page asking
-    again restarts it, and a restart's first bracket does not replace the narrower one already shown."""
+def test_the_rest_of_a_job_goes_on_only_when_a_page_asks_for_it():
+    """A job nobody waits for after its first result (a page that was left, a test that never polls) is parked:
+    its better results are not computed until a page asks (``get``); one whose page left while it waited for
+    the second worker is parked again; a restart's first bracket never replaces a narrower one."""
+    import threading
+
     calls: list = []
+    solved = threading.Event()
 
     def results():
         calls.append(1)
         yield _bracket(0.3, 0.6)
         yield wasserstein1(np.zeros((2, 2)), np.ones((2, 2)), return_result=True)
+        solved.set()
 
-    job = w1_live.Job("left", "then_exact", results)
-    job.asked -= w1_live.ABANDON_SECONDS + 1  # nobody asked for it since long before its first result
-    it = w1_job.begin(job)
-    assert w1_job.advance(job, it, first_only=True)  # its first bracket; more may come
-    w1_live._refine(job, it)
-    assert job.state == "cancelled" and not job.exact and (job.latest.lower, job.latest.upper) == (0.3, 0.6)
-    job.latest = _bracket(0.5, 0.55)  # narrower than what a restart yields first
-    shown_before_exact: list = []
-    # run a resumed job here, whole; just before its exact value, see what the page would show
-    previous = w1_live.set_runner(lambda j: w1_live.run(j, before_exact=lambda: shown_before_exact.append(
-        (j.latest.lower, j.latest.upper))))
+    previous = w1_live.set_runner(None)  # the default runner: the two worker threads
     try:
-        w1_live.resume(job)
+        w1_live.clear()
+        job = w1_live.Job("parked", "then_exact", results)
+        w1_live.submit(job)  # nobody waits for it
+        with job._cond:
+            assert job._cond.wait_for(lambda: job.state == "parked", timeout=30), job.state
+        assert not solved.is_set() and (job.latest.lower, job.latest.upper) == (0.3, 0.6)
+        with w1_live._lock:
+            w1_live._jobs[job.key] = job
+        assert w1_live.get(job.key) is job  # a page asks: the rest goes on
+        assert solved.wait(30) and len(calls) == 1
+        with job._cond:
+            assert job._cond.wait_for(lambda: job.finished, timeout=30)
+        assert job.exact and job.latest.value == 1.0
     finally:
         w1_live.set_runner(previous)
-    assert len(calls) == 2 and job.state == "done" and job.exact and job.latest.value == 1.0
-    assert shown_before_exact == [(0.5, 0.55)]  # the restart's wider first bracket (0.3, 0.6) did not replace it
+        w1_live.clear()
+
+    left = w1_live.Job("left", "then_exact", results)
+    left.asked -= w1_live.ABANDON_SECONDS + 1  # its page was left before the second worker got to it
+    it = w1_job.begin(left)
+    assert w1_job.advance(left, it, first_only=True)
+    w1_live._refine(left, it)
+    assert left.state == "parked" and not left.exact
+    left.latest = _bracket(0.5, 0.55)  # narrower than the (0.3, 0.6) a restart yields first
+    left._publish(_bracket(0.3, 0.6))
+    assert (left.latest.lower, left.latest.upper) == (0.5, 0.55)
