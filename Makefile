@@ -28,6 +28,10 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	( $(BIN)/python -m pip install --quiet -c constraints.txt uv && \
 	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev]' ) || \
 	  $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	@# numba compiles the W1 solvers' kernels here, once, and caches them beside the code (about 10 s); otherwise
+	@# every process that first needed them compiled them again (both test workers at once, the browser tests'
+	@# server, the first visit after `make run`). A kernel edited later is compiled again on its first call.
+	$(BIN)/python -c "import serve; serve.warm_solvers()"
 	touch $(STAMP)
 	@echo "the dpsynth command is installed in .venv: run 'source .venv/bin/activate' to put it on your PATH"
 

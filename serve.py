@@ -6,7 +6,7 @@ and ``scipy.stats``: about 1.2 s together on a 2-core machine) are imported once
 starts, in the lifespan hook, instead of inside the first visitor's first run. ``streamlit run
 app.py`` still works; its first visit just pays those imports.
 
-The hook also runs the W1 solvers once on a few hundred generated points (:func:`_warm_solvers`): the
+The hook also runs the W1 solvers once on a few hundred generated points (:func:`warm_solvers`): the
 sparse method's compiled kernels (numba, cached on disk) are loaded on their first call, about 0.5 s on a
 2-core machine, which the first visitor's headline would otherwise wait for. Only code is warmed: no
 page's cache is filled, so a first visit still computes its release and its W1.
@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _warm_solvers() -> None:
+def warm_solvers() -> None:
     """W1 between two sets of 300 generated points in the unit square, by the headline's sparse method and by
     its proven interval: loads the compiled kernels (k-d tree, network simplex) and the solvers' modules."""
     import numpy as np
@@ -48,7 +48,7 @@ async def _warm(_app):
     import dashboard.ui  # noqa: F401  (dpsynth_core, NumPy, SciPy, Plotly)
 
     t1 = time.perf_counter()
-    _warm_solvers()
+    warm_solvers()
     print(f"dpsynth: libraries imported in {t1 - t0:.2f} s, W1 solvers loaded in {time.perf_counter() - t1:.2f} s",
           flush=True)
     yield

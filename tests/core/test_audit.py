@@ -367,15 +367,19 @@ AUDITS: dict[str, list[Case]] = {
     ],
     "marginals": [
         # Explicit bins and a public size: the whole ε on the tables the statistic reads (4 fine bins, 2 coarse);
-        # few Monte Carlo draws and fit steps (post-processing of the tables) keep a release fast.
-        Case("add", marginal_table_shift, 1000, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
-                                                     iterations=5), point=ADD_POINT),
-        # Gaussian noise with δ: the audit's bound at that δ.
-        Case("add", marginal_table_shift, 1000, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
-                                                     iterations=5, noise="gaussian"), point=ADD_POINT, delta=1e-3),
-        # Replace, on a numeric and a categorical column: a record moved to another category and numeric bin.
-        Case("move", marginal_table_shift, 1000, dict(fine=4, coarse=2, neighbours="replace", mc_draws=9, beta=0.1,
-                                                      iterations=5), point=[0.9, 2.0], index=1,
+        # few Monte Carlo draws and fit steps (post-processing of the tables) keep a release fast. 2ε: 1.33
+        Case("add", marginal_table_shift, 600, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
+                                                    iterations=5), point=ADD_POINT),
+        # Gaussian noise with δ = 1e-3: threshold-free, but a Gaussian's loss at this δ is mostly in its tails, so
+        # no trial count up to 1500 reaches 2ε (min ε̂ 0.03 at 600, 0.53 at 1000); at 600 a mechanism calibrated
+        # for 4ε is called a violation (min 1.02; 3ε: 0.62). The Gaussian scale itself is tested in
+        # tests/core/test_marginals.py and the zCDP conversion in tests/core/test_zcdp.py.
+        Case("add", marginal_table_shift, 600, dict(fine=4, coarse=2, n_public=30, mc_draws=9, beta=0.1,
+                                                    iterations=5, noise="gaussian"), point=ADD_POINT, delta=1e-3),
+        # Replace, on a numeric and a categorical column: a record moved to another category and numeric bin. A
+        # 2ε calibration is not caught at 600 or 1000 trials (min 0.47 both); 3ε is at 600 (min 1.02; 4ε: 1.44).
+        Case("move", marginal_table_shift, 600, dict(fine=4, coarse=2, neighbours="replace", mc_draws=9, beta=0.1,
+                                                     iterations=5), point=[0.9, 2.0], index=1,
              data=np.column_stack([np.random.default_rng(1).random(30), np.arange(30) % 2]),
              domain=Domain([0.0], [1.0], names=("x", "c"), categories={"c": ["a", "b", "c"]}),
              note="numeric and categorical columns"),
