@@ -3,9 +3,7 @@
 The exact W1 at the dashboard's default size (n = 5000, d = 2) takes one to three seconds, longer than a
 page should wait, but the library's progressive policy (:func:`dpsynth_core.transport.progressive_w1`)
 gives certified brackets well before. This module only SCHEDULES that policy: a :class:`Job` runs the
-library's successive certified results in the background and keeps the latest: its first result in one
-worker thread, the better ones in a second, so that a long exact solve (seconds at the slider's ends, where
-a release can have many times the data's rows) never holds back the next page's first result; the page
+library's successive certified results in ONE background worker thread and keeps the latest; the page
 waits (:meth:`Job.wait`) until the bracket is at most :data:`TARGET` of its upper end wide, or the result
 is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always certified: "exact", or
 "certified to lie in [a, b]"). The headline's fragment then polls the job until it is exact
@@ -15,36 +13,38 @@ is exact, or :data:`WAIT_SECONDS` have passed, and shows what it has (always cer
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
 :data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
 older waiting ones are put aside (``state == "cancelled"``) and restarted by :func:`resume` when a page
-asks for them again. A job's better results are computed only for a page that asks for them: the rest of a
-job is parked when no page is waiting for it and goes on when a page asks (:func:`get`, :func:`start`). Plain Python: no Streamlit here.
+asks for them again. Plain Python: no Streamlit here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dpsynth_core.transport import W1Result, plan_metric, progressive_plan, progressive_w1
 
-from .w1_job import TARGET, WAIT_SECONDS, Job, advance, begin, run
+__all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "Job", "job_key", "start", "get", "resume",
+           "set_runner", "run", "clear"]
 
-__all__ = ["TARGET", "WAIT_SECONDS", "MAX_JOBS", "MAX_QUEUED", "ABANDON_SECONDS", "Job", "submit", "job_key",
-           "start", "get", "resume", "set_runner", "run", "clear"]
+_LOG = logging.getLogger("dpsynth.dashboard")
 
+#: The headline's bracket is good enough to show when its width is at most this fraction of its upper end.
+TARGET = 0.01
+#: The longest the page waits for such a bracket (then it shows the latest certified result it has; it
+#: always waits for the first one).
+WAIT_SECONDS = 1.0
 #: Jobs kept in the store (finished ones are evicted first, oldest first).
 MAX_JOBS = 64
 #: Jobs waiting for the worker beyond this many are put aside, oldest first.
 MAX_QUEUED = 2
-#: A job's better results are computed only while a page asks for it: when the second worker gets to a job no
-#: page has asked for in this many seconds, the rest of it is parked again (a page showing a bracket asks
-#: twice a second).
-ABANDON_SECONDS = 5.0
 
 
 def job_key(X: np.ndarray, Y: np.ndarray, dom: str, metric: str = "linf") -> str:
@@ -59,62 +59,129 @@ def job_key(X: np.ndarray, Y: np.ndarray, dom: str, metric: str = "linf") -> str
     return h.hexdigest()
 
 
+@dataclass
+class Job:
+    """One W1 computation and its latest certified result.
+
+    ``state``: "queued", "running", "done" (the generator ended), "failed" (it raised: ``exception``,
+    ``error`` says what; ``latest`` keeps the last certified result) or "cancelled" (put aside before
+    it started).
+    """
+
+    key: str
+    plan: str
+    make: Callable[[], Iterator[W1Result]]
+    latest: W1Result | None = None
+    state: str = "queued"
+    error: str | None = None
+    exception: BaseException | None = None
+    started: float = field(default_factory=time.perf_counter)
+    history: list = field(default_factory=list)
+    #: The points (X, Y) the job measures (kept for a restart; what a caller checks a result against).
+    inputs: tuple | None = field(default=None, repr=False)
+    #: The metric the library's policy reads (:func:`~dpsynth_core.transport.plan_metric`: "mixed" on
+    #: categorical columns).
+    metric: str = "linf"
+    _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        """No better result will come (done or failed)."""
+        return self.state in ("done", "failed")
+
+    @property
+    def exact(self) -> bool:
+        return self.latest is not None and bool(self.latest.exact)
+
+    def good_enough(self, target: float = TARGET) -> bool:
+        """Exact, or a bracket at most ``target`` of its upper end wide."""
+        r = self.latest
+        return r is not None and (r.exact or r.upper - r.lower <= target * max(r.upper, 1e-300))
+
+    def wait(self, target: float = TARGET, seconds: float = WAIT_SECONDS, *, first: bool = True) -> W1Result | None:
+        """The latest result once it is good enough, or the job finished, or ``seconds`` passed since the
+        job started; with ``first`` never before the first result (None only when the job failed without
+        any), without it None when there is none yet after ``seconds`` (:meth:`waits_for_first`)."""
+        deadline = self.started + seconds
+        with self._cond:
+            while not self.finished and self.state != "cancelled":
+                late = time.perf_counter() >= deadline
+                if (self.latest is not None and (self.good_enough(target) or late)) or (late and not first):
+                    break
+                timeout = None if self.latest is None and first else max(deadline - time.perf_counter(), 0.0)
+                self._cond.wait(timeout=timeout if timeout is None else min(timeout, 0.5))
+            return self.latest
+
+    @property
+    def waits_for_first(self) -> bool:
+        """Whether a page waits for the first result: the library's interactive budget gives it within about a
+        second (dense POT, the sparse method's first round, the grid), except the "interval" method's, whose
+        cost grows with the rows (seconds at 200,000 rows; :func:`~dpsynth_core.transport.plan_w1`), which the
+        page shows while it comes (:attr:`progress`)."""
+        return self.interval_rows is None
+
+    @property
+    def interval_rows(self) -> tuple[int, int] | None:
+        """(n, m) when the job's first results are the interval method's (a mixed or l2 table beyond the
+        interactive budget's exact sizes), else None."""
+        if self.inputs is None or self.plan in ("exact", "rounds"):
+            return None
+        n, m = self.inputs[0].shape[0], self.inputs[1].shape[0]
+        return (n, m) if self.metric in ("mixed", "l2") else None
+
+    @property
+    def progress(self) -> float | None:
+        """How far the interval method's computation is (its cells solved, 0 to 1; 0 before its first
+        interval), None for the other methods (their results come within the page's wait)."""
+        if self.interval_rows is None:
+            return None
+        details = {} if self.latest is None else self.latest.details
+        cells = details.get("cells")
+        return float(details.get("cells_solved", 0)) / cells if cells else 0.0
+
+    def _publish(self, res: W1Result | None = None, state: str | None = None, error: str | None = None) -> None:
+        with self._cond:
+            if res is not None:
+                self.latest = res
+                self.history.append((time.perf_counter() - self.started, float(res.lower), float(res.upper),
+                                     bool(res.exact)))
+            if state is not None:
+                self.state = state
+            if error is not None:
+                self.error = error
+            self._cond.notify_all()
+
+
 _lock = threading.Lock()
 _jobs: OrderedDict[str, Job] = OrderedDict()
-_pools: dict[str, ThreadPoolExecutor] = {}
+_executor: ThreadPoolExecutor | None = None
 
 
-def _first_then_refine(job: Job) -> None:
-    """The first worker's part of a job: its first result; the rest goes to the second worker, so that a long
-    exact solve never holds back the next page's first result -- at once when a page is waiting for a better
-    result, otherwise when a page asks for it (:func:`_park`)."""
-    it = begin(job)
-    if it is not None and advance(job, it, first_only=True):
-        with job._cond:
-            waited = job.waiting > 0
-        if waited:
-            _pool("refine").submit(_refine, job, it)
-        else:
-            _park(job, it)
-
-
-def _park(job: Job, it: Iterator[W1Result]) -> None:
-    """Keep the rest of a job for when a page asks for it (:func:`_unpark`): a page that shows a bracket asks
-    twice a second; a page that was left, or a test that never polls, does not, and the better results are
-    not computed for nobody."""
+def run(job: Job, *, before_exact: Callable[[], None] | None = None) -> None:
+    """What the worker does with a job: drive its generator, publishing every result (nothing when the
+    job was put aside meanwhile). ``before_exact`` is called before an exact result is published (a test
+    holds the exact value back with it)."""
     with job._cond:
-        job.rest = it
-        job.state = "parked"
-        job._cond.notify_all()
-
-
-def _unpark(job: Job) -> None:
-    """A page asks for a parked job: the rest of it goes to the second worker."""
-    with job._cond:
-        if job.state != "parked":
+        if job.state != "queued":  # put aside meanwhile
             return
-        it, job.rest, job.state = job.rest, None, "running"
-    _pool("refine").submit(_refine, job, it)
-
-
-def _refine(job: Job, it: Iterator[W1Result]) -> None:
-    """The second worker's part: the better results, unless no page has asked for the job for
-    :data:`ABANDON_SECONDS` while it waited for this worker (the student moved on): then it is parked again."""
-    if time.perf_counter() - job.asked > ABANDON_SECONDS:
-        _park(job, it)
-        return
-    advance(job, it)
-
-
-def _pool(name: str) -> ThreadPoolExecutor:
-    with _lock:
-        if name not in _pools:
-            _pools[name] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"dpsynth-w1-{name}")
-        return _pools[name]
+        job.state = "running"
+    try:
+        for res in job.make():
+            if res.exact and before_exact is not None:
+                before_exact()
+            job._publish(res)
+        job._publish(state="done")
+    except Exception as exc:  # noqa: BLE001 - the headline keeps its last certified result and says so
+        _LOG.error("background W1 failed", exc_info=exc)
+        job.exception = exc
+        job._publish(state="failed", error=f"{type(exc).__name__}: {exc}")
 
 
 def _default_runner(job: Job) -> None:
-    _pool("first").submit(_first_then_refine, job)
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpsynth-w1")
+    _executor.submit(run, job)
 
 
 _runner: Callable[[Job], None] = _default_runner
@@ -127,11 +194,6 @@ def set_runner(runner: Callable[[Job], None] | None) -> Callable[[Job], None]:
     previous = _runner
     _runner = runner or _default_runner
     return previous
-
-
-def submit(job: Job) -> None:
-    """Queue a job (:func:`start` does this for new inputs; a test queues jobs of its own making)."""
-    _submit(job)
 
 
 def _submit(job: Job) -> None:
@@ -152,11 +214,9 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
         job = _jobs.get(key)
         if job is not None:
             _jobs.move_to_end(key)
-            job.asked = time.perf_counter()
     if job is not None:
         if job.state == "cancelled":
             resume(job)
-        _unpark(job)
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
@@ -183,12 +243,7 @@ def resume(job: Job) -> None:
 def get(key: str) -> Job | None:
     """The stored job of this key, or None (evicted or never started)."""
     with _lock:
-        job = _jobs.get(key)
-        if job is not None:
-            job.asked = time.perf_counter()
-    if job is not None:
-        _unpark(job)
-    return job
+        return _jobs.get(key)
 
 
 def _evict() -> None:
@@ -196,10 +251,8 @@ def _evict() -> None:
     excess = len(_jobs) - MAX_JOBS
     if excess <= 0:
         return
-    for key in [k for k, j in _jobs.items() if j.finished or j.state in ("cancelled", "parked")][:excess]:
-        job = _jobs.pop(key)
-        if job.rest is not None:
-            job.rest.close()
+    for key in [k for k, j in _jobs.items() if j.finished or j.state == "cancelled"][:excess]:
+        del _jobs[key]
 
 
 def clear() -> None:

@@ -10,9 +10,6 @@ every pair; larger k lists the most violated pairs of each row.
 :func:`heap_tree` builds the tree (a balanced kd-tree laid out as a heap: node h has children 2h+1,
 2h+2; leaves of ``leaf`` points, padding marked -1). Used by the ground metrics of
 :mod:`dpsynth_core.transport.metrics`.
-
-Every kernel is compiled with ``nogil=True``: they touch no Python object, and the dashboard solves W1 in
-background threads, where a kernel holding the interpreter's lock stalled every page's script meanwhile.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ import numpy as np
 LINF, L1, L2 = 0, 1, 2
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _dist(x, y, metric):
     s = 0.0
     if metric == LINF:
@@ -42,7 +39,7 @@ def _dist(x, y, metric):
     return np.sqrt(s)
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _boxdist(x, lo, hi, metric):
     s = 0.0
     for t in range(x.shape[0]):
@@ -64,7 +61,7 @@ def _boxdist(x, lo, hi, metric):
     return s
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def node_pmin(price, idxl, L):
     """min price per heap node (leaves from the points, padding = +inf), bottom-up."""
     nleaf = idxl.shape[0]
@@ -85,7 +82,7 @@ def node_pmin(price, idxl, L):
     return pm
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _topk(x, metric, lo, hi, pm, Yl, idxl, price, base, stack, bv, bi, tau):
     """The len(bv) smallest c(x, y_j) + p_j (ascending) into bv / bi by depth-first branch and bound
     (nearer child first), pruning nodes whose bound is >= (current K-th value) - tau; tau = 0: exact.
@@ -135,7 +132,7 @@ def _topk(x, metric, lo, hi, pm, Yl, idxl, price, base, stack, bv, bi, tau):
     return nv
 
 
-@nb.njit(cache=True, nogil=True, parallel=True)
+@nb.njit(cache=True, parallel=True)
 def c_knn(X, k, tau, metric, lo, hi, pm, Yl, idxl, price):
     """For every i: the k smallest values of c(x_i, y_j) + p_j over all j (ascending) and their j,
     by branch and bound over the kd-tree (:func:`_topk`), pruning nodes whose bound is >= (k-th best so

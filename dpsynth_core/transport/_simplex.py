@@ -31,10 +31,6 @@ of the basis (a spanning tree).
 Nothing returned here is trusted blindly: the caller checks that the flow is non-negative and
 conserves every supply before taking its cost as an upper bound, and the lower bound comes from the
 c-transform of the potentials over all pairs, which is a valid bound whatever the potentials are.
-
-Every kernel is compiled with ``nogil=True`` (they touch no Python object): the dashboard solves W1 in
-background threads, and a pivot holding the interpreter's lock stalled every page's script meanwhile (a page
-run took 11.8 s instead of 0.64 s while a 28 s exact solve ran beside it).
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ import numpy as np
 __all__ = ["build_tree", "pivot", "flow_is_feasible"]
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _find(uf, x):
     r = x
     while uf[r] != r:
@@ -57,7 +53,7 @@ def _find(uf, x):
     return r
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _spanning_arcs(N, src, dst, cost, flow, pot_hint):
     """The arcs of a spanning tree, joined by union-find: every arc with positive flow, then arcs tight under
     ``pot_hint``, then any. Returns ``(ok, in_tree)``; ``ok`` is False when the arcs with flow contain a cycle
@@ -90,7 +86,7 @@ def _spanning_arcs(N, src, dst, cost, flow, pot_hint):
     return added == N - 1, in_tree
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _tree_adjacency(N, src, dst, in_tree):
     """The tree's adjacency in CSR form: the arcs at node v are ``adj[deg[v]:deg[v + 1]]``."""
     E = src.size
@@ -112,7 +108,7 @@ def _tree_adjacency(N, src, dst, in_tree):
     return deg, adj
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def build_tree(N, src, dst, cost, flow, pot_hint, root):
     """A spanning-tree basis containing every arc with positive flow.
 
@@ -160,7 +156,7 @@ def build_tree(N, src, dst, cost, flow, pot_hint, root):
     return (True, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib)
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _unlink(v, parent, first_child, next_sib, prev_sib):
     p = parent[v]
     pv, nv = prev_sib[v], next_sib[v]
@@ -174,7 +170,7 @@ def _unlink(v, parent, first_child, next_sib, prev_sib):
     next_sib[v] = -1
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, inline="always")
 def _link(v, p, first_child, next_sib, prev_sib):
     nxt = first_child[p]
     next_sib[v] = nxt
@@ -184,7 +180,7 @@ def _link(v, p, first_child, next_sib, prev_sib):
     first_child[p] = v
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _price(src, dst, cost, pot, in_tree, start, block):
     """Block search: the arc of most negative reduced cost in the first block (of ``block`` arcs from
     ``start``, cyclically) that has one; -1 when no arc has a negative reduced cost. Returns (arc, next
@@ -211,7 +207,7 @@ def _price(src, dst, cost, pot, in_tree, start, block):
     return best, e
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _cycle(s, t, src, flow, parent, pred, depth, spath, tpath):
     """The cycle of the entering arc s -> t: the tree paths from s and t up to their apex (into spath,
     tpath), the flow ``delta`` it can carry (the smallest flow of its backward arcs: on t's path the arcs
@@ -251,7 +247,7 @@ def _cycle(s, t, src, flow, parent, pred, depth, spath, tpath):
     return ns, nt, delta, -1, 0  # not reached: costs >= 0 leave every cycle a backward arc
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _augment(best, delta, src, flow, pred, spath, ns, tpath, nt):
     """Move ``delta`` around the cycle: up on the entering arc and the forward arcs, down on the backward ones."""
     flow[best] += delta
@@ -263,7 +259,7 @@ def _augment(best, delta, src, flow, pred, spath, ns, tpath, nt):
         flow[arc] += -delta if src[arc] == spath[k] else delta
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _rehang(q, r, best, leave, src, cost, parent, pred, depth, pot, first_child, next_sib, prev_sib, stack):
     """The subtree below the leaving arc (``pred[leave]``), which holds q, hangs again from r by the
     entering arc ``best``: the path q .. leave is reversed, then depths and potentials of the moved
@@ -299,7 +295,7 @@ def _rehang(q, r, best, leave, src, cost, parent, pred, depth, pot, first_child,
             c = next_sib[c]
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def pivot(src, dst, cost, flow, in_tree, parent, pred, depth, pot, first_child, next_sib, prev_sib,
           max_pivots):
     """Primal simplex from the given basis until no arc has a negative reduced cost (returns
@@ -331,7 +327,7 @@ def pivot(src, dst, cost, flow, in_tree, parent, pred, depth, pot, first_child, 
             _rehang(s, t, best, leave, src, cost, parent, pred, depth, pot, first_child, next_sib, prev_sib, stack)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _net_flow(N, src, dst, flow):
     net = np.zeros(N, dtype=np.int64)
     for e in range(src.size):
