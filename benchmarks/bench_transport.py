@@ -371,6 +371,51 @@ def mixed_section(sizes=(1000, 2000, 3000, 5000)) -> dict:
     return out
 
 
+def unbalanced_mixed_section(pairs=((400, 2000), (400, 6000), (400, 18_000), (1000, 4000), (1000, 12_000),
+                                     (2000, 8000), (2000, 2000))) -> dict:
+    """W1 under the mixed metric when the release is much larger than the data (a small table at a small ε
+    under add/remove: the noisy size can be many times n): dense POT (``wasserstein1(method="pot")``, with its
+    duality check) against the exact sparse method (``method="sparse"``) on the clinic table's shape, the data
+    n rows of the generator and the release m rows either of another sample ("sample") or uniform over the
+    declared domain ("uniform": what a release at ε = 0.001 looks like). Ratios sparse / POT in the same run.
+    Writes benchmarks/results/mixed_w1_unbalanced.json."""
+    from dpsynth_core.datasets import clinic
+
+    warm_up()
+    X, Y, dom = mixed_instance("pmm", 300, 1)
+    wasserstein1(X, Y, domain=dom, method="sparse")  # the embedding's kernels: already compiled, load once
+    out: dict = {"note": (
+        "W1 under the mixed metric, n data rows against m release rows with m up to 45 n (the clinic table's shape: "
+        "3 numeric, 3 categorical columns). pot_s: wasserstein1(method='pot') (dense, with its dual check); "
+        "sparse_s: wasserstein1(method='sparse'), exact. Shared 2-core machine: read the ratios; load averages "
+        "recorded."), "runs": []}
+    rng = np.random.default_rng(11)
+    for n, m in pairs:
+        for kind in ("sample", "uniform"):
+            ds = clinic(n, rng=3)
+            if kind == "sample":
+                Y = clinic(m, rng=4).X
+            else:
+                dom = ds.domain  # uniform: numeric columns over their bounds, categories equally likely
+                Y = rng.random((m, dom.d))
+                Y[:, dom.numeric_index] = dom.lower_array + Y[:, dom.numeric_index] * dom.widths
+                for j, k in zip(dom.categorical_index, dom.category_sizes, strict=True):
+                    Y[:, j] = np.floor(Y[:, j] * k)
+            lo = load()
+            tp, rp = timed(lambda X=ds.X, Y=Y, dom=ds.domain: wasserstein1(X, Y, domain=dom, method="pot",
+                                                                         return_result=True))
+            ts, rs = timed(lambda X=ds.X, Y=Y, dom=ds.domain: wasserstein1(X, Y, domain=dom, method="sparse",
+                                                                         return_result=True))
+            rec = {"kind": kind, "n": n, "m": m, "pairs": n * m, "pot_s": tp, "sparse_s": ts, "ratio": ts / tp,
+                   "w1_pot": rp.value, "w1_sparse": rs.value, "both_exact": bool(rp.exact and rs.exact),
+                   "load_before": lo, "load_after": load()}
+            out["runs"].append(rec)
+            print(f"mixed unbalanced {kind} n={n} m={m}: POT {tp:.2f}s sparse {ts:.2f}s x{rec['ratio']:.2f} "
+                  f"(W1 {rp.value:.5g} / {rs.value:.5g}), load {lo:.1f}", flush=True)
+            write("mixed_w1_unbalanced", out)
+    return out
+
+
 def repeats_5000(k: int = 5) -> dict:
     """The n = 5000 acceptance ratios k times (fresh instances, seeds 100..100+k-1), dense POT timed just
     before the sparse runs of the same instance: how much one run's ratio moves with the machine.
@@ -518,6 +563,8 @@ if __name__ == "__main__":
         write(f"exact_w1_{n_large}", {"large": large([n_large])})
     elif "--mixed" in sys.argv:
         mixed_section()
+    elif "--unbalanced" in sys.argv:
+        unbalanced_mixed_section()
     elif "--huge" in sys.argv:
         huge()
     elif "--dims" in sys.argv:  # d >= 4: POT, sparse and the grid (benchmarks/results/exact_w1_dims.json)

@@ -51,7 +51,7 @@ from .interval import marginal_lower_bound, plan_upper_bound
 from .marginals import marginal_subsets, sparse_utility_loss
 from .metrics import GroundMetric, LpMetric, MixedMetric, mixed_cost
 from .policy import W1Plan, plan_w1
-from .progressive import PLANS, certified_w1, plan_metric, progressive_plan, progressive_w1
+from .progressive import PLANS, certified_w1, first_w1, plan_metric, progressive_plan, progressive_w1
 from .sliced import sliced_w1
 from .sparse import check_dual_certificate
 from .w1 import (
@@ -84,6 +84,7 @@ __all__ = [
     "progressive_plan",
     "plan_metric",
     "certified_w1",
+    "first_w1",
     "PLANS",
     "GroundMetric",
     "LpMetric",

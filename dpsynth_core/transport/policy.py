@@ -18,7 +18,7 @@ from . import flows
 from .dense import POT_MAX_PAIRS
 
 __all__ = ["W1Plan", "plan_w1", "BUDGETS", "BUDGET_SPARSE", "AUTO_POT_PAIRS", "AUTO_MIXED_POT_PAIRS",
-           "AUTO_SPARSE_MAX_POINTS", "L2_SPARSE_MAX_POINTS"]
+           "AUTO_MIXED_SMALL_SIDE", "AUTO_MIXED_UNBALANCED_PAIRS", "AUTO_SPARSE_MAX_POINTS", "L2_SPARSE_MAX_POINTS"]
 
 #: What ``method="auto"`` may spend: None (exact wherever an exact method fits the machine),
 #: "interactive" (well under a second per solve: a page that recomputes on every click),
@@ -33,6 +33,14 @@ AUTO_POT_PAIRS = 1_500_000
 #: it the sparse method (measured crossover, benchmarks/results/mixed_w1.json: 1.17x at n = m = 1000,
 #: 0.38-0.58x at 2000).
 AUTO_MIXED_POT_PAIRS = 1_500_000
+#: Under the mixed metric "auto" (no budget) also runs dense POT when one side has at most
+#: AUTO_MIXED_SMALL_SIDE rows and n*m is at most AUTO_MIXED_UNBALANCED_PAIRS: a small table against a
+#: much larger release (a noisy size at a small epsilon). There the sparse method was 1.2-3.8x slower than dense
+#: POT on 9 of 10 measured instances (n = 400 or 1000 against m = 2000 to 18,000; 0.73x on the tenth, half
+#: a second either way), while with 2000 rows on the small side it was faster on samples
+#: (benchmarks/results/mixed_w1_unbalanced.json).
+AUTO_MIXED_SMALL_SIDE = 1000
+AUTO_MIXED_UNBALANCED_PAIRS = 12_000_000
 #: Largest n + m for which "auto" runs the exact sparse method (d = 2 to 8 and the mixed metric: about a
 #: minute at the top on a hard instance, seconds on synthetic-like data; benchmarks/results/exact_w1.json,
 #: exact_w1_dims.json).
@@ -124,7 +132,8 @@ def plan_w1(n: int, m: int, d: int, metric: str = "linf", *, budget: str | None 
         pot_pairs = BUDGET_POT_PAIRS[budget]
         sparse_max = BUDGET_SPARSE[budget]["max_points"] if sparse_ok else 0
         spec = {k: BUDGET_SPARSE[budget][k] for k in ("max_seconds", "target")}
-    if n * m <= pot_pairs:
+    if n * m <= pot_pairs or (mixed and budget is None and min(n, m) <= AUTO_MIXED_SMALL_SIDE
+                              and n * m <= AUTO_MIXED_UNBALANCED_PAIRS):
         return W1Plan("pot", True, reason=f"exact: dense transport of {n} x {m} pairs")
     if n + m <= sparse_max:
         exact = budget is None

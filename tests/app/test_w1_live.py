@@ -55,3 +55,39 @@ def test_a_failing_job_keeps_its_error_and_its_last_result():
     assert job.state == "failed" and job.finished and isinstance(job.exception, ValueError)
     assert job.latest is not None and job.latest.value == 1.0  # the last certified result stays
     assert job.wait() is job.latest and "must be finite" in job.error
+
+
+def test_a_page_does_not_wait_behind_another_pages_job():
+    """While the worker runs another job, a new job's first result is computed at once in the caller's thread
+    (the interactive budget's: exact at this size), the job is finished, and the worker skips it."""
+    taken: list = []
+    previous = w1_live.set_runner(taken.append)  # nothing runs by itself
+    rng = np.random.default_rng(5)
+    try:
+        w1_live.clear()
+        busy = w1_live.start(rng.random((60, 2)), rng.random((60, 2)), DOM, "dom")
+        assert busy.state == "queued" and busy.latest is None
+        busy.state = "running"  # the worker is inside this job
+        X, Y = rng.random((80, 2)), rng.random((90, 2))
+        job = w1_live.start(X, Y, DOM, "dom")
+        assert taken[-1] is job  # handed to the worker as always
+        assert job.state == "done" and job.exact, (job.state, job.latest)
+        assert np.isclose(job.latest.value, wasserstein1(X, Y, domain=DOM))
+        w1_live.run(job)  # the worker's turn: it skips a finished job
+        assert job.state == "done" and len(job.history) == 1
+        busy.state = "queued"
+        w1_live.run(busy)
+        assert busy.state == "done" and busy.exact
+    finally:
+        w1_live.set_runner(previous)
+
+
+def test_a_wider_result_never_replaces_a_narrower_one():
+    """A head start's result and the worker's may interleave: the latest is the narrowest (an exact one stays)."""
+    X, Y = np.zeros((3, 2)), np.ones((3, 2))
+    exact = wasserstein1(X, Y, return_result=True)
+    job = w1_live.Job("k", "rounds", lambda: iter(()))
+    job._publish(exact)
+    wide = type(exact)(value=1.5, lower=0.5, upper=1.5, method="grid", exact=False, certified=True)
+    job._publish(wide)
+    assert job.latest is exact and len(job.history) == 2

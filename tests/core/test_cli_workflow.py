@@ -55,6 +55,7 @@ def test_w1_and_report_beyond_the_exact_sizes_exit_0_with_a_certified_interval_i
     syn.to_csv(tmp_path / "syn.csv", index=False)
     exact = tr.wasserstein1(real, syn, domain=DOM, method="pot")
     monkeypatch.setattr(tr.policy, "AUTO_MIXED_POT_PAIRS", 1000)
+    monkeypatch.setattr(tr.policy, "AUTO_MIXED_UNBALANCED_PAIRS", 1000)
     monkeypatch.setattr(tr.policy, "AUTO_SPARSE_MAX_POINTS", 1000)
     args = [str(tmp_path / "real.csv"), str(tmp_path / "syn.csv"), "-b", "0:120,10:60,0:30", "--categories", CATS]
     assert main(["w1", *args, "-q"]) == 0

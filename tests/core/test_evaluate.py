@@ -194,6 +194,7 @@ def test_auto_w1_on_a_mixed_table_too_large_to_solve_exactly_gives_the_proven_up
 
     monkeypatch.setattr(transport.policy, "AUTO_SPARSE_MAX_POINTS", 40)
     monkeypatch.setattr(transport.policy, "AUTO_MIXED_POT_PAIRS", 100)
+    monkeypatch.setattr(transport.policy, "AUTO_MIXED_UNBALANCED_PAIRS", 100)
     dom = _mixed_domain()
     real, syn = _mixed_table(60, 0), _mixed_table(50, 1)
     rep = evaluate.report(real, syn, dom)

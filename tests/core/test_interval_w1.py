@@ -76,6 +76,7 @@ def test_auto_beyond_the_exact_sizes_answers_with_a_proven_interval_and_says_wha
     real, syn = _mixed(700, 1), _mixed(650, 2)
     ref = wasserstein1(real, syn, domain=DOM, method="pot")
     monkeypatch.setattr(tr.policy, "AUTO_MIXED_POT_PAIRS", 1000)
+    monkeypatch.setattr(tr.policy, "AUTO_MIXED_UNBALANCED_PAIRS", 1000)
     monkeypatch.setattr(tr.policy, "AUTO_SPARSE_MAX_POINTS", 1000)
     res = wasserstein1(real, syn, domain=DOM, return_result=True)
     assert res.method == "interval" and res.certified and not res.exact

@@ -194,6 +194,20 @@ def test_beyond_the_exact_sizes_auto_gives_the_proven_interval_never_a_refusal()
     assert plan_w1(200_000, 200_000, 5, "mixed").method == "interval"  # the readers' largest tables
 
 
+def test_a_small_table_against_a_large_release_goes_to_dense_pot_without_a_budget():
+    """Measured (benchmarks/results/mixed_w1_unbalanced.json): with at most 1000 rows on one side dense POT was
+    faster than the sparse method up to 1.2e7 pairs; with 2000 it was not, and the budgets are unchanged."""
+    from dpsynth_core.transport import plan_w1
+
+    assert plan_w1(400, 18_097, 6, "mixed").method == "pot"  # the clinic table against its release at ε = 0.001
+    assert plan_w1(18_097, 400, 6, "mixed").method == "pot"
+    assert plan_w1(1000, 12_000, 6, "mixed").method == "pot"
+    assert plan_w1(1000, 12_001, 6, "mixed").method == "sparse"  # past the measured pairs
+    assert plan_w1(2000, 8000, 6, "mixed").method == "sparse"  # both sides above the small side
+    assert plan_w1(400, 18_097, 2, "linf").method == "sparse"  # numeric data: the sparse method was faster there
+    assert plan_w1(400, 18_097, 6, "mixed", budget="interactive").method == "interval"
+
+
 @pytest.mark.parametrize("budget", ["interactive", "preview"])
 def test_budgets_send_mixed_data_to_the_sparse_method_up_to_the_numeric_limit(budget):
     """Within a budget the mixed metric has the numeric limits: the budget's dense size, then the sparse method
