@@ -155,9 +155,8 @@ def w1_of(Y, *, fast: bool = False):
 def headline_w1(Y):
     """W1 of ``Y`` to the current data for a release's headline: ``(result, key)``.
 
-    The result comes from a background job (:mod:`dashboard.w1_live`): the page waits for a certified
-    bracket at most 1% wide (or the exact value) within about a second, and ``key`` names the job, whose
-    later, exact result the headline's fragment picks up (:func:`headline_job`). Beyond the interactive
+    The result comes from a background job (:mod:`dashboard.w1_live`): the page waits for the exact value
+    within about a second (else shows the latest certified bracket), and ``key`` names the job, whose later, exact result the headline's fragment picks up (:func:`headline_job`). Beyond the interactive
     budget's exact sizes on a table with categorical columns (the interval method: seconds at 200,000 rows)
     the result may be None after that second, with the job's key: the headline shows the job's progress and
     its intervals as they narrow. On a table with
