@@ -61,7 +61,7 @@ bench: $(STAMP) $(CHROMIUM)
 	$(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check dpsynth_core dashboard pages tests benchmarks app.py serve.py
+	$(BIN)/ruff check dpsynth_core dashboard app_pages tests benchmarks app.py serve.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

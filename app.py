@@ -1,6 +1,9 @@
 """dpsynth dashboard: differentially private synthetic data with W1 guarantees.
 
-Run with ``make run`` (``streamlit run app.py``). The pages live in ``pages/`` and are declared once in
+Run with ``make run`` (``streamlit run serve.py``, which wraps this file). The pages live in ``app_pages/``
+(not ``pages/``: Streamlit would run a ``pages/`` folder beside this file as an old-style multipage app until
+this file's first ``st.navigation`` call, and a cold server's first visit to a page URL ran three times
+instead of once) and are declared once in
 ``dashboard/registry.py`` (this file builds the navigation from it), their shared helpers in the
 ``dashboard`` package; shared state (dataset, ε, δ, relation, teaching seed) in
 ``st.session_state``; the shareable part (ε, seed, δ, relation, dataset name, page) in the URL's
@@ -35,10 +38,6 @@ if start and start in pages and start != nav.url_path and nav.url_path in ("", "
 current = nav.url_path or "home"
 ledger_box = sidebar.sidebar(current)
 state.enter_page(current)  # the ledger shows this page's release only
-state.set_in_app(True)
-try:
-    nav.run()
-finally:
-    state.set_in_app(False)
+nav.run()
 sidebar.show_ledger(ledger_box)
 state.write_query_params(current)

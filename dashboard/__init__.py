@@ -1,4 +1,4 @@
-"""The dashboard's own code, beside ``app.py`` and ``pages/`` (not part of the installed library).
+"""The dashboard's own code, beside ``app.py`` and ``app_pages/`` (not part of the installed library).
 
 Plain Python (no Streamlit): :mod:`dashboard.registry` (the pages), :mod:`dashboard.settings` (the privacy
 settings' type, the sliders' grids, the shareable URL), :mod:`dashboard.data` (the built-in data sources),

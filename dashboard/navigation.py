@@ -3,39 +3,18 @@ papers, "try this") and ends with the lesson path's previous / next links."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from . import registry
 from .answers import ANSWERS
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
-from .state import data, in_app, remember_start, show_flash
+from .state import data, show_flash
 from .widgets import param_controls
 
-__all__ = ["PAGE_OBJECTS", "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
+__all__ = ["PAGE_OBJECTS", "page_intro", "lesson_box", "lesson_nav", "mechanism_header"]
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The navigation's page objects by URL path, set by app.py on every run (for the lesson path's links).
 PAGE_OBJECTS: dict = {}
-
-
-def require_app(page_file: str) -> None:
-    """Make sure the page runs inside app.py's ``st.navigation`` (call it first, with ``__file__``).
-
-    Streamlit runs a ``pages/`` folder beside the main script as an old-style multipage app until
-    the main script's first ``st.navigation`` call in the server process. On a cold server whose
-    first request is a page URL (a shared link such as ``/pmm?eps=0.1``) the page file would run
-    alone, without the sidebar or the state. Then we remember the page and switch to the main
-    script with the public ``st.switch_page``: app.py sets up the state and the navigation, and
-    opens the remembered page.
-    """
-    if in_app():
-        return
-    page = registry.by_file(page_file)
-    remember_start(st.query_params.to_dict(), None if page is None else page.url)
-    st.switch_page(str(ROOT / "app.py"))
 
 
 def page_intro(url: str) -> None:

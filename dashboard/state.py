@@ -4,7 +4,7 @@ test checks that no other module of the dashboard touches ``st.session_state``).
 * the dataset every page uses and where it came from (:func:`data`, :func:`set_data`, :func:`data_source`);
 * the sidebar's privacy settings (:func:`settings`, a frozen :class:`~dashboard.settings.PrivacySettings`),
   and a relation a mechanism page switched for itself (:class:`RelationSwitch`);
-* the page being shown and the app's start (:func:`enter_page`, :func:`remember_start`), messages queued
+* the page being shown and the app's start (:func:`enter_page`, :func:`pop_start_page`), messages queued
   for the next run (:func:`flash`);
 * the release of the page for the sidebar's ledger (:class:`ReleaseInfo`), results kept behind a button
   (:func:`kept`, :func:`keep`), counters of the pages;
@@ -32,7 +32,7 @@ from .settings import TEACHING_SEED, PrivacySettings, parse_query
 __all__ = ["init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
            "show_flash", "write_query_params", "bounds_from_data", "RelationSwitch", "relation_switch",
            "set_relation_switch", "pending_relation", "set_pending_relation",
-           "current_page", "enter_page", "in_app", "set_in_app", "remember_start", "pop_start_page", "url_messages",
+           "current_page", "enter_page", "pop_start_page", "url_messages",
            "ReleaseInfo", "record_release", "release_info", "kept", "keep", "count", "add_to_count",
            "widget_value", "set_widget_value", "kept_file", "keep_file", "forget_file", "upload_values",
            "used_upload", "set_used_upload", "excluded_columns", "set_excluded_columns"]
@@ -43,8 +43,7 @@ def init_state() -> None:
     ss = st.session_state
     if ss.get("_initialised"):
         return
-    # a cold start on a page URL comes back through require_app with the link's parameters stashed
-    q = parse_query({**ss.pop("_start_query", {}), **st.query_params.to_dict()})
+    q = parse_query(st.query_params.to_dict())
     ss["epsilon"] = q.get("epsilon", 1.0)
     ss["delta"] = q.get("delta", 1e-6)
     ss["seed"] = q.get("seed", TEACHING_SEED)
@@ -146,22 +145,8 @@ def enter_page(url: str) -> None:
         st.session_state["_page"] = url
 
 
-def in_app() -> bool:  # inside app.py's navigation (dashboard.navigation.require_app)
-    return bool(st.session_state.get("_in_app"))
-
-
-def set_in_app(flag: bool) -> None:
-    st.session_state["_in_app"] = flag
-
-
-def remember_start(query: dict, page: str | None) -> None:
-    """A cold start on a page URL: keep the link's parameters and page for :func:`init_state` and app.py."""
-    st.session_state["_start_query"] = query
-    st.session_state["_start_page"] = page
-
-
 def pop_start_page() -> str | None:
-    """The page a cold start asked for (taken: app.py opens it once)."""
+    """The page the URL's ``page`` parameter asked for (taken: app.py opens it once)."""
     return st.session_state.pop("_start_page", None)
 
 

@@ -14,7 +14,7 @@ Mechanism mathematics never lives in the dashboard. The modules behind this face
 * :mod:`dashboard.release_panel` -- a mechanism page's release, made of :mod:`dashboard.eligibility` (limits and
   the relation switch, said before running), :mod:`dashboard.headline` (W1, bound, size, guarantee),
   :mod:`dashboard.preserves` (the owner report) and :mod:`dashboard.downloads` (private downloads);
-* :mod:`dashboard.navigation` -- a page's frame: require_app, the lesson, the lesson path's links;
+* :mod:`dashboard.navigation` -- a page's frame: the lesson, the lesson path's links;
 * :mod:`dashboard.docs` -- links that open the project's documents on the Documentation page;
 * :mod:`dashboard.sweep` -- a long computation with a progress bar, its result kept in session state with its
   inputs (:mod:`dashboard.fingerprint`), labelled as earlier work when they change;
@@ -35,7 +35,7 @@ from .compute import (
 from .docs import doc_link, link_docs
 from .eligibility import left_out, numeric_details, numeric_page_gate, relation_supported, switch_relation
 from .fingerprint import inputs
-from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro, require_app
+from .navigation import lesson_box, lesson_nav, mechanism_header, page_intro
 from .release_panel import release_section
 from .state import add_to_count, count, data, flash, set_data, set_epsilon, settings, show_flash
 from .sweep import epsilon_sweep, kept_sweep, weak_epsilon_caption
@@ -43,7 +43,7 @@ from .widgets import OWNER, look_closer, plot, schema_controls, w1_text
 
 __all__ = [
     # the page's frame, and links to the documentation
-    "require_app", "page_intro", "lesson_box", "lesson_nav", "mechanism_header", "doc_link", "link_docs",
+    "page_intro", "lesson_box", "lesson_nav", "mechanism_header", "doc_link", "link_docs",
     # state
     "data", "settings", "set_data", "set_epsilon", "flash", "show_flash", "count", "add_to_count",
     # library calls

@@ -13,7 +13,7 @@ from dpsynth_core import Domain
 from dpsynth_core.datasets import Dataset
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(Path(__file__).resolve().parent / "entry.py")  # runs app.py, see conftest.py
+APP = str(ROOT / "app.py")
 PAGES = [p.url for p in registry.PAGES]
 PAGE_MECH = {p.url: p.mechanism for p in registry.PAGES if p.mechanism is not None}
 TIMEOUT = 120

@@ -18,11 +18,11 @@ def test_every_page_has_a_file_a_unique_url_and_a_lesson():
     assert len({Path(p.file).name for p in registry.PAGES}) == len(urls)
     for p in registry.PAGES:
         assert (ROOT / p.file).is_file(), p.file
-        assert p.file.startswith("pages/"), p.file  # Streamlit's st.Page paths; kept at the top level
+        assert p.file.startswith("app_pages/"), p.file  # Streamlit's st.Page paths; kept at the top level
         assert p.url in LESSONS, p.url
         assert registry.by_url(p.url) is p and registry.by_file(ROOT / p.file) is p
     assert ORDER == tuple(urls)  # the lesson path walks the navigation
-    assert registry.by_file("pages/nowhere.py") is None
+    assert registry.by_file("app_pages/nowhere.py") is None
 
 
 def test_mechanism_pages_name_registered_mechanisms_and_offer_delta_when_they_need_it():

@@ -1,10 +1,10 @@
 """The shape of the library and the dashboard: rules a maintainer can rely on, checked on the source itself.
 
-* no function or method anywhere (``dpsynth_core`` with its CLI, ``dashboard/``, ``pages/``, ``app.py``,
+* no function or method anywhere (``dpsynth_core`` with its CLI, ``dashboard/``, ``app_pages/``, ``app.py``,
   ``serve.py``) longer than :data:`MAX_FUNCTION_LINES` lines as written: from its first decorator to its last
   line, docstring, comments and blank lines included;
 * no module of ``dpsynth_core`` longer than :data:`MAX_MODULE_LINES` lines, none of ``dashboard/`` or
-  ``pages/`` longer than :data:`MAX_DASHBOARD_MODULE_LINES`;
+  ``app_pages/`` longer than :data:`MAX_DASHBOARD_MODULE_LINES`;
 * no import of another module's ``_``-prefixed name (a package may import its own private submodules);
 * no import cycle between the modules of ``dpsynth_core`` (imports inside functions included: a lazy
   import hides a cycle from the interpreter, not from a reader);
@@ -95,7 +95,7 @@ def _lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def _dashboard_modules() -> dict[str, Path]:
-    paths = [ROOT / "app.py", *sorted((ROOT / "dashboard").glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]
+    paths = [ROOT / "app.py", *sorted((ROOT / "dashboard").glob("*.py")), *sorted((ROOT / "app_pages").glob("*.py"))]
     return {str(p.relative_to(ROOT).with_suffix("")).replace("/", "."): p for p in paths}
 
 
@@ -245,7 +245,7 @@ def test_the_limits_are_what_the_docs_say(number):
 #: The one module that may read a release's words: it makes them (docs/architecture.md, "Typed facts").
 WORDING_MODULE = ROOT / "dpsynth_core" / "wording.py"
 #: Where code reads releases: the library, the dashboard and its pages, the benchmarks.
-PRODUCT_CODE = [PKG, ROOT / "dashboard", ROOT / "pages", ROOT / "benchmarks", ROOT / "app.py", ROOT / "serve.py"]
+PRODUCT_CODE = [PKG, ROOT / "dashboard", ROOT / "app_pages", ROOT / "benchmarks", ROOT / "app.py", ROOT / "serve.py"]
 #: The texts a release (or a report, or a table read) carries for people, not for code.
 PROSE = {"bound_kind", "notes", "note"}
 _TEXT_TESTS = {"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "lower", "upper", "casefold",
@@ -327,7 +327,7 @@ def test_the_prose_check_finds_what_it_looks_for(tmp_path):
 
 
 #: The dashboard's own code.
-DASHBOARD = [ROOT / "dashboard", ROOT / "pages", ROOT / "app.py"]
+DASHBOARD = [ROOT / "dashboard", ROOT / "app_pages", ROOT / "app.py"]
 _SETTING_NAMES = {"epsilon", "delta", "neighbours", "seed"}
 
 
@@ -353,7 +353,7 @@ def test_no_page_does_numerical_work():
     """A page reads as a short story: controls, one library call, figures, a sentence. The numbers come from
     the library, so a page imports neither numpy nor scipy (indexing a library's array needs neither)."""
     heavy = {}
-    for path in sorted((ROOT / "pages").glob("*.py")):
+    for path in sorted((ROOT / "app_pages").glob("*.py")):
         names = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):

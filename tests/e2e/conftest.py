@@ -218,8 +218,7 @@ def act(page, action: Callable[[], object], timeout: float = HANG_S) -> None:
 
 
 def goto(page, url: str) -> None:
-    """Open ``url`` and wait for its run(s) to finish (a cold server runs a page URL three times: see
-    dashboard.navigation.require_app)."""
+    """Open ``url`` and wait for its run(s) to finish."""
     page.goto(url, wait_until="commit")
     wait_settled(page, 0.0)
     page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=10_000)  # every page has a title

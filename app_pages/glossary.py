@@ -7,8 +7,6 @@ import streamlit as st
 from dashboard import ui as _ui
 from dashboard.lessons import PAPERS
 
-_ui.require_app(__file__)
-
 
 @st.cache_data(show_spinner=False)
 def _glossary() -> str:

@@ -9,8 +9,6 @@ from dpsynth_core.marginal_views import keep_and_lose, one_way_view, pair_names,
 from dpsynth_core.mechanisms.marginals import MarginalsTrace
 from dpsynth_core.validation import plural
 
-_ui.require_app(__file__)
-
 NAMES = {"laplace": "discrete Laplace noise (pure ε-DP)", "gaussian": "Gaussian noise (zCDP)"}
 
 

@@ -10,8 +10,6 @@ from dpsynth_core.transport import sparse_utility_loss
 from dpsynth_core.validation import plural
 from dpsynth_core.wording import bound_words
 
-_ui.require_app(__file__)
-
 
 @st.cache_data(show_spinner=False, max_entries=32, hash_funcs=_ui.BY_DOMAIN)
 def _loss(X, Y, dom, s):

@@ -6,8 +6,6 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 
-_ui.require_app(__file__)
-
 spec, params = _ui.mechanism_header("psmm", "psmm")
 res = _ui.release_section("psmm", params, title="psmm")
 if res is not None:

@@ -8,8 +8,6 @@ from dpsynth_core import viz
 from dpsynth_core.datasets import two_bumps
 from dpsynth_core.wording import epsilon_meaning, kept_sentence, membership_words
 
-_ui.require_app(__file__)
-
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _kr_figure(shift: float):

@@ -9,8 +9,6 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.mechanisms.pmm import PMMOwner, PMMTrace
 
-_ui.require_app(__file__)
-
 
 def _split_story(axes, dom) -> str:
     """Which column each level splits, in runs: "level 1 splits sex; levels 2–3 region; ..."."""

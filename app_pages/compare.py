@@ -10,8 +10,6 @@ from dpsynth_core import viz
 from dpsynth_core.experiments import DRAWN_BOUNDS, compare, histogram_grid_in_hindsight
 from dpsynth_core.wording import bound_cell, w1_bracket_text
 
-_ui.require_app(__file__)
-
 _ui.page_intro("compare")
 _ui.lesson_box("compare")
 if _ui.numeric_page_gate(key="compare", what="Compare measures W1 between the data and the release of every mechanism, on numeric columns."):

@@ -7,8 +7,6 @@ from dashboard import data_view as view
 from dashboard import ui as _ui
 from dashboard.upload_view import upload_section
 
-_ui.require_app(__file__)
-
 MIXED_SOURCE = "Clinic (mixed)"
 
 _ui.page_intro("data")

@@ -10,8 +10,6 @@ from dpsynth_core import viz
 from dpsynth_core.experiments import angle_measure, digits_per_class, digits_svm
 from dpsynth_core.mechanisms.low_dim import LowDimHandoverTrace, LowDimOwner, LowDimTrace
 
-_ui.require_app(__file__)
-
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _demo(kind: str):

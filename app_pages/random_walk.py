@@ -6,8 +6,6 @@ from dashboard import ui as _ui
 from dpsynth_core import haar, paths, viz
 from dpsynth_core.mechanisms.haar_walk import HaarWalkOwner, HaarWalkTrace
 
-_ui.require_app(__file__)
-
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _walks(m: int, scale_superregular: float, scale_iid: float, draws: int, seed: int):

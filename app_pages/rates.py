@@ -8,8 +8,6 @@ from dpsynth_core import viz
 from dpsynth_core.datasets import resampler
 from dpsynth_core.experiments import certified_w1_measure, rates_summary, sizes_per_decade, sweep
 
-_ui.require_app(__file__)
-
 INTRO = ("Each point is one release on n rows drawn from the current data, and its W1 to those rows, exact or "
          "certified to within 1%; the dashed lines are the papers' bounds for those runs where one is proven, the "
          "dotted lines the fitted power law $W_1 \\approx C\\,(\\varepsilon n)^{a}$ with its 95% confidence band, "

@@ -5,8 +5,6 @@ import streamlit as st
 from dashboard import docs
 from dashboard import ui as _ui
 
-_ui.require_app(__file__)
-
 _ui.page_intro("docs")
 names = docs.names()
 wanted = st.query_params.get("doc")  # a link such as docs?doc=deviations

@@ -5,8 +5,6 @@ import streamlit as st
 from dashboard import ui as _ui
 from dpsynth_core import audit, viz
 
-_ui.require_app(__file__)
-
 #: The most releases per dataset the page runs, also when the audit raises them to see above the declared ε
 #: (the top of the releases slider: about 20 s on a quiet machine for PMM on 100 rows).
 MAX_TRIALS = 5000

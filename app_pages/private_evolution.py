@@ -14,8 +14,6 @@ from dpsynth_core.evolution import (
 )
 from dpsynth_core.mechanisms.private_evolution import PEOwner, PETrace
 
-_ui.require_app(__file__)
-
 NONPRIVATE = ("private", "interpolate")
 #: The page's documentation, shown on the page (the repository has no published address a browser could open).
 DOC = Path(__file__).resolve().parents[1] / "docs" / "private-evolution.md"
