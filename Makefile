@@ -18,20 +18,28 @@ PYTEST   := $(BIN)/python -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
+# Bytecode: Python writes a module's .pyc the first time it imports it, unless PYTHONDONTWRITEBYTECODE is set
+# (it is on some machines, CI's among them); then every process (each test worker, browser-test server, CLI
+# test, `make run`) compiled the libraries again: importing the stack took 7.4 s instead of 2.8 s. The recipes
+# here run without it, so each module is compiled once, by the first process that imports it, into .venv and
+# the project's __pycache__ folders (git ignores them). (uv's --compile-bytecode compiled every installed file
+# instead: 30-40 s of the set-up, 3.7 s without it, most of it for modules nothing here imports.)
+unexport PYTHONDONTWRITEBYTECODE
+
 # constraints.txt: the versions the suite was tested with, so a fresh machine installs the same ones.
-# uv (from PyPI, its version pinned there too) installs them in parallel: about 20 s on a fresh machine,
+# uv (from PyPI, its version pinned there too) installs them in parallel: a few seconds from its cache,
 # where pip took over a minute. Where uv cannot run, pip installs the same pinned versions.
-# --compile-bytecode: uv writes no .pyc by default, and where PYTHONDONTWRITEBYTECODE is set Python never
-# writes them either, so every process (each test worker, browser-test server, CLI test, `make run`) compiled
-# the libraries again: importing the stack took 7.4 s instead of 2.8 s; compiling once at install, about 30 s.
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	( $(BIN)/python -m pip install --quiet -c constraints.txt uv && \
-	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[dev]' ) || \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e '.[dev]' ) || \
 	  $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	@# numba compiles the W1 solvers' kernels here, once, and caches them beside the code (about 10 s); otherwise
 	@# every process that first needed them compiled them again (both test workers at once, the browser tests'
 	@# server, the first visit after `make run`). A kernel edited later is compiled again on its first call.
-	$(BIN)/python -c "import serve; serve.warm_solvers()"
+	@# The same process imports the dashboard's and the test runner's libraries once, writing their bytecode
+	@# before two test workers would both compile them.
+	$(BIN)/python -c "import serve; serve.warm_solvers(); import pytest, xdist, hypothesis, playwright.sync_api, \
+	  streamlit.testing.v1, sklearn.datasets, sklearn.svm, dask.dataframe, distributed"
 	touch $(STAMP)
 	@echo "the dpsynth command is installed in .venv: run 'source .venv/bin/activate' to put it on your PATH"
 
