@@ -75,7 +75,7 @@ def test_a_relation_switched_by_a_page_is_given_back_on_the_next_page():
 
 def test_the_privacy_headline_fits_a_quarter_of_the_page():
     # δ moves to the label ("ε = 1, δ = 1e-06" was cut off at 1400 px on the Private Evolution page)
-    app = new_app()
+    app = new_app(small_data())  # the labels and the size help do not depend on n
     goto(app, "private_evolution")
     assert not app.exception, [e.value for e in app.exception]
     metrics = {m.label: m.value for m in app.metric}
