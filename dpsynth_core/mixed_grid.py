@@ -156,10 +156,7 @@ class MixedGrid:
         for j, s in zip(dom.categorical_index[::-1], self.sizes[::-1], strict=True):
             E[:, j] = combo % s
             combo //= s
-        frame = dom.from_unit(E)
-        for name, lo, hi in zip(dom.numeric_names, dom.lower, dom.upper, strict=True):  # lower + u·width may round
-            frame[name] = np.clip(frame[name].to_numpy(), lo, hi)                     # one ulp past upper
-        return frame
+        return dom.from_unit(E, clip=True)  # lower + u·width may round one ulp past upper
 
     def describe(self) -> str:
         """One sentence for a release's notes: how the categories were handled."""

@@ -214,6 +214,13 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     """The largest μ such that μ-GDP implies (ε, δ)-DP (δ(ε) is increasing in μ)."""
     eps = check_float(epsilon, "epsilon", "gaussian_mu", low=0.0, low_open=True)
     dlt = check_float(delta, "delta", "gaussian_mu", low=0.0, high=1.0, low_open=True, high_open=True)
+    return _gaussian_mu(eps, dlt)
+
+
+@functools.lru_cache(maxsize=256)
+def _gaussian_mu(eps: float, dlt: float) -> float:
+    """:func:`gaussian_mu` of checked floats, remembered: a pure function of (ε, δ) whose root search (about
+    40 evaluations of δ(ε)) every Gaussian release repeats, thousands of times in an audit."""
 
     def f(log_mu: float) -> float:
         return math.log(max(gaussian_delta(eps, math.exp(log_mu)), 1e-320)) - math.log(dlt)

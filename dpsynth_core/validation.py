@@ -97,16 +97,20 @@ def check_float(
     """
     low_open = low_open or low == -math.inf
     high_open = high_open or high == math.inf
-    expected = f"a float in {_interval(low, high, low_open, high_open)}"
+    # the message is written only on failure: these checks run on every call of every mechanism
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise param_error(owner, name, expected, value, kind=TypeError)
+        raise param_error(owner, name, _float_expected(low, high, low_open, high_open), value, kind=TypeError)
     x = float(value)
     ok = not math.isnan(x)
     ok = ok and (x > low if low_open else x >= low)
     ok = ok and (x < high if high_open else x <= high)
     if not ok:
-        raise param_error(owner, name, expected, value)
+        raise param_error(owner, name, _float_expected(low, high, low_open, high_open), value)
     return x
+
+
+def _float_expected(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    return f"a float in {_interval(low, high, low_open, high_open)}"
 
 
 def check_probability(value: Any, name: str, owner: str) -> float:
@@ -119,32 +123,35 @@ def check_int(value: Any, name: str, owner: str, *, low: int | None = None, high
 
     Integral floats such as ``3.0`` are accepted; ``3.5``, booleans and strings are not.
     """
-    lo = "-inf" if low is None else str(low)
-    hi = "inf" if high is None else str(high)
-    expected = f"an int in [{lo}, {hi}]".replace("[-inf", "(-inf").replace("inf]", "inf)")
     if isinstance(value, bool):
-        raise param_error(owner, name, expected, value, kind=TypeError)
+        raise param_error(owner, name, _int_expected(low, high), value, kind=TypeError)
     if isinstance(value, numbers.Integral):
         x = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
         x = int(value)
     elif isinstance(value, numbers.Real):
-        raise param_error(owner, name, expected, value)
+        raise param_error(owner, name, _int_expected(low, high), value)
     else:
-        raise param_error(owner, name, expected, value, kind=TypeError)
+        raise param_error(owner, name, _int_expected(low, high), value, kind=TypeError)
     if (low is not None and x < low) or (high is not None and x > high):
-        raise param_error(owner, name, expected, value)
+        raise param_error(owner, name, _int_expected(low, high), value)
     return x
+
+
+def _int_expected(low: int | None, high: int | None) -> str:
+    lo = "-inf" if low is None else str(low)
+    hi = "inf" if high is None else str(high)
+    return f"an int in [{lo}, {hi}]".replace("[-inf", "(-inf").replace("inf]", "inf)")
 
 
 def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices`` (strings), or raise."""
+    if isinstance(value, str) and value in choices:
+        return value
     expected = "one of " + ", ".join(repr(c) for c in choices)
     if not isinstance(value, str):
         raise param_error(owner, name, expected, value, kind=TypeError)
-    if value not in choices:
-        raise param_error(owner, name, expected, value)
-    return value
+    raise param_error(owner, name, expected, value)
 
 
 def check_bool(value: Any, name: str, owner: str) -> bool:
