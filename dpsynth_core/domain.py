@@ -638,7 +638,7 @@ class Domain:
                                                       validate=False)
             else:
                 cols[col] = num[:, next(it)]
-        return pd.DataFrame(cols)  # the columns in the domain's order (the dict's)
+        return pd.DataFrame(cols, copy=False)  # the domain's column order (the dict's); the arrays are new here
 
     @cached_property
     def _category_dtypes(self) -> dict[str, pd.CategoricalDtype]:

@@ -275,8 +275,16 @@ def test_empirical_privacy_of_the_release(broken, monkeypatch):
     J = np.flatnonzero(a1 - a)
     s = np.sign((a1 - a)[J])
 
+    # The event reads the noisy counts only; the projection is post-processing drawn after them, so
+    # projection="clip" releases the same noisy counts as the default isotonic one (checked on two seeds) at
+    # about half the cost of a run.
+    for seed in (0, 1):
+        same = [hw.haar_walk(X, Domain.unit(1), epsilon=eps, grid=grid, n_public=30, rng=seed,
+                             **extra).trace.noisy_counts for extra in ({}, {"projection": "clip"})]
+        np.testing.assert_array_equal(*same)
+
     def hits(data, seed0):
-        z = np.array([hw.haar_walk(data, Domain.unit(1), epsilon=eps, grid=grid, n_public=30,
+        z = np.array([hw.haar_walk(data, Domain.unit(1), epsilon=eps, grid=grid, n_public=30, projection="clip",
                                    rng=seed0 + i).trace.noisy_counts for i in range(n_runs)])
         zz = np.rint(haar_analysis(z))
         return np.mean(np.all(s * (zz[:, J] - a[J]) <= 0, axis=1))

@@ -365,8 +365,16 @@ def test_haar_walk_audit_changing_one_records_category_stays_within_epsilon():
         z = coef[idx] - base[idx]
         return float(np.sum(np.abs(z) - np.abs(z - diff[idx])))
 
+    # The statistic reads the noisy counts only; the projection onto probability measures is post-processing
+    # drawn after them, so projection="clip" releases the same noisy counts as the default isotonic projection
+    # (checked here on two seeds) at about half the cost of a run, and the audit sees the same samples.
+    for seed in (0, 1):
+        same = [run("haar_walk", E, dom, epsilon=eps, neighbours="replace", grid=k, rng=seed, **extra).trace.noisy_counts
+                for extra in ({}, {"projection": "clip"})]
+        np.testing.assert_array_equal(*same)
+
     def mech(X, rng):
-        return run("haar_walk", X, dom, epsilon=eps, neighbours="replace", grid=k, rng=rng)
+        return run("haar_walk", X, dom, epsilon=eps, neighbours="replace", grid=k, projection="clip", rng=rng)
 
     res = audit(mech, E, E2, statistic=stat, trials=1000, epsilon=eps, rng=5)
     assert np.unique(np.r_[res.samples_D, res.samples_D_prime]).size > 1
