@@ -42,7 +42,7 @@ def kept_sweep(label: str, compute: Callable[[Progress], Any], *, key: str, slot
     if st.button(label, type="primary" if primary else "secondary", key=key):
         bar = st.progress(0.0, text=start)
         try:
-            result = compute(lambda fraction, text: bar.progress(min(1.0, max(0.0, float(fraction))), text=text))
+            result = compute(_by_percent(bar))
         finally:
             bar.empty()
         if result is not None:
@@ -56,6 +56,21 @@ def kept_sweep(label: str, compute: Callable[[Progress], Any], *, key: str, slot
             return None
         st.info(earlier_work(label, kept_fingerprint, fingerprint), icon=":material/history:")
     return result
+
+
+def _by_percent(bar: Any) -> Progress:
+    """The bar's ``progress``, fraction clamped to [0, 1], passed on once per percent of the way: the audit
+    reports after each of up to 10,000 releases, and every update is a message to the browser."""
+    shown = -1
+
+    def update(fraction: float, text: str) -> None:
+        nonlocal shown
+        f = min(1.0, max(0.0, float(fraction)))
+        if int(f * 100) != shown:
+            shown = int(f * 100)
+            bar.progress(f, text=text)
+
+    return update
 
 
 def earlier_work(label: str, kept: Any, current: Any, *, what: str = "Earlier result") -> str:

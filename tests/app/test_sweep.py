@@ -57,3 +57,25 @@ def test_kept_sweep_runs_on_the_button_keeps_the_result_and_marks_it_stale():
     at.button(key="go").click().run()
     assert at.session_state["kept"] == (2, 7) and _result(at) == "result=7"
     assert not at.exception
+
+
+def test_progress_reaches_the_bar_once_per_percent():
+    """The audit reports after each of up to 10,000 releases; the bar (a message to the browser per update) hears
+    of it once per percent, always with the latest text, and the end is always shown."""
+    from dashboard.sweep import _by_percent
+
+    class Bar:
+        def __init__(self):
+            self.calls = []
+
+        def progress(self, value, text):
+            self.calls.append((value, text))
+
+    bar = Bar()
+    update = _by_percent(bar)
+    for i in range(1, 10_001):
+        update(i / 10_000, f"{i:,} / 10,000 releases")
+    assert len(bar.calls) == 101 and bar.calls[0] == (0.0001, "1 / 10,000 releases")  # 0 %, 1 %, ..., 100 %
+    assert bar.calls[-1] == (1.0, "10,000 / 10,000 releases")
+    update(-3.0, "back to the start")  # clamped, and a step back is shown
+    assert bar.calls[-1] == (0.0, "back to the start")
