@@ -154,16 +154,17 @@ def pe_vote_shift(ctx):
     from dpsynth_core.mechanisms.private_evolution import nn_assign
 
     D = ctx.domain.to_unit(ctx.D)
+    moved = [(np.asarray(p, float), s) for p, s in ((ctx.new, 1.0), (ctx.old, -1.0)) if p is not None]
+    rows = np.vstack([D] + [p[None] for p, _ in moved])
 
     def stat(release):
         V = ctx.domain.to_unit(release.trace.variations[0])
         noisy = np.asarray(release.trace.noisy_histograms[0], dtype=float)
-        base = np.bincount(nn_assign(D, V), minlength=V.shape[0])
+        nearest = nn_assign(rows, V)  # row by row (ties to the smallest index): one search for D and the moved points
+        base = np.bincount(nearest[:D.shape[0]], minlength=V.shape[0])
         total = 0.0
-        for p, s in ((ctx.new, 1.0), (ctx.old, -1.0)):
-            if p is not None:
-                j = int(nn_assign(np.asarray(p, float)[None], V)[0])
-                total += s * (noisy[j] - base[j])
+        for j, (_, s) in zip(nearest[D.shape[0]:], moved, strict=True):
+            total += s * (noisy[j] - base[j])
         return total
 
     return stat
