@@ -252,6 +252,8 @@ def _rule_bins(p: Prepared[MarginalsConfig], size: SizeEstimate | None, eps: flo
     """The fine and coarse bins: given values, or the study's rules at the rule size, the coarse rule keeping the
     joint grid at most ``cap`` cells (the dense model's cap; no cap for the tree)."""
     cfg, domain = p.config, p.domain
+    if cfg.fine is not None and cfg.coarse is not None:  # nothing to choose (the loop below would only repeat them)
+        return cfg.fine, cfg.coarse
     d, pairs = domain.d, domain.d * (domain.d - 1) // 2
     fine, coarse = cfg.fine or 16, cfg.coarse or 4
     for _ in range(3):  # the rules depend on the noise, which depends on the cells: a short fixed point
