@@ -142,6 +142,31 @@ def king_edges(k: int, s: int) -> np.ndarray:
 
 
 def emd_value(a: np.ndarray, b: np.ndarray, M) -> float:
+    """Exact optimal transport cost between ``a`` and ``b`` (equal masses) by POT's network simplex, ``ot.emd2``'s
+    value bit for bit. A solve that does not end optimal is an error, never a number.
+
+    A dense cost with positive masses goes to POT's compiled solver (``ot.lp.emd_wrap.emd_c``, as the marginal
+    tables' certificate does) with exactly the inputs ``ot.emd2`` would give it (``b`` rescaled to a's mass by the
+    same expression): on the certificates' blocks of 2-100 cells ``ot.emd2``'s backend detection, checks and dual
+    centring cost about 30 times the solve, and one certificate solves thousands. Anything else (a sparse cost,
+    a zero mass that ``ot.emd2`` would filter out, masses that differ) goes through ``ot.emd2``."""
+    if isinstance(M, np.ndarray) and M.dtype == np.float64 and M.flags.c_contiguous:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+        if (a.ndim == b.ndim == 1 and M.shape == (a.size, b.size) and np.all(a > 0) and np.all(b > 0)
+                and abs(float(a.sum(0)) - float(b.sum(0))) < 1.5e-6):  # ot.emd2's own mass check (decimal=6)
+            from ot.lp.emd_wrap import check_result, emd_c
+
+            b_solver = b * a.sum(0) / b.sum(0, keepdims=True)  # ot.emd2's rescaling, the same expression
+            if np.all(b_solver > 0):
+                _, value, _, _, code = emd_c(a, b_solver, M, 100_000_000, 1)
+                if code != 1:
+                    raise RuntimeError(f"POT's network simplex did not reach optimality: {check_result(code)}")
+                return float(value)
+    return _emd2_value(a, b, M)
+
+
+def _emd2_value(a: np.ndarray, b: np.ndarray, M) -> float:
     import ot
 
     with warnings.catch_warnings():
