@@ -6,8 +6,7 @@ too few cells, a quote never closed). pandas' C parser (:func:`plain_chunks`) re
 one without a quote, a lone carriage return or an unusual space character, whose data lines all have as many
 cells as the header (:func:`plain_body` checks it on the whole text before anything is parsed). On such a file
 both split every line at the separator and nothing else, so they give the same cells; a file that is not
-plain, or that the C parser refuses (a line with too many cells hidden by one with too few), is read by the
-csv module, whose messages stay what they were. tests/core/test_csv_split.py compares the two on generated
+plain is read by the csv module, whose messages stay what they were. tests/core/test_csv_split.py compares the two on generated
 files.
 """
 
@@ -17,8 +16,8 @@ import csv
 import io
 import re
 from collections.abc import Iterator, Sequence
+from operator import methodcaller
 
-import numpy as np
 import pandas as pd
 
 from ..validation import plural
@@ -26,7 +25,7 @@ from ._cells import SPACE
 from ._errors import CSVError
 
 __all__ = ["DELIMITER_WORDS", "blank", "lines", "records", "data_chunks", "python_chunks", "plain_body",
-           "plain_chunks", "NotPlain"]
+           "plain_chunks"]
 
 DELIMITER_WORDS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars (|)"}
 #: Characters Python counts as spaces (``str.isspace``, none above U+3000) that cells are not stripped of: a row
@@ -34,11 +33,6 @@ DELIMITER_WORDS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertica
 #: one is not plain.
 _ODD_SPACES = re.compile("[" + re.escape("".join(c for c in map(chr, range(0x3001))
                                                  if c.isspace() and c not in SPACE)) + "]")
-
-
-class NotPlain(Exception):
-    """The C parser met what :func:`plain_body` cannot see on the whole text (a line with too many cells):
-    the file is read by the csv module instead."""
 
 
 def blank(rec: list[str]) -> bool:
@@ -156,36 +150,30 @@ def python_chunks(recs: Iterator[list[str]], width: int, max_rows: int, What: st
 def plain_body(text: str, delimiter: str, width: int, max_rows: int) -> bytes | None:
     """The data lines of ``text`` (after the header's line, blank lines at the end dropped) as UTF-8 when the
     file is plain (module docstring): no quote, every carriage return before a line feed, no unusual space
-    character, at most ``max_rows`` lines none longer than the csv module's cell limit, the last one not
-    blank, and ``width - 1`` separators per line on average (:func:`plain_chunks` checks that no line has more).
-    None otherwise: the csv module reads the file."""
+    character, at most ``max_rows`` lines, each with ``width - 1`` separators and no longer than the csv
+    module's cell limit, the last one not blank. None otherwise: the csv module reads the file."""
     if '"' in text or text.count("\r") != text.count("\r\n") or _ODD_SPACES.search(text):
         return None
     start = text.find("\n")
     body = text[start + 1:].rstrip("\r\n") if start >= 0 else ""
-    if not body or body.startswith("\ufeff"):  # nothing, or a mark the C parser would take for a BOM
+    if not body or body.startswith("\ufeff") or body.count("\n") >= max_rows:  # a mark pandas would drop
         return None
-    n_lines = body.count("\n") + 1
-    if n_lines > max_rows or body.count(delimiter) != (width - 1) * n_lines:
+    rows = body.split("\n")  # at most max_rows of them
+    if set(map(methodcaller("count", delimiter), rows)) != {width - 1} or blank(rows[-1].split(delimiter)):
+        return None  # a short or long row (the csv module's error), or a blank last one (dropped by it)
+    if max(map(len, rows)) > csv.field_size_limit():
         return None
-    if blank(body[body.rfind("\n") + 1:].split(delimiter)):  # dropped by the csv splitter, a row for pandas
-        return None
-    data = body.encode("utf-8")
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    longest = int(np.diff(ends, prepend=-1, append=len(data)).max())
-    return data if longest <= csv.field_size_limit() else None
+    return body.encode("utf-8")
 
 
 def plain_chunks(body: bytes, delimiter: str, width: int, chunk_rows: int,
                  wanted: Sequence[int]) -> Iterator[tuple[dict[int, pd.Series], int]]:
     """The cells of a plain file's data lines (:func:`plain_body`), column by column, ``chunk_rows`` rows at a
-    time, as :func:`python_chunks` gives them; :class:`NotPlain` when the C parser refuses a line."""
-    reader = pd.read_csv(io.BytesIO(body), sep=delimiter, header=None, names=list(range(width)), usecols=list(wanted),
+    time, as :func:`python_chunks` gives them."""
+    reader = pd.read_csv(io.BytesIO(body), sep=delimiter, header=None, names=list(range(width)),
+                         usecols=list(wanted) or [0],  # one column at least: the rows are counted
                          dtype=str, na_filter=False, quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c",
                          index_col=False, chunksize=chunk_rows, encoding="utf-8")
-    try:
-        with reader:
-            for frame in reader:
-                yield {j: frame[j] for j in wanted}, len(frame)
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise NotPlain(str(exc)) from None
+    with reader:
+        for frame in reader:
+            yield {j: frame[j] for j in wanted}, len(frame)

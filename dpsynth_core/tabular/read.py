@@ -36,7 +36,7 @@ from ._cells import (
     earliest,
 )
 from ._errors import CSVError, Note
-from ._split import DELIMITER_WORDS, NotPlain, blank, lines, plain_body, plain_chunks, python_chunks, records
+from ._split import DELIMITER_WORDS, blank, lines, plain_body, plain_chunks, python_chunks, records
 
 __all__ = ["CSVError", "Table", "read_table", "read_preview", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
            "MAX_FILE_COLS"]
@@ -602,13 +602,8 @@ def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, m
     wanted = [j for j, c in enumerate(names) if c not in decl.categories and c not in exclude]
     plain = plain_body(text, delimiter, width, max_rows)
     if plain is not None:
-        try:
-            stats, n_rows = _classified(plain_chunks(plain, delimiter, width, chunk_rows, wanted), width)
-            if n_rows != plain.count(b"\n") + 1:
-                raise NotPlain("rows lost")  # never seen: the C parser gives one row per line
-        except NotPlain:
-            plain = None
-    if plain is None:  # the csv module: every file, every row's error
+        stats, n_rows = _classified(plain_chunks(plain, delimiter, width, chunk_rows, wanted), width)
+    else:  # the csv module: every file, every row's error
         stats, n_rows = _classified(python_chunks(recs, width, max_rows, What, delimiter, chunk_rows, wanted), width)
     if n_rows == 0:
         raise CSVError(f"{What} has a header row but no data: it needs at least one data row.", "empty")
