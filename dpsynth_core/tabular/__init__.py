@@ -76,7 +76,8 @@ Limits
     ``max_file_cols`` columns in the header (1,024, checked before any data row is parsed).
     Parsing is two streaming passes over the decoded text in chunks of 2**18 cells: the first
     classifies every cell of the columns that may be numeric and keeps only per-column counts, the
-    second converts the columns read. Memory beyond the text is one chunk plus the returned frame.
+    second converts the columns read. Memory beyond the text is one chunk plus the returned frame
+    (and, for a plain file, a UTF-8 copy of its data lines for pandas' C parser).
     Conversion is exact (correctly rounded, like Python's ``float``): shortest-repr text reads back
     bit for bit. A plain file (no quote, no lone carriage return, every line with the header's
     number of cells) is split by pandas' C parser, any other by Python's csv module, with the same
