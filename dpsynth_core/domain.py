@@ -554,10 +554,17 @@ class Domain:
 
     def _codes(self, values: pd.Series, col: str, labels: tuple[str, ...], name: str, owner: str) -> np.ndarray:
         """Indices of ``values`` in ``labels`` (exact text match), or an error naming the first bad row."""
-        lookup = pd.Index(labels)
-        missing = values.isna().to_numpy()
-        text = values.astype("string").str.strip() if not missing.all() else values.astype("string")
-        codes = lookup.get_indexer(text.fillna("").to_numpy(dtype=object))
+        if isinstance(values.dtype, pd.CategoricalDtype) and list(values.cat.categories) == list(labels) \
+                and all(label == label.strip() for label in labels):
+            # a categorical of the declared labels (what the readers give): its codes are the indices the text
+            # match below finds, without the text (a fifth of the time of reading a mixed table)
+            codes = values.cat.codes.to_numpy().astype(np.int64)
+            missing = codes < 0
+        else:
+            lookup = pd.Index(labels)
+            missing = values.isna().to_numpy()
+            text = values.astype("string").str.strip() if not missing.all() else values.astype("string")
+            codes = lookup.get_indexer(text.fillna("").to_numpy(dtype=object))
         bad = (codes < 0) | missing
         if bad.any():
             other = self.other.get(col)

@@ -75,9 +75,14 @@ Limits
     ``max_bytes`` (50 MiB), ``max_rows`` data rows (200,000), ``max_cols`` columns read (64) and
     ``max_file_cols`` columns in the header (1,024, checked before any data row is parsed).
     Parsing is two streaming passes over the decoded text in chunks of 2**18 cells: the first
-    classifies every cell and keeps only per-column counts, the second converts the columns read.
-    Memory beyond the text is one chunk plus the returned frame. Conversion is exact (correctly
-    rounded, like Python's ``float``): shortest-repr text reads back bit for bit.
+    classifies every cell of the columns that may be numeric and keeps only per-column counts, the
+    second converts the columns read. Memory beyond the text is one chunk plus the returned frame
+    (and, for a plain file, a UTF-8 copy of its data lines for pandas' C parser).
+    Conversion is exact (correctly rounded, like Python's ``float``): shortest-repr text reads back
+    bit for bit. A plain file (no quote, no lone carriage return, every line with the header's
+    number of cells) is split by pandas' C parser, any other by Python's csv module, with the same
+    cells (:mod:`._split`): 0.5 s of CPU instead of 1.75 s for 200,000 rows of 5 columns, and the
+    row-level errors are the csv module's, as they were.
 Writing
     :func:`csv_bytes`: UTF-8, a header row, the shortest text that reads back to the same float64, so
     ``load_csv(csv_bytes(X, names))`` returns ``X`` exactly (the synthetic CSV of the export and the CLI);
@@ -86,8 +91,9 @@ Writing
 
 Modules: :mod:`.read` (the CSV reader and its passes), :mod:`.parquet` (the Parquet reader),
 :mod:`._categories` (matching declared categories), :mod:`._cells` (what one cell is: states,
-patterns, conversion), :mod:`._bad` (rows with a bad cell dropped: ``drop_bad_rows``, and the Dask
-engine's partitions), :mod:`.write` (the writer).
+patterns, conversion), :mod:`._split` (the text split into cells: pandas' C parser or the csv module),
+:mod:`._bad` (rows with a bad cell dropped: ``drop_bad_rows``, and the Dask engine's partitions), :mod:`.write`
+(the writer).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ counts of the first pass (:class:`CellStats`); the conversion of number cells to
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -75,11 +75,12 @@ STATE_HINTS = {
 }
 
 
-def _strings(cells: list[str]):
+def _strings(cells: Sequence[str] | pd.Series) -> pd.Series:
+    """The cells stripped, as pandas' str (a Series keeps its dtype, Arrow's where pandas has it)."""
     return pd.Series(cells, dtype="str").str.strip(SPACE)
 
 
-def classify(cells: list[str]) -> np.ndarray:
+def classify(cells: Sequence[str] | pd.Series) -> np.ndarray:
     """The state (``MISSING`` ... ``TEXT``) of every cell, vectorised."""
     s = _strings(cells)
     low = s.str.lower()
@@ -104,22 +105,18 @@ class CellStats:
         self.first = np.full((TEXT + 1, width), -1, dtype=np.int64)
         self.text_hint: dict[int, str] = {}
 
-    def add(self, cells: list[str], n: int, row0: int) -> None:
-        width = self.count.shape[1]
-        st = classify(cells).reshape(n, width)
-        for code in range(TEXT + 1):
-            mask = st == code
-            cnt = mask.sum(axis=0)
-            if not cnt.any():
-                continue
-            self.count[code] += cnt
-            new = (cnt > 0) & (self.first[code] < 0)
-            if new.any():
-                first = mask.argmax(axis=0) + row0
-                self.first[code, new] = first[new]
+    def add(self, columns: Mapping[int, pd.Series], row0: int) -> None:
+        """Count the states of a chunk of rows starting at data row ``row0``: ``columns`` maps a column's
+        position to its cells (str)."""
+        for j, column in columns.items():
+            st = classify(column)
+            cnt = np.bincount(st, minlength=TEXT + 1)
+            self.count[:, j] += cnt
+            for code in np.flatnonzero((cnt > 0) & (self.first[:, j] < 0)).tolist():
+                first = int(np.argmax(st == code))
+                self.first[code, j] = row0 + first
                 if code == TEXT:
-                    for j in np.flatnonzero(new):
-                        self.text_hint[int(j)] = _text_hint(cells[(int(first[j]) - row0) * width + j].strip(SPACE))
+                    self.text_hint[j] = _text_hint(str(column.iloc[first]).strip(SPACE))
 
     def first_of(self, codes: Sequence[int], j: int) -> tuple[int, int]:
         """(first data-row index, state) among ``codes`` in column ``j``; index -1 when none."""
@@ -153,7 +150,7 @@ def _to_float(numbers) -> np.ndarray:
         return numbers.astype("float64").to_numpy(dtype=np.float64)
 
 
-def convert(cells: list[str], decimal: str) -> np.ndarray:
+def convert(cells: Sequence[str] | pd.Series, decimal: str) -> np.ndarray:
     """float64 values of cells known to be numbers, missing (NaN) or infinite."""
     s = _strings(cells)
     low = s.str.lower()

@@ -10,7 +10,6 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -37,6 +36,7 @@ from ._cells import (
     earliest,
 )
 from ._errors import CSVError, Note
+from ._split import DELIMITER_WORDS, blank, lines, plain_body, plain_chunks, python_chunks, records
 
 __all__ = ["CSVError", "Table", "read_table", "read_preview", "load_csv", "detect_delimiter", "MAX_BYTES", "MAX_ROWS", "MAX_COLS",
            "MAX_FILE_COLS"]
@@ -50,7 +50,6 @@ MAX_COLS = 64
 #: Default largest number of columns in the header (text columns included).
 MAX_FILE_COLS = 1024
 _DELIMITERS = (",", ";", "\t", "|")
-_DELIMITER_WORDS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars (|)"}
 _SAMPLE_CHARS = 64 * 1024
 _SAMPLE_RECORDS = 200
 _CHUNK_CELLS = 2**18
@@ -392,11 +391,11 @@ def _decode(data: bytes, What: str) -> tuple[str, str]:
 def _sample_counts(sample: str, delimiter: str, truncated: bool) -> list[int]:
     """Cells per non-blank record of ``sample`` split at ``delimiter`` (a partial last record dropped)."""
     counts: list[int] = []
-    reader = csv.reader(_lines(sample), delimiter=delimiter, quotechar='"', strict=False)
+    reader = csv.reader(lines(sample), delimiter=delimiter, quotechar='"', strict=False)
     complete = not truncated
     try:
         for rec in reader:
-            if not _blank(rec):
+            if not blank(rec):
                 counts.append(len(rec))
             if len(counts) >= _SAMPLE_RECORDS:
                 complete = True
@@ -417,116 +416,12 @@ def _detect_delimiter(text: str, What: str) -> str:
     if len(good) == 1:
         return good[0]
     if len(good) > 1:
-        options = " or ".join(f"at {_DELIMITER_WORDS[d]} ({consistent[d]} columns)" for d in good)
+        options = " or ".join(f"at {DELIMITER_WORDS[d]} ({consistent[d]} columns)" for d in good)
         raise CSVError(f"{What} could be split into columns {options}: save it as comma-separated with a dot "
                        f"as decimal mark (or add a first line 'sep=;' naming the separator).", "structure")
     header = {d: c[0] for d, c in counts.items() if c}
     best = max(_DELIMITERS, key=lambda d: header.get(d, 0))  # the first of the widest
     return best if header.get(best, 0) > 1 else ","
-
-
-def _blank(rec: list[str]) -> bool:
-    """A record of empty or whitespace-only cells (``[]`` for an empty line)."""
-    return not any(rec) or "".join(rec).isspace()
-
-
-def _lines(text: str) -> Iterator[str]:
-    r"""The lines of ``text`` with their ends (``\n``; a file with only ``\r`` ends is converted first).
-
-    A generator of slices rather than ``io.StringIO``, which would hold a 4-byte-per-character copy.
-    """
-    if "\n" not in text:
-        text = text.replace("\r", "\n")
-    start, find, end = 0, text.find, len(text)
-    while start < end:
-        i = find("\n", start)
-        if i < 0:
-            yield text[start:]
-            return
-        yield text[start:i + 1]
-        start = i + 1
-
-
-def _records(text: str, delimiter: str, What: str) -> Iterator[list[str]]:
-    """The records of ``text``; a quoting error names its spreadsheet row."""
-    reader = csv.reader(_lines(text), delimiter=delimiter, quotechar='"', doublequote=True, strict=True)
-    row = 0
-    try:
-        for rec in reader:
-            row += 1
-            yield rec
-    except csv.Error as exc:
-        row += 1
-        msg = str(exc)
-        if "field larger than field limit" in msg:
-            detail = (f"a cell of row {row} is longer than {csv.field_size_limit()} characters "
-                      f"(a quote (\") that is never closed?)")
-        elif "unexpected end of data" in msg:
-            detail = f"a quote (\") opened in row {row} is never closed"
-        elif "new-line character seen in unquoted field" in msg:
-            detail = f"row {row} has a line break inside a cell that is not quoted (mixed line endings?)"
-        elif "expected after" in msg:
-            detail = (f"row {row} has a quoted cell followed by other characters (a quote inside a "
-                      f"cell must be doubled: \"\")")
-        else:
-            detail = f"row {row} is not valid CSV"
-        raise CSVError(f"{What} cannot be split into cells: {detail}; fix that row.",
-                       "structure", row=row) from None
-
-
-def _data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: str, delimiter: str,
-                 chunk_rows: int) -> Iterator[tuple[list[str], int]]:
-    """Data records in chunks ``(cells, n)``: the cells of ``n <= chunk_rows`` rows, row after row.
-
-    Interior blank lines become rows of empty cells, blank lines at the end are dropped. Checks that
-    each record has ``width`` cells and that there are at most ``max_rows`` rows (never holding more
-    than ``max_rows + 1``). The cells are kept in one flat list: millions of small row lists would
-    keep the garbage collector busy.
-    """
-    def too_many() -> CSVError:
-        return CSVError(f"{What} has more than {max_rows} data rows; at most {max_rows} can be read: "
-                        f"use a sample of the rows.", "too_many_rows", row=max_rows + 2)
-
-    empty = [""] * width
-    pending = 0  # blank records not yet known to be interior
-    n = 0  # rows already yielded
-    cells: list[str] = []
-    rows = 0  # rows in ``cells``
-    cap = min(chunk_rows, max_rows + 1)
-    for rec in records:
-        if not (len(rec) == width and rec[0] and not rec[0].isspace()):  # the common case skips this
-            if _blank(rec):
-                pending += 1
-                continue
-            if len(rec) != width:
-                row = n + rows + pending + 2
-                hint = ""
-                if delimiter == "," and len(rec) > width:
-                    hint = (" (a comma inside a number or a text? Put text containing commas in quotes, and "
-                            "write numbers with a dot as decimal mark)")
-                raise CSVError(f"{What} is not a regular table: row {row} has {plural(len(rec), 'cell')} but "
-                               f"the header has {width} (cells are separated by {_DELIMITER_WORDS[delimiter]}); "
-                               f"check that row for a missing or extra separator{hint}.", "structure", row=row)
-        while pending:
-            cells.extend(empty)
-            rows += 1
-            pending -= 1
-            if rows >= cap:
-                if n + rows > max_rows:
-                    raise too_many()
-                yield cells, rows
-                n += rows
-                cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
-        cells.extend(rec)
-        rows += 1
-        if rows >= cap:
-            if n + rows > max_rows:
-                raise too_many()
-            yield cells, rows
-            n += rows
-            cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
-    if rows:
-        yield cells, rows
 
 
 def check_args(columns, missing, max_rows, max_cols, max_bytes, max_file_cols, what, owner):
@@ -607,10 +502,21 @@ class _Scan:
     stats: CellStats
     n_rows: int
     chunk_rows: int
+    #: The data lines of a plain file (:func:`._split.plain_body`: pandas' C parser splits it), None otherwise.
+    plain: bytes | None = None
 
     @property
     def width(self) -> int:
         return len(self.names)
+
+    def chunks(self, text: str, delimiter: str, What: str, max_rows: int,
+               wanted: Sequence[int]) -> Iterator[tuple[dict[int, pd.Series], int]]:
+        """The data rows again, chunk by chunk, the columns ``wanted`` (file positions) as str Series."""
+        if self.plain is not None:
+            return plain_chunks(self.plain, delimiter, self.width, self.chunk_rows, wanted)
+        recs = records(text, delimiter, What)
+        next(recs)  # the header
+        return python_chunks(recs, self.width, max_rows, What, delimiter, self.chunk_rows, wanted)
 
 
 def _read_table(source, *, columns, categories=None, domain=None, missing, max_rows, max_cols, max_bytes,
@@ -669,19 +575,20 @@ def _separator(text: str, What: str, notes: list[str]) -> tuple[str, str]:
         if delimiter not in _DELIMITERS:
             raise CSVError(f"{What} declares the separator {delimiter!r} on its first line; only commas, "
                            f"semicolons, tabs and vertical bars (|) are supported.", "structure", row=1)
-        notes.append(Note(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
+        notes.append(Note(f"Cells are separated by {DELIMITER_WORDS[delimiter]}, as the first line 'sep=' "
                           f"says (that line is not counted as a row).", "separator"))
         return text[declared.end():], delimiter
     delimiter = _detect_delimiter(text, What)
-    notes.append(Note(f"Cells are separated by {_DELIMITER_WORDS[delimiter]}.", "separator"))
+    notes.append(Note(f"Cells are separated by {DELIMITER_WORDS[delimiter]}.", "separator"))
     return text, delimiter
 
 
 def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, max_rows: int,
                 max_file_cols: int, exclude: Sequence[str] = ()) -> _Scan:
-    """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)."""
-    records = _records(text, delimiter, What)
-    header = next(records, None)
+    """Pass 1: the header, the structure, the row count and the state of every cell (kept as per-column counts)
+    of the columns that may be numeric (not those declared categorical, nor those left out)."""
+    recs = records(text, delimiter, What)
+    header = next(recs, None)
     if header is None:
         raise CSVError(_EMPTY.format(What=What), "empty")
     names = [c.strip(SPACE) for c in header]
@@ -691,15 +598,25 @@ def _first_pass(text: str, delimiter: str, What: str, columns, decl: Declared, m
     check_columns_exist(names, list(columns or []) + [c for c in decl.categories if c not in (columns or [])],
                         decl, What)
     check_columns_exist(names, exclude, decl, What)  # at most as many names as the header's, once they exist
-    stats = CellStats(width)
     chunk_rows = max(1, _CHUNK_CELLS // width)
-    n_rows = 0
-    for cells, n in _data_chunks(records, width, max_rows, What, delimiter, chunk_rows):
-        stats.add(cells, n, n_rows)
-        n_rows += n
+    wanted = [j for j, c in enumerate(names) if c not in decl.categories and c not in exclude]
+    plain = plain_body(text, delimiter, width, max_rows)
+    if plain is not None:
+        stats, n_rows = _classified(plain_chunks(plain, delimiter, width, chunk_rows, wanted), width)
+    else:  # the csv module: every file, every row's error
+        stats, n_rows = _classified(python_chunks(recs, width, max_rows, What, delimiter, chunk_rows, wanted), width)
     if n_rows == 0:
         raise CSVError(f"{What} has a header row but no data: it needs at least one data row.", "empty")
-    return _Scan(names=names, index=index, stats=stats, n_rows=n_rows, chunk_rows=chunk_rows)
+    return _Scan(names=names, index=index, stats=stats, n_rows=n_rows, chunk_rows=chunk_rows, plain=plain)
+
+
+def _classified(chunks: Iterator[tuple[dict[int, pd.Series], int]], width: int) -> tuple[CellStats, int]:
+    """The state counts of the columns in ``chunks`` and the number of rows."""
+    stats, n_rows = CellStats(width), 0
+    for columns, n in chunks:
+        stats.add(columns, n_rows)
+        n_rows += n
+    return stats, n_rows
 
 
 def check_columns_exist(names: Sequence[str], wanted: Sequence[str], decl: Declared, What: str) -> None:
@@ -815,28 +732,24 @@ def _second_pass(text: str, delimiter: str, What: str, scan: _Scan, cols: list[i
     value), the codes of the categorical ones, (rows, categorical columns) int64 (see ColumnMatcher), the
     bad cells of the columns ``bad_cols`` (by name; read as missing here, their rows dropped later), and the
     cells of the ``text_cols`` as they are (one list per column: the text-preview mode)."""
-    width = scan.width
     X = np.empty((scan.n_rows, len(cols)))
     C = np.empty((scan.n_rows, len(matchers)), dtype=np.int64)
     badcell = {scan.names[j]: np.zeros(scan.n_rows, dtype=bool) for j in bad_cols}
     T: list[list[str]] = [[] for _ in text_cols]
     row0 = 0
-    records = _records(text, delimiter, What)
-    next(records)  # the header
-    for cells, n in _data_chunks(records, width, max_rows, What, delimiter, scan.chunk_rows):
+    wanted = sorted({*cols, *(j for j, _ in matchers), *text_cols})
+    for columns, n in scan.chunks(text, delimiter, What, max_rows, wanted):
         for j in bad_cols:  # the cells that are not numbers become missing values of rows dropped later
-            column = cells[j::width]
-            mask = np.isin(classify(column), bad_codes)
+            mask = np.isin(classify(columns[j]), bad_codes)
             badcell[scan.names[j]][row0:row0 + n] = mask
-            for i in np.flatnonzero(mask):
-                cells[int(i) * width + j] = ""
-        if cols:
-            by_column = list(chain.from_iterable(cells[j::width] for j in cols))  # column after column
-            X[row0:row0 + n] = convert(by_column, decimal).reshape(len(cols), n).T
+            if mask.any():
+                columns[j] = columns[j].where(~mask, "")
+        for k, j in enumerate(cols):
+            X[row0:row0 + n, k] = convert(columns[j], decimal)
         for t, (j, matcher) in enumerate(matchers):
-            C[row0:row0 + n, t] = matcher.codes(pd.Series(cells[j::width], dtype="str").str.strip(SPACE), row0)
+            C[row0:row0 + n, t] = matcher.codes(columns[j].str.strip(SPACE), row0)
         for column, j in zip(T, text_cols, strict=True):
-            column.extend(cells[j::width])
+            column.extend(columns[j].tolist())
         row0 += n
     return X, C, badcell, T
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import POT_ITERMAX, W1Result
+from ._common import KDTREE_P, POT_ITERMAX, W1Result, pairwise
 from .exact1d import w1_1d
 from .metrics import GroundMetric, MixedMetric, ground_metric
 
@@ -36,8 +36,9 @@ __all__ = ["solve", "solve_rounds", "plan_upper_bound", "plan_upper_bounds", "ma
 MAX_LEVELS = 40
 
 
-def _relabel(key: np.ndarray) -> np.ndarray:
-    """Dense ids 0..k-1 of int64 keys (by sorting: NumPy 2's hash path of np.unique is slower on int64)."""
+def _relabel(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ids 0..k-1 of int64 keys (by sorting: NumPy 2's hash path of np.unique is slower on int64), and the
+    stable order that sorts them (the ids rank the keys, so it sorts the ids too)."""
     order = np.argsort(key, kind="stable")
     ks = key[order]
     new = np.empty(ks.size, dtype=bool)
@@ -45,7 +46,7 @@ def _relabel(key: np.ndarray) -> np.ndarray:
     np.not_equal(ks[1:], ks[:-1], out=new[1:])
     ids = np.empty(key.size, dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
-    return ids
+    return ids, order
 
 
 #: Rows (of both sets) in a cell of :func:`plan_upper_bound`, whose transport is solved exactly: CELL_WORK / N
@@ -74,10 +75,9 @@ def _cells(U: np.ndarray, cell_rows: int) -> list[np.ndarray]:
             break
         g = 2.0 ** j
         q = np.minimum(np.floor(U[open_rows] * g), g - 1).astype(np.int64)
-        gid = _relabel(gid * (1 << U.shape[1]) + ((q & 1) << shifts).sum(axis=1))
+        gid, order = _relabel(gid * (1 << U.shape[1]) + ((q & 1) << shifts).sum(axis=1))
         size = np.bincount(gid)
         done = (size <= cell_rows) if j < MAX_LEVELS else np.ones(size.size, dtype=bool)
-        order = np.argsort(gid, kind="stable")
         starts = np.concatenate([[0], np.cumsum(size)])
         leaves += [open_rows[order[starts[c]:starts[c + 1]]] for c in np.flatnonzero(done)]
         keep = ~done[gid]
@@ -139,6 +139,7 @@ def plan_upper_bounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray
         return
     norm = _NORM["linf" if isinstance(gm, MixedMetric) else getattr(gm, "name", "linf")]
     n, w = X.shape[0], np.concatenate([a, -b])
+    cost = _cell_costs(X, Y, Z, gm)
     leaves = _cells((Z - lo) / S, cell_rows)
     excess = np.array([math.fsum(w[rows]) for rows in leaves])
     box_lo = np.array([Z[rows].min(axis=0) for rows in leaves])
@@ -162,7 +163,7 @@ def plan_upper_bounds(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray
             yield best, {**about, "cells_solved": k, **({"inside_cost": inside} if k == len(leaves) else {})}
         if k < len(leaves):
             rows = leaves[order[k]]
-            solved[order[k]] = _leaf_cost(X, Y, a, b, gm, rows[rows < n], rows[rows >= n] - n)
+            solved[order[k]] = _leaf_cost(a, b, rows[rows < n], rows[rows >= n] - n, cost)
 
 
 def _between_cost(excess: np.ndarray, lo: np.ndarray, hi: np.ndarray, norm) -> float:
@@ -182,10 +183,24 @@ def _between_cost(excess: np.ndarray, lo: np.ndarray, hi: np.ndarray, norm) -> f
     return t * float(np.sum(G * D)) + abs(float(p.sum()) - float(q.sum())) * float(D.max())
 
 
-def _leaf_cost(X, Y, a, b, gm: GroundMetric, ix: np.ndarray, iy: np.ndarray) -> float:
-    """:math:`r_c W_1(\\mu_c, \\nu_c)` of one cell: the cost of POT's optimal plan between the normalised
-    restrictions, times the smaller of the two masses (0 when a side is empty). Any feasible plan's cost is
-    an upper bound, so its optimality is not needed."""
+def _cell_costs(X: np.ndarray, Y: np.ndarray, Z: np.ndarray, gm: GroundMetric):
+    """``cost(ix, iy)``: the metric's (len(ix), len(iy)) matrix between rows ix of X and iy of Y. Where the metric is
+    an l_p distance of its coordinates ``Z`` (X's rows, then Y's; the mixed metric's embedding is l_inf exactly),
+    SciPy's cdist on the rows of Z: the same numbers as ``gm.pairwise``, without embedding each cell's rows
+    again; ``gm.pairwise`` otherwise."""
+    n = X.shape[0]
+    name = {p: nm for nm, p in KDTREE_P.items()}.get(gm.kdtree_p)
+    if name is None:
+        return lambda ix, iy: gm.pairwise(X[ix], Y[iy])
+    return lambda ix, iy: pairwise(Z[ix], Z[n + iy], name)
+
+
+def _leaf_cost(a: np.ndarray, b: np.ndarray, ix: np.ndarray, iy: np.ndarray, cost) -> float:
+    """:math:`r_c W_1(\\mu_c, \\nu_c)` of one cell (rows ix of X, iy of Y; ``cost`` from :func:`_cell_costs`): the
+    cost of POT's optimal plan between the normalised restrictions, times the smaller of the two masses (0 when a
+    side is empty). Any feasible plan's cost is an upper bound, so its optimality is not needed. POT's checks of the
+    marginals and its centring of the dual potentials are skipped: the masses are normalised here and the
+    potentials are not used (the plan is the same)."""
     import ot
 
     if ix.size == 0 or iy.size == 0:
@@ -194,8 +209,8 @@ def _leaf_cost(X, Y, a, b, gm: GroundMetric, ix: np.ndarray, iy: np.ndarray) -> 
     r = min(float(p.sum()), float(q.sum()))
     if r <= 0.0:
         return 0.0
-    M = gm.pairwise(X[ix], Y[iy])
-    G = ot.emd(p / p.sum(), q / q.sum(), M, numItermax=POT_ITERMAX)
+    M = cost(ix, iy)
+    G = ot.emd(p / p.sum(), q / q.sum(), M, numItermax=POT_ITERMAX, center_dual=False, check_marginals=False)
     return r * float(np.sum(G * M))
 
 

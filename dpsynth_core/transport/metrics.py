@@ -256,7 +256,9 @@ class MixedMetric(GroundMetric):
         return out
 
     def pairwise(self, P, Q):
-        return mixed_cost(P, Q, self.weights)
+        # SciPy's Chebyshev distance on the embedding: the same numbers as mixed_cost bit for bit (the class
+        # docstring), about 20 times faster than its column-by-column passes over the (len(P), len(Q)) matrix
+        return pairwise(self.embed(P), self.embed(Q), "linf")
 
     def neighbours(self, Z, k):
         """The k nearest neighbours (in the embedding), plus, when there are at most
