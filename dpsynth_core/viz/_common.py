@@ -42,11 +42,13 @@ GROUP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangl
 #: Reference curves: (colour, dash), every one different.
 REFERENCE_STYLES = (("#000000", "dash"), ("#8C510A", "dashdot"), ("#000000", "longdashdot"),
                     ("#8C510A", "longdash"), ("#000000", "dot"))
-#: At most this many points per panel are drawn (a fixed-seed subset) ...
-MAX_POINTS = 2000
-#: ... and about this many per figure: SVG scatter costs ~0.1–0.3 ms per point in headless Chromium on
-#: two busy cores, and WebGL (software) only pays off above ~3000 points, so figures stay below that.
-FIGURE_POINTS = 2400
+#: At most this many points per panel are drawn (a fixed-seed subset; the panel says how many of how many) ...
+MAX_POINTS = 1000
+#: ... and about this many per figure. Drawing is most of what a browser does on an ε notch: with 2,400 points
+#: per figure a notch on a mechanism page kept Chromium's main thread busy for 0.9-1.1 s (two figures), with
+#: 1,200 for 0.5-0.8 s, and the notch took 0.7-1.0 s instead of 1.1-1.45 s until the page was idle
+#: (benchmarks/bench_browser.py on a quiet machine). WebGL (software) only pays off above ~3000 points.
+FIGURE_POINTS = 1200
 
 SIGNED_SCALE = "RdBu"  # plotly's RdBu: red = low (negative), blue = high (positive)
 _SCENE_AXIS = dict(backgroundcolor="white", gridcolor="#DFE8F3", linecolor="#EBF0F8", showbackground=True,

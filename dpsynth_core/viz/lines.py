@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from ._common import (
     COLORS,
+    MAX_POINTS,
     REFERENCE_STYLES,
     axis_spec,
     decimate,
@@ -156,13 +157,14 @@ def partial_sum_paths(superregular: np.ndarray, iid: np.ndarray, *, title: str =
 
 def grid_path(order: np.ndarray, k: int, *, title: str = "",
               names: Sequence[str] = ("first coordinate", "second coordinate"), note: str | None = None) -> go.Figure:
-    """A path through the k×k grid (cell indices, row-major, axis 0 = x) drawn over the cells,
-    coloured by step (start: black star, end: black square)."""
+    """A path through the k×k grid (cell indices, row-major, axis 0 = x) drawn over the cells, its cells
+    coloured by step while there are at most :data:`MAX_POINTS` of them, a plain line beyond (start: black
+    star, end: black square)."""
     order = np.asarray(order, dtype=np.int64)
     x = (order // k + 0.5) / k
     y = (order % k + 0.5) / k
     steps = np.arange(order.size)
-    traces = [go.Scatter(x=f32(x), y=f32(y), mode="lines+markers" if k <= 32 else "lines",
+    traces = [go.Scatter(x=f32(x), y=f32(y), mode="lines+markers" if order.size <= MAX_POINTS else "lines",
                          line=dict(color="#9E9E9E", width=1.5), name="path",
                          marker=dict(size=6 if k <= 16 else 4, color=steps, colorscale="Viridis",
                                      colorbar=dict(title=dict(text="step"), thickness=12, len=0.85)),

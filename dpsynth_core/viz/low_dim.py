@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from ._common import (
     COLORS,
+    MAX_POINTS,
     axis_spec,
     empty_figure,
     f32,
@@ -33,16 +34,16 @@ def pca_3d(X: np.ndarray, *, basis_true: np.ndarray, centre_priv: np.ndarray, ba
            names: Sequence[str] = ("x0", "x1", "x2"), title: str = "", note: str | None = None) -> go.Figure:
     """Data in 3-D with the true principal plane (owner view, grey) and the private one (DP,
     orange), each through its own centre (the true one: the mean of ``X`` unless given), and the synthetic
-    points (vermillion)."""
+    points (vermillion); at most :data:`MAX_POINTS` of each set."""
     if centre_true is None:
         centre_true = np.asarray(X, dtype=float).mean(axis=0)
-    P = thin(np.asarray(X, dtype=float), 1500)
+    P = thin(np.asarray(X, dtype=float), MAX_POINTS)
     hov = f"<b>%{{meta}}</b><br>{names[0]} %{{x:.3g}}<br>{names[1]} %{{y:.3g}}<br>{names[2]} %{{z:.3g}}<extra></extra>"
     traces = [go.Scatter3d(x=f32(P[:, 0]), y=f32(P[:, 1]), z=f32(P[:, 2]), mode="markers",
                            name="real data (owner view)", meta="real point (owner view)",
                            marker=dict(size=2, color=COLORS["real"], opacity=0.35), hovertemplate=hov)]
     if synthetic is not None and len(synthetic):
-        S = thin(np.asarray(synthetic, dtype=float), 1500, seed=3)
+        S = thin(np.asarray(synthetic, dtype=float), MAX_POINTS, seed=3)
         traces.append(go.Scatter3d(x=f32(S[:, 0]), y=f32(S[:, 1]), z=f32(S[:, 2]), mode="markers",
                                    name="synthetic data (DP)", meta="synthetic point",
                                    marker=dict(size=2, color=COLORS["synthetic"], opacity=0.5), hovertemplate=hov))

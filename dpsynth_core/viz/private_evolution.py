@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from ._common import (
     COLORS,
+    FIGURE_POINTS,
     as_points,
     axis_spec,
     bounds_2d,
@@ -68,20 +69,20 @@ def pe_iteration(private: np.ndarray | None, synthetic: np.ndarray, variations: 
                  names: Sequence[str] | None = None, note: str | None = None) -> go.Figure:
     """One Private Evolution iteration in the first two coordinates: private points (owner view,
     faint grey), the variations (sky-blue crosses) and the resampled synthetic points (vermillion,
-    size ∝ histogram weight when ``weights`` is given). At most 800 private, 600 variation and
-    1000 synthetic points are drawn (:data:`FIGURE_POINTS` in all)."""
+    size ∝ histogram weight when ``weights`` is given). At most a third of :data:`FIGURE_POINTS` private, a
+    quarter variation and the rest synthetic points are drawn."""
     S = as_points(synthetic)
     d = S.shape[1]
     nm = _coordinate_names(names)
-    traces = _private_layer(private, 800, nm)
+    traces = _private_layer(private, FIGURE_POINTS // 3, nm)
     if variations is not None and len(variations):
-        V = thin(as_points(variations), 600, seed=2)
+        V = thin(as_points(variations), FIGURE_POINTS // 4, seed=2)
         x, y = _pe_xy(V, 2)
         traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name="variations (candidates)",
                                  marker=dict(size=5, symbol="x-thin-open", color=COLORS["variation"], opacity=0.8,
                                              line=dict(width=1.2, color=COLORS["variation"])),
                                  hovertemplate=hover_text("variation", nm[0], nm[1])))
-    idx = thin_index(S.shape[0], 1000, seed=3)
+    idx = thin_index(S.shape[0], FIGURE_POINTS - FIGURE_POINTS // 3 - FIGURE_POINTS // 4, seed=3)
     x, y = _pe_xy(S[idx], 3)
     size: float | np.ndarray = 6
     if weights is not None and len(weights) == S.shape[0]:
@@ -100,12 +101,12 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
                  w1: Sequence[float] | None = None, title: str = "", names: Sequence[str] | None = None,
                  note: str | None = None) -> go.Figure:
     """Private Evolution as an animation: one frame per iteration t = 0..T (press Play), the synthetic
-    cloud over the private data (owner view, faint grey). At most 1000 points per layer and frame."""
+    cloud over the private data (owner view, faint grey). At most half of :data:`FIGURE_POINTS` per layer and frame."""
     frames_data = [(t, as_points(S)) for t, S in enumerate(synthetic) if S is not None]
     if not frames_data:
         return empty_figure("no iterations to show")
     nm = _coordinate_names(names)
-    traces = _private_layer(private, 1000, nm)
+    traces = _private_layer(private, FIGURE_POINTS // 2, nm)
     syn_hover = hover_text("synthetic point", nm[0], nm[1])
 
     def label(t):
@@ -116,14 +117,14 @@ def pe_animation(private: np.ndarray | None, synthetic: Sequence[np.ndarray | No
         return f"{title} — {label(t)}" if title else label(t)
 
     t0, S0 = frames_data[0]
-    x, y = _pe_xy(thin(S0, 1000), 3)
+    x, y = _pe_xy(thin(S0, FIGURE_POINTS // 2), 3)
     traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name="synthetic points (DP)",
                              marker=dict(size=6, color=COLORS["synthetic"], opacity=0.8,
                                          line=dict(width=0.5, color="white")), hovertemplate=syn_hover))
     idx = len(traces) - 1
     frames, steps = [], []
     for t, S in frames_data:
-        x, y = _pe_xy(thin(S, 1000), 3)
+        x, y = _pe_xy(thin(S, FIGURE_POINTS // 2), 3)
         frames.append(go.Frame(data=[go.Scatter(x=f32(x), y=f32(y))], traces=[idx], name=str(t),
                                layout=go.Layout(title_text=heading(t))))
         steps.append(dict(method="animate", label=str(t), args=[[str(t)], dict(mode="immediate",

@@ -13,6 +13,7 @@ from ._common import (
     COLORS,
     GROUP_COLORS,
     GROUP_SYMBOLS,
+    MAX_POINTS,
     SIGNED_SCALE,
     axis_keys,
     axis_spec,
@@ -123,7 +124,7 @@ def cell_map(counts: np.ndarray, lower: np.ndarray, upper: np.ndarray, *, title:
                                      f"count %{{z:.4g}}{' (merged cells)' if merged else ''}<extra></extra>")
     traces = [trace]
     if points is not None and len(points):
-        P = thin(np.asarray(points), 1000)
+        P = thin(np.asarray(points), MAX_POINTS)
         traces.append(go.Scatter(x=f32(P[:, 0]), y=f32(P[:, 1]), mode="markers", name="points",
                                  marker=dict(size=2, color="black", opacity=0.35),
                                  hovertemplate=hover_text("point", names[0], names[1])))

@@ -220,7 +220,7 @@ def test_every_builder_is_covered_by_the_realistic_cases():
 
 
 def test_realistic_figures_are_light_and_finite(realistic):
-    """At the dashboard's sizes: at most 2000 points per panel, strict JSON, no internal labels,
+    """At the dashboard's sizes: at most viz.MAX_POINTS points per panel and viz.FIGURE_POINTS per figure, strict JSON, no internal labels,
     legends below the plot, hover text on every point layer, ≥ 3 ticks on every log axis."""
     for name, fig in realistic.items():
         assert isinstance(fig, go.Figure), name

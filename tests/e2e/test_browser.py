@@ -24,8 +24,8 @@ pytestmark = pytest.mark.e2e
 
 EPSILON = "ε (privacy budget, log scale)"
 
-# url -> steps. A step is ("click", button label) or ("view", a "Look closer" choice), done in order;
-# every view of every page is opened once.
+# url -> steps. A step is ("click", button label), ("view", a "Look closer" choice) or ("slider", label of a
+# slider in the main area, notches to move it), done in order; every view of every page is opened once.
 STEPS = {
     "home": [("click", "ε = 0.01 (strong privacy)"), ("click", "ε = 1")],
     "data": [("click", "Generate")],
@@ -41,7 +41,9 @@ STEPS = {
                 ("view", "Spectrum"), ("view", "Angle against ε"), ("click", "Run the angle sweep"),
                 ("view", "Synthetic digits"), ("view", "Does it help a classifier?"),
                 ("click", "Run the digits experiment"), ("view", "The two planes")],
-    "rates": [("click", "Run sweep")],
+    # a sweep up to 2,000 rows: what the browser must show is the sweep's result; the default sweep up to 20,000
+    # rows (about ten seconds of W1) is run by tests/app/test_app.py::test_rates_three_decades_exact_or_within_one_percent
+    "rates": [("slider", "n from 20 to", -1), ("click", "Run sweep")],
     "compare": [("click", "Run the comparison")],
     "audit": [("click", "Run the audit")],
 }
@@ -86,8 +88,11 @@ def test_page(server, page, ui, i):
     # the lesson path: "Next" leads through PAGES in order and the Glossary is the last lesson
     expected_next = PAGES[i + 1][0] if i + 1 < len(PAGES) else None
     assert next_link_target(page, expected_next) == expected_next, f"{name}: 'Next' should lead to {expected_next!r}"
-    for kind, label in steps:
-        ui.click_button(page, label, role="radio" if kind == "view" else "button")
+    for kind, label, *notches in steps:
+        if kind == "slider":
+            ui.set_slider(page, label, *notches, sidebar=False)
+        else:
+            ui.click_button(page, label, role="radio" if kind == "view" else "button")
         ui.assert_no_exception(page, f"{name} after {kind} {label!r}")
         assert_plain(ui, page, f"{name} after {kind} {label!r}")
     if name != "home":  # Home's picture is its first screen: test_home_first_screen_shows_rows_and_the_attack
