@@ -36,10 +36,11 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	@# numba compiles the W1 solvers' kernels here, once, and caches them beside the code (about 10 s); otherwise
 	@# every process that first needed them compiled them again (both test workers at once, the browser tests'
 	@# server, the first visit after `make run`). A kernel edited later is compiled again on its first call.
-	@# The same process imports the dashboard's and the test runner's libraries once, writing their bytecode
-	@# before two test workers would both compile them.
-	$(BIN)/python -c "import serve; serve.warm_solvers(); import pytest, xdist, hypothesis, playwright.sync_api, \
-	  streamlit.testing.v1, sklearn.datasets, sklearn.svm, dask.dataframe, distributed"
+	@# A second process meanwhile imports the test runner's and the tests' other libraries once (the first one
+	@# imports the dashboard's), writing their bytecode before two test workers would both compile them.
+	$(BIN)/python -c "import pytest, xdist, hypothesis, playwright.sync_api, streamlit.testing.v1, sklearn.datasets, \
+	  sklearn.svm, dask.dataframe, distributed" & \
+	  $(BIN)/python -c "import serve; serve.warm_solvers()" && wait $$!
 	touch $(STAMP)
 	@echo "the dpsynth command is installed in .venv: run 'source .venv/bin/activate' to put it on your PATH"
 
