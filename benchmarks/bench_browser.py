@@ -48,7 +48,8 @@ counted idle at 2.1 s while its headline was still a bracket). From the records:
   headline shows a certified bracket first and fills in the exact value later);
 * ``acceptance``: issue 37's page-speed criteria per page (median notch until idle ≤ 1 s, until the W1
   headline is final ≤ 2.5 s, the worse end of the slider ≤ 5 s, cold visit ≤ 3 s, Home's notch ≤ 1.5×
-  PMM's), with the same figures as ratios to the floor of the run;
+  PMM's), with the same figures as ratios to the floor of the run; an end of the slider and a cold visit
+  count until the later of settle and the final W1 headline;
 * per action also the number of runs, runs cut short for a rerun, the time to the first run start,
   the script time seen by the browser, long-task time, and what came over the websocket (bytes by
   element type, decoded with Streamlit's protobufs);
@@ -554,7 +555,8 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
     settle = _stats(ns, "settle_s")
     cold, warm = row.get("cold", {}), row.get("warm", {})
     row.update({
-        "cold_settle_s": cold.get("settle_s"), "cold_ready_s": cold.get("ready_s"),
+        "cold_settle_s": cold.get("settle_s"), "cold_headline_s": cold.get("headline_s"),
+        "cold_ready_s": cold.get("ready_s"),
         "cold_dom_settle_s": cold.get("dom_settle_s"),
         "warm_first_visit_s": warm.get("settle_s"), "warm_first_visit_ready_s": warm.get("ready_s"),
         "warm_first_visit_dom_s": warm.get("dom_settle_s"),
@@ -598,7 +600,10 @@ def acceptance(floor: dict, rows: list[dict]) -> dict:
     pages = {}
     for r in rows:
         notch, head = r.get("notch_settle_median_s"), r.get("notch_headline_median_s")
-        worst, cold = r.get("extreme_worst_s"), r.get("cold_settle_s")
+        # a cold visit is answered when its script is done AND its W1 headline is final (as at the slider's ends:
+        # the exact value can come after the first run, with one more run of the page)
+        worst = r.get("extreme_worst_s")
+        cold = max((x for x in (r.get("cold_settle_s"), r.get("cold_headline_s")) if x is not None), default=None)
         checks = {"notch_idle_le_1s": notch is not None and notch <= 1.0,
                   "notch_w1_final_le_2_5s": head is None or head <= 2.5,
                   "extreme_le_5s": worst is None or worst <= 5.0,
