@@ -117,24 +117,17 @@ def data_chunks(records: Iterator[list[str]], width: int, max_rows: int, What: s
                 raise CSVError(f"{What} is not a regular table: row {row} has {plural(len(rec), 'cell')} but "
                                f"the header has {width} (cells are separated by {DELIMITER_WORDS[delimiter]}); "
                                f"check that row for a missing or extra separator{hint}.", "structure", row=row)
-        while pending:
-            cells.extend(empty)
+        # the blank records before this one were interior: rows of empty cells, then the record
+        pieces, pending = ((rec,) if not pending else [*([empty] * pending), rec]), 0
+        for piece in pieces:
+            cells.extend(piece)
             rows += 1
-            pending -= 1
             if rows >= cap:
                 if n + rows > max_rows:
                     raise too_many()
                 yield cells, rows
                 n += rows
                 cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
-        cells.extend(rec)
-        rows += 1
-        if rows >= cap:
-            if n + rows > max_rows:
-                raise too_many()
-            yield cells, rows
-            n += rows
-            cells, rows, cap = [], 0, min(chunk_rows, max_rows - n + 1)
     if rows:
         yield cells, rows
 
