@@ -7,6 +7,7 @@ start early (the browser tests on one worker, with one server and one Chromium, 
 computes) and the run ends on short ones, both workers finishing together.
 """
 
+import functools
 import os
 
 import numpy as np
@@ -42,3 +43,37 @@ def _rank(item) -> int:
 def pytest_collection_modifyitems(config, items):
     """Long tests first (module docstring); a stable sort keeps the collection order within each group."""
     items.sort(key=_rank)
+
+
+def _apptest_without_polling() -> None:
+    """Two costs of Streamlit's AppTest (1.67) that are not the app's, removed for the suite: together about a fifth
+    of the AppTest files' time (tests/app/test_app.py with test_mixed_tables.py: 82 s and 79 s before, 63 s and
+    62 s after, on two cores).
+
+    * After starting a run, AppTest polls every millisecond whether the script thread has sent its SHUTDOWN
+      event, each poll scanning every event of the run (one per element drawn) while holding the interpreter's
+      lock, which the script thread then waits for. The same wait is a ``join`` of that thread, which sends
+      SHUTDOWN as its last act: the same result and the same timeout, without the polling.
+    * Every new AppTest scans the metadata of every installed package for custom components
+      (``scan_component_manifests``); the installed packages do not change during a test session, so the first
+      scan's result is kept.
+    """
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.testing.v1 import local_script_runner
+
+    def require_widgets_deltas(runner, timeout: float = 3) -> None:
+        thread = runner._script_thread
+        if thread is not None:
+            thread.join(timeout)
+        if runner.script_stopped():
+            return
+        runner.request_stop()  # what Streamlit's own wait does at its timeout
+        runner.join()
+        raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+    local_script_runner.require_widgets_deltas = require_widgets_deltas
+    manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+def pytest_configure(config):
+    _apptest_without_polling()
