@@ -55,6 +55,7 @@ INTERNAL = ["seed 00", "params[", "U_T", "L_T", "step3", "exact_total", "theorem
 
 def test_steps_are_for_registered_pages():
     assert set(STEPS) <= {p.url for p in REGISTRY}, set(STEPS) - {p.url for p in REGISTRY}
+    assert set(ON_ARRIVAL) <= {p[0] or "home" for p in PAGES}, set(ON_ARRIVAL)
 
 
 def assert_plain(ui, page, where: str) -> None:
@@ -85,6 +86,8 @@ def test_page(server, page, ui, i):
     ui.goto(page, f"{server}/{url}")
     ui.assert_no_exception(page, name)
     assert_plain(ui, page, name)
+    if name in ON_ARRIVAL:  # what a page must show as it opens, checked in the same visit
+        ON_ARRIVAL[name](page, ui)
     # the lesson path: "Next" leads through PAGES in order and the Glossary is the last lesson
     expected_next = PAGES[i + 1][0] if i + 1 < len(PAGES) else None
     assert next_link_target(page, expected_next) == expected_next, f"{name}: 'Next' should lead to {expected_next!r}"
@@ -95,7 +98,7 @@ def test_page(server, page, ui, i):
             ui.click_button(page, label, role="radio" if kind == "view" else "button")
         ui.assert_no_exception(page, f"{name} after {kind} {label!r}")
         assert_plain(ui, page, f"{name} after {kind} {label!r}")
-    if name != "home":  # Home's picture is its first screen: test_home_first_screen_shows_rows_and_the_attack
+    if name != "home":  # Home's picture is its first screen: home_first_screen_shows_rows_and_the_attack
         ui.shot(page, name)
 
 
@@ -370,12 +373,11 @@ FIRST_SCREEN_JS = """(endText) => {
 }"""
 
 
-def test_home_first_screen_shows_rows_and_the_attack(server, page, ui):
+def home_first_screen_shows_rows_and_the_attack(page, ui):
     """Home opens on the clinic table beside a release of it (two tables, labelled), what is protected and kept,
     the membership question with its chart (both tables' bars, the real table's answers) and what ε means: all
-    before the mathematics. The first screen is photographed for the README (``home.png``)."""
-    ui.goto(page, f"{server}/")
-    ui.assert_no_exception(page, "home")
+    before the mathematics. The first screen is photographed for the README (``home.png``). Checked by
+    :func:`test_page` on Home as it opens (one visit of Home for both)."""
     main = page.locator('[data-testid="stMain"]')
     assert main.locator('[data-testid="stDataFrame"]').count() >= 2
     text = ui.visible_text(page)
@@ -435,10 +437,10 @@ def test_the_lesson_box_stays_open_while_the_student_acts(server, page, ui):
     assert not _lesson_open(page), "psmm: the box the teacher closed opened again at an ε change"
 
 
-def test_doc_links_open_the_document_in_a_new_tab(server, page, ui):
+def doc_links_open_the_document_in_a_new_tab(page, ui):
     """A document a page names is a link: on the Glossary, "docs/deviations.md" opens the Documentation page on
-    that document in a new tab (a new session), and the page it was clicked on stays as it was."""
-    ui.goto(page, f"{server}/glossary")
+    that document in a new tab (a new session), and the page it was clicked on stays as it was. Checked by
+    :func:`test_page` on the Glossary as it opens."""
     link = page.get_by_role("link", name="docs/deviations.md").first
     link.wait_for(timeout=15_000)
     with page.context.expect_page() as opened:
@@ -450,3 +452,9 @@ def test_doc_links_open_the_document_in_a_new_tab(server, page, ui):
     ui.assert_no_exception(doc, "the Documentation page")
     assert "doc=deviations" in doc.url
     assert page.url.split("?")[0].rstrip("/").endswith("/glossary")  # the first tab did not move
+
+
+#: Checks of a page as it opens, before its steps (:func:`test_page`): Home's first screen (the picture a stakeholder
+#: sees first) and the Glossary's links to the project's documents.
+ON_ARRIVAL = {"home": home_first_screen_shows_rows_and_the_attack,
+              "glossary": doc_links_open_the_document_in_a_new_tab}
