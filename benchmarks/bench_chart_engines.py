@@ -99,8 +99,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="rounds of one visit per engine")
     ap.add_argument("--chromium", default=os.environ.get("DPSYNTH_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--quick", action="store_true", help="one round (run_all.py --quick)")
     ap.add_argument("--out", default="chart_engines")
     args = ap.parse_args(argv)
+    if args.quick:  # one round, written beside the full run's results rather than over them
+        args.reps, args.out = 1, f"{args.out}_quick"
     from playwright.sync_api import sync_playwright
 
     load_start = os.getloadavg()
