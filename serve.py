@@ -8,13 +8,19 @@ app.py`` still works; its first visit just pays those imports.
 
 The hook also runs the W1 solvers once on a few hundred generated points (:func:`warm_solvers`): the
 sparse method's compiled kernels (numba, cached on disk) are loaded on their first call, about 0.5 s on a
-2-core machine, which the first visitor's headline would otherwise wait for. Only code is warmed: no
-page's cache is filled, so a first visit still computes its release and its W1.
+2-core machine, which the first visitor's headline would otherwise wait for.
+
+Then, once the server listens, a background thread computes the default view of every page
+(:mod:`dashboard.warm`: the embedded data, the default settings and the teaching seed, as every session
+first sees them; Home's first) into the caches the pages share, and prints ``dpsynth: default views
+computed in … s``. A first visit then draws what is known instead of computing it; one that comes earlier
+waits for the same computation (a value is computed once). Nothing is written to disk.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -51,7 +57,14 @@ async def _warm(_app):
     warm_solvers()
     print(f"dpsynth: libraries imported in {t1 - t0:.2f} s, W1 solvers loaded in {time.perf_counter() - t1:.2f} s",
           flush=True)
+    threading.Thread(target=_warm_views, name="dpsynth-warm", daemon=True).start()
     yield
+
+
+def _warm_views() -> None:
+    from dashboard import warm
+
+    warm.warm(lambda line: print(line, flush=True))
 
 
 app = st.App("app.py", lifespan=_warm)

@@ -47,7 +47,7 @@ if fs is not None:
     _ui.plot(viz.membership_answers(demo.released_with, demo.released_without, demo.table_with, demo.table_without,
                                     who="the patient"),
              f"{table} {released} Each bar counts releases (PMM at ε = {demo.epsilon:g}, add or remove one record, "
-             "each with its own seed) that gave that answer; the arrows are the real table's answers ("
+             "each with its own seed) that gave that answer; the dashed lines are the real table's answers ("
              + _ui.OWNER + ")", key="home_membership")
     st.markdown(f"**What ε = {rel.epsilon:g} means in practice.** "
                 + epsilon_meaning(rel.epsilon, who="patient"))

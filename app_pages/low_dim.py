@@ -27,10 +27,8 @@ def _use(kind: str) -> None:
     _ui.set_data(_demo(kind), sources.Source("real", "digits") if kind == "digits" else None)
 
 
-# the page teaches the paper's projection: plan "paper" (the library's default plan, from the defaults study, skips
-# the projection when d <= 6 and releases PSMM in full dimension: docs/defaults.md)
-spec, params = _ui.mechanism_header("low_dim", "low_dim", defaults={"plan": "paper",
-                                                                     "target_dim": min(2, _ui.data().d)})
+# the page teaches the paper's projection: plan "paper" (dashboard.registry.CONTROLS)
+spec, params = _ui.mechanism_header("low_dim")
 d = _ui.data()
 if d.d < 3:
     st.info(f"The current data have d = {d.d} coordinates: projecting them on a plane shows little. Load data with "

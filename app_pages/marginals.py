@@ -118,7 +118,7 @@ def _association_sentence(kl, rows, labels) -> None:
                   else "."))
 
 
-spec, params = _ui.mechanism_header("marginals", "marginals", skip=("noise",))
+spec, params = _ui.mechanism_header("marginals")
 res = _ui.release_section("marginals", params, title="marginals")
 if res is not None:
     rel, _ = res

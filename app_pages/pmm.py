@@ -33,7 +33,7 @@ def _use_clinic() -> None:
     _ui.set_data(sources.mixed("clinic"), sources.Source("mixed", "clinic"))
 
 
-spec, params = _ui.mechanism_header("pmm", "pmm")
+spec, params = _ui.mechanism_header("pmm")
 if not _ui.data().domain.is_mixed:
     st.button("Use the clinic table (numbers and categories)", key="pmm_use_clinic", on_click=_use_clinic,
               icon=":material/table_view:",

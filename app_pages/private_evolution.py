@@ -27,13 +27,11 @@ def _doc_text() -> str:
     return re.sub(r"\[([^\]]+)\]\(([\w./-]+\.md)\)", r"\1 (docs/\2)", text)
 
 
-spec, params = _ui.mechanism_header("private_evolution", "private_evolution",
-                                    skip=("allow_nonprivate_init", "track_w1", "variation_scales", "public", "cost"))
+spec, params = _ui.mechanism_header("private_evolution")  # with cost "interactive" (dashboard.registry.CONTROLS)
 if params.get("init") in NONPRIVATE:
     st.warning("This start reads the private data: the run is **NOT differentially private**. It shows how "
                "Private Evolution behaves from a good start; never publish its output.")
     params["allow_nonprivate_init"] = True
-params["cost"] = "interactive"  # the page's cost does not grow with ε: public caps on T, n_s and the scales
 res = _ui.release_section("private_evolution", params, title="private_evolution")
 if res is not None:
     rel, w = res

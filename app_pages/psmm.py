@@ -6,7 +6,7 @@ from dashboard import ui as _ui
 from dpsynth_core import viz
 from dpsynth_core.mechanisms.psmm import PSMMOwner, PSMMTrace
 
-spec, params = _ui.mechanism_header("psmm", "psmm")
+spec, params = _ui.mechanism_header("psmm")
 res = _ui.release_section("psmm", params, title="psmm")
 if res is not None:
     rel, w = res

@@ -18,7 +18,7 @@ def _example_path(kind: str, k: int, d: int):
     return paths.grid_path(kind, k, d).order
 
 
-spec, params = _ui.mechanism_header("random_walk", "haar_walk")
+spec, params = _ui.mechanism_header("random_walk")
 res = _ui.release_section("haar_walk", params, title="random_walk")
 if res is not None:
     rel, w = res

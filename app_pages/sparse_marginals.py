@@ -19,7 +19,7 @@ def _loss(X, Y, dom, s):
     return value, det["lower"], det["upper"]
 
 
-spec, params = _ui.mechanism_header("sparse_marginals", "sparse_marginals", defaults={"s": min(2, _ui.data().d)})
+spec, params = _ui.mechanism_header("sparse_marginals")
 res = _ui.release_section("sparse_marginals", params, title="sparse_marginals")
 if res is not None:
     rel, w = res

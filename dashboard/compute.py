@@ -33,9 +33,9 @@ from dpsynth_core.transport import wasserstein1
 from . import registry, w1_live
 from .state import data, settings
 
-__all__ = ["safe", "dom_key", "BY_DOMAIN", "cached_release", "cached_w1", "teaching_release", "w1_of",
+__all__ = ["safe", "dom_key", "BY_DOMAIN", "cached_release", "cached_w1", "release_args", "w1_job", "teaching_release", "w1_of",
            "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job",
-           "clinic_first_screen"]
+           "clinic_first_screen", "clinic_release"]
 
 _LOG = logging.getLogger("dpsynth.dashboard")
 
@@ -105,10 +105,14 @@ def clinic_first_screen() -> FirstScreen | None:
     sidebar's ε and relation with the teaching seed, its rows beside the data's, what it keeps and the membership
     question (eight releases from each neighbouring table). Cached for every session: one computation per
     (ε, relation, seed). None when it failed (the error is shown)."""
-    s = settings()
     with st.spinner("Releasing the clinic table …"):
-        return safe(_clinic_first_screen, float(s.epsilon), s.neighbours, int(s.seed),
-                    what="releasing the clinic table")
+        return safe(clinic_release, settings(), what="releasing the clinic table")
+
+
+def clinic_release(s) -> FirstScreen:
+    """Home's first screen under the privacy settings ``s`` (cached; what the page and the server's warm-up of the
+    default views, :mod:`dashboard.warm`, both call)."""
+    return _clinic_first_screen(float(s.epsilon), s.neighbours, int(s.seed))
 
 
 def refuses_categories(name: str) -> bool:
@@ -119,15 +123,29 @@ def refuses_categories(name: str) -> bool:
     return why is not None and why.kind is MisfitKind.CATEGORIES
 
 
+def release_args(name: str, d, s, params: dict | None = None, *, seed: int | None = None,
+                 epsilon: float | None = None) -> tuple:
+    """The arguments of :func:`cached_release` for mechanism ``name`` on dataset ``d`` with the privacy settings
+    ``s`` (:class:`~dashboard.settings.PrivacySettings`): what a page's release and the server's warm-up of the
+    default views (:mod:`dashboard.warm`) both pass, so that they meet in the cache."""
+    items = tuple(sorted((params or {}).items()))
+    return (name, d.X, d.domain, float(epsilon if epsilon is not None else s.epsilon), float(s.delta),
+            s.neighbours, int(s.seed if seed is None else seed), items)
+
+
+def w1_job(d, Y):
+    """The headline's background W1 job (:mod:`dashboard.w1_live`) between dataset ``d`` and a release's synthetic
+    data ``Y`` (a DataFrame of labels on a table with categorical columns): started, or the one already kept."""
+    if d.domain.is_mixed:
+        Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
+    return w1_live.start(d.X, np.asarray(Y, dtype=float), d.domain, dom_key(d.domain))
+
+
 def teaching_release(name: str, params: dict | None = None, *, seed: int | None = None,
                      epsilon: float | None = None):
     """The release of ``name`` on the current dataset with the sidebar's settings and the teaching seed
     (or ``seed``), cached. Returns the release or None (the error is shown)."""
-    d = data()
-    s = settings()
-    items = tuple(sorted((params or {}).items()))
-    args = (name, d.X, d.domain, float(epsilon if epsilon is not None else s.epsilon), s.delta,
-            s.neighbours, int(s.seed if seed is None else seed), items)
+    args = release_args(name, data(), settings(), params, seed=seed, epsilon=epsilon)
     if refuses_categories(name):  # the library refuses, in its own words: information, not an error
         try:
             return cached_release(*args)
@@ -162,15 +180,11 @@ def headline_w1(Y):
     its intervals as they narrow. On a table with
     categorical columns the same, under the mixed metric (``Y`` a DataFrame of labels or encoded rows).
     ``(None, None)`` when there is no W1 (an empty release, or the error is shown)."""
-    d = data()
     if len(Y) == 0:
         return w1_of(Y), None
-    if d.domain.is_mixed:
-        Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
-    Y = np.asarray(Y, dtype=float)
 
     def _wait():
-        job = w1_live.start(d.X, Y, d.domain, dom_key(d.domain))
+        job = w1_job(data(), Y)
         res = job.wait(first=job.waits_for_first)
         while res is None and job.state == "cancelled":  # put aside by another session meanwhile
             w1_live.resume(job)

@@ -8,6 +8,7 @@ import streamlit as st
 from .answers import ANSWERS
 from .compute import mechanism_spec
 from .lessons import LESSONS, ORDER, PAPERS, neighbours_of, step_of
+from .registry import CONTROLS, Controls, by_url
 from .state import data, show_flash
 from .widgets import param_controls
 
@@ -61,11 +62,12 @@ def lesson_nav(url: str) -> None:
         c2.page_link(PAGE_OBJECTS[nxt], label=f"Next: {LESSONS[nxt].title}", icon=":material/arrow_forward:")
 
 
-def mechanism_header(url: str, name: str, *, defaults: dict | None = None, skip: tuple = (),
-                     labels: dict | None = None):
-    """The page's intro and lesson, then the mechanism's parameter controls. Returns (spec, params)."""
+def mechanism_header(url: str, *, labels: dict | None = None):
+    """The page's intro and lesson, then its mechanism's parameter controls, as :data:`dashboard.registry.CONTROLS`
+    declares them for the page. Returns (spec, params): the values shown, with the page's fixed ones."""
     page_intro(url)
     lesson_box(url)
-    spec = mechanism_spec(name)
-    params = param_controls(spec, defaults=defaults, skip=skip, labels=labels)
-    return spec, params
+    spec = mechanism_spec(by_url(url).mechanism)
+    c = CONTROLS.get(url, Controls())
+    params = param_controls(spec, defaults=c.defaults(data().d) if c.defaults else None, skip=c.skip, labels=labels)
+    return spec, {**params, **c.fixed}

@@ -8,10 +8,11 @@ links (``/pmm?eps=0.1``) use it, so it never changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Page", "PAGES", "DELTA_PAGES", "PAGE_PARAMS", "by_url", "by_file", "groups"]
+__all__ = ["Page", "PAGES", "DELTA_PAGES", "PAGE_PARAMS", "Controls", "CONTROLS", "by_url", "by_file", "groups"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,32 @@ PAGES: tuple[Page, ...] = (
 DELTA_PAGES: frozenset[str] = frozenset(p.url for p in PAGES if p.uses_delta)
 #: The query parameters of each page's own, by URL path.
 PAGE_PARAMS: dict[str, tuple[str, ...]] = {p.url: p.params for p in PAGES if p.params}
+
+
+@dataclass(frozen=True)
+class Controls:
+    """How a mechanism page offers its mechanism's parameters: the schema's defaults, except ``defaults`` (a
+    function of the data's number of columns d, for defaults that do not fit every table), without the
+    parameters in ``skip``, and with the values in ``fixed`` (set by the page, never offered)."""
+
+    defaults: Callable[[int], dict] | None = None
+    skip: tuple[str, ...] = ()
+    fixed: Mapping[str, object] = field(default_factory=dict)
+
+
+#: Per mechanism page (url), its :class:`Controls`; a page not listed offers every parameter with the schema's
+#: defaults. Read by the page's header and by the server's warm-up of the default views (:mod:`dashboard.warm`),
+#: so that both compute the same release.
+CONTROLS: dict[str, Controls] = {
+    "sparse_marginals": Controls(defaults=lambda d: {"s": min(2, d)}),
+    "marginals": Controls(skip=("noise",)),
+    # the page's cost does not grow with ε: public caps on T, n_s and the scales ("interactive")
+    "private_evolution": Controls(skip=("allow_nonprivate_init", "track_w1", "variation_scales", "public", "cost"),
+                                  fixed={"cost": "interactive"}),
+    # the page teaches the paper's projection: plan "paper" (the library's default plan skips the projection when
+    # d <= 6 and releases PSMM in full dimension: docs/defaults.md)
+    "low_dim": Controls(defaults=lambda d: {"plan": "paper", "target_dim": min(2, d)}),
+}
 
 
 def by_url(url: str) -> Page:

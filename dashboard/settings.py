@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PrivacySettings", "EPSILON_GRID", "DELTA_GRID", "TEACHING_SEED", "snap_epsilon", "snap_delta", "parse_query"]
+__all__ = ["PrivacySettings", "EPSILON_GRID", "DELTA_GRID", "TEACHING_SEED", "DEFAULT_SETTINGS", "snap_epsilon", "snap_delta", "parse_query"]
 
 #: ε values of the log slider: 1-2-5 steps from 10^-3 to 10^2.
 EPSILON_GRID: tuple[float, ...] = tuple(
@@ -35,6 +35,11 @@ class PrivacySettings:
         """The relation and, for an approximate mechanism, δ: the keywords :func:`~dpsynth_core.mechanisms.bind`
         (and a sweep's ``params``) take besides ε."""
         return {"neighbours": self.neighbours, **({"delta": self.delta} if spec.needs_delta else {})}
+
+
+#: A new session's settings before its URL is read: what every page shows first (and the server warms:
+#: :mod:`dashboard.warm`).
+DEFAULT_SETTINGS = PrivacySettings(epsilon=1.0, delta=1e-6, neighbours="add_remove", seed=TEACHING_SEED)
 
 
 def _snap(value: Any, grid: tuple[float, ...], default: float) -> float:

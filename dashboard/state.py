@@ -27,7 +27,7 @@ from dpsynth_core.dataset import Dataset
 
 from . import data as data_sources
 from .registry import DELTA_PAGES, PAGE_PARAMS
-from .settings import TEACHING_SEED, PrivacySettings, parse_query
+from .settings import DEFAULT_SETTINGS, PrivacySettings, parse_query
 
 __all__ = ["init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
            "show_flash", "write_query_params", "bounds_from_data", "RelationSwitch", "relation_switch",
@@ -44,10 +44,11 @@ def init_state() -> None:
     if ss.get("_initialised"):
         return
     q = parse_query(st.query_params.to_dict())
-    ss["epsilon"] = q.get("epsilon", 1.0)
-    ss["delta"] = q.get("delta", 1e-6)
-    ss["seed"] = q.get("seed", TEACHING_SEED)
-    ss["neighbours"] = q.get("neighbours", "add_remove")
+    first = DEFAULT_SETTINGS
+    ss["epsilon"] = q.get("epsilon", first.epsilon)
+    ss["delta"] = q.get("delta", first.delta)
+    ss["seed"] = q.get("seed", first.seed)
+    ss["neighbours"] = q.get("neighbours", first.neighbours)
     ss["_start_page"] = ss.get("_start_page") or q.get("page")
     messages = [f"Ignored invalid URL parameter {x}." for x in q["ignored"]] + q["adjusted"]
     chosen = None

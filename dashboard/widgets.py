@@ -15,7 +15,8 @@ from dpsynth_core.wording import w1_text
 from .controls import CONTROLS
 from .docs import link_docs
 
-__all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls"]
+__all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls",
+           "default_values"]
 
 #: Said of every number or picture computed from the real data without noise.
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
@@ -29,17 +30,26 @@ def explain(what: str, formula: str | None = None) -> None:
 
 
 def plot(fig, what: str, formula: str | None = None, *, key: str | None = None) -> None:
-    """A Plotly figure across the page, with its explanation (and formula) below it."""
-    st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
+    """A figure across the page, with its explanation (and formula) below it: a Vega-Lite specification (a
+    dict: the figures of a page's first view, whose code a new browser tab loads in a fraction of Plotly's
+    time; docs/architecture.md) or a Plotly figure (the detail views)."""
+    if isinstance(fig, dict):
+        st.vega_lite_chart(fig, width="stretch", key=key)
+    else:
+        st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False})
     explain(what, formula)
 
 
 def look_closer(views: dict[str, Callable[[], None]], *, key: str, default: str | None = None) -> None:
     """One detail view at a time: a choice of views, and only the chosen one is computed and drawn
-    (the page stays fast whatever it can show)."""
+    (the page stays fast whatever it can show). None is chosen on arrival unless ``default`` names one: a
+    page's first view is its headline and real against synthetic, drawn at once; a detail view is one
+    click away (and stays chosen for the session)."""
     names = list(views)
-    choice = st.segmented_control("Look closer", names, default=default or names[0], key=key,
-                                  persist_state="session") or names[0]
+    choice = st.segmented_control("Look closer", names, default=default, key=key, persist_state="session")
+    if choice is None:
+        st.caption("Pick a view above to see how the mechanism got there.")
+        return
     views[choice]()
 
 
@@ -84,6 +94,23 @@ def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
             for p in adv:
                 values[p.name] = _control(p, prefix, labels.get(p.name))
     return values
+
+
+def default_values(spec, *, defaults: dict | None = None, skip: tuple = ()) -> dict:
+    """What :func:`param_controls` returns for ``spec`` before anyone touches a widget: each offered parameter's
+    default (``defaults`` first), as its widget gives it back (:func:`_control`)."""
+    out: dict[str, Any] = {}
+    for p in spec.params:
+        if p.name in skip:
+            continue
+        v = defaults[p.name] if defaults and p.name in defaults else p.default
+        if p.kind == "choice":
+            out[p.name] = v if v in p.choices else list(p.choices)[0]
+        elif p.kind == "bool":
+            out[p.name] = bool(v)
+        else:
+            out[p.name] = None if v is None else (int(v) if p.kind == "int" else float(v))
+    return out
 
 
 def _control(p, prefix: str, labels: dict | None = None) -> Any:

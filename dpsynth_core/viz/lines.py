@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from . import vega
 from ._common import (
     COLORS,
     MAX_POINTS,
@@ -22,7 +23,6 @@ from ._common import (
     panel_title,
     style_of,
     styles_of,
-    two_lines,
 )
 
 __all__ = ["kr_duality", "haar_basis", "partial_sum_paths", "grid_path", "line_cdfs"]
@@ -30,8 +30,9 @@ __all__ = ["kr_duality", "haar_basis", "partial_sum_paths", "grid_path", "line_c
 
 def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
                labels: tuple[str, str] = ("μ (real)", "ν (synthetic)"), title: str = "",
-               note: str | None = None) -> go.Figure:
-    """Kantorovich–Rubinstein duality in one picture (1-D, on [0, 1]).
+               note: str | None = None) -> dict:
+    """Kantorovich–Rubinstein duality in one picture (1-D, on [0, 1]), as a Vega-Lite specification (Home's
+    first view: :mod:`.vega`).
 
     Top: the two densities and the optimal 1-Lipschitz witness f (slope ±1, f' = sign(F_b − F_a)).
     Bottom: the CDFs; the shaded area between them is W1 = ∫|F_a − F_b| = ∫f dμ_a − ∫f dμ_b.
@@ -47,37 +48,40 @@ def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
     w1 = float(np.sum(np.abs(Fa - Fb)[:-1]) * step)
     gain = float(np.mean(np.interp(a, grid, f)) - np.mean(np.interp(b, grid, f))) if a.size and b.size else 0.0
     edges = np.linspace(0, 1, bins + 1)
-    mid = (edges[:-1] + edges[1:]) / 2
     (ca, _, oa), (cb, _, ob) = style_of(labels[0], 0), style_of(labels[1], 1)
-    traces = []
-    for z, name, color in ((a, labels[0], ca), (b, labels[1], cb)):
-        traces.append(go.Bar(x=f32(mid), y=f32(histogram(z, edges)), width=1 / bins, name=name, opacity=0.55,
-                             marker=dict(color=color, line=dict(width=0)), legendgroup=name,
-                             hovertemplate=f"<b>{name}</b><br>x ≈ %{{x:.3f}}<br>density %{{y:.3g}}<extra></extra>"))
-    traces.append(go.Scatter(x=f32(grid), y=f32(f - f.min()), name="test function f (slope ±1)", yaxis="y2",
-                             line=dict(color="#0072B2", width=2.5),
-                             hovertemplate="<b>test function f</b><br>x = %{x:.3f}<br>f(x) = %{y:.3f}<extra></extra>"))
-    traces.append(go.Scatter(x=f32(grid), y=f32(Fa), name=labels[0], legendgroup=labels[0], showlegend=False,
-                             xaxis="x", yaxis="y3", line=dict(color=ca, width=2, dash="dot" if oa else "solid"),
-                             hovertemplate=f"<b>CDF of {labels[0]}</b><br>x = %{{x:.3f}}<br>%{{y:.3f}}<extra></extra>"))
-    traces.append(go.Scatter(x=f32(grid), y=f32(Fb), name=labels[1], legendgroup=labels[1], showlegend=False,
-                             xaxis="x", yaxis="y3", line=dict(color=cb, width=2, dash="dot" if ob else "solid"),
-                             fill="tonexty", fillcolor="rgba(0,114,178,0.15)",
-                             hovertemplate=f"<b>CDF of {labels[1]}</b><br>x = %{{x:.3f}}<br>%{{y:.3f}}<extra></extra>"))
-    top, bottom = [0.58, 1.0], [0.0, 0.38]
-    lay = figure_layout(title=title, note=note, height=600, panel_titles=2, barmode="overlay", bargap=0,
-                        margin=dict(r=60))
-    lay.update(xaxis=axis_spec(title="x (position on the line [0, 1])", anchor="y3", range=[0, 1]),
-               yaxis=axis_spec(title="density", domain=top, anchor="x"),
-               yaxis2=axis_spec(title="f(x)", overlaying="y", side="right", showgrid=False, anchor="x",
-                                rangemode="tozero", nticks=5, tickformat=".2f"),
-               yaxis3=axis_spec(title="CDF", domain=bottom, anchor="x", range=[-0.02, 1.05]),
-               annotations=[
-                   panel_title(two_lines("Densities and the best 1-Lipschitz test function f",
-                                         f"mean of f under μ − mean of f under ν = {gain:.3f}"), 0, 1, top[1]),
-                   panel_title(two_lines("Cumulative distribution functions",
-                                         f"shaded area between them = W1 = {w1:.3f}"), 0, 1, bottom[1])])
-    return go.Figure(data=traces, layout=lay)
+    x = {"field": "x", "type": "quantitative", "scale": {"domain": [0, 1], "nice": False}}
+    dens = vega.points({"x": np.tile(edges[:-1], 2), "x2": np.tile(edges[1:], 2),
+                        "density": np.r_[histogram(a, edges), histogram(b, edges)]})
+    for i, row in enumerate(dens):
+        row["measure"] = labels[0] if i < bins else labels[1]
+    color = {"field": "measure", "type": "nominal", "title": None, "sort": list(labels),
+             "scale": {"domain": list(labels), "range": [ca, cb]}}
+    bars = {"data": {"values": dens}, "mark": {"type": "rect", "opacity": 0.55},
+            "encoding": {"x": {**x, "title": None}, "x2": {"field": "x2"}, "color": color,
+                         "y": {"field": "density", "type": "quantitative", "title": "density", "stack": None},
+                         "tooltip": [{"field": "measure"}, {"field": "x", "title": "x from", "format": ".3f"},
+                                     {"field": "density", "format": ".3g"}]}}
+    test = {"data": {"values": vega.points({"x": grid, "f": f - f.min()})},
+            "mark": {"type": "line", "color": "#0072B2", "strokeWidth": 2.5},
+            "encoding": {"x": x, "y": {"field": "f", "type": "quantitative", "title": "f(x): the test function "
+                                       "(slope ±1)", "axis": {"orient": "right", "grid": False, "format": ".2f"}},
+                         "tooltip": [{"field": "x", "format": ".3f"}, {"field": "f", "title": "f(x)", "format": ".3f"}]}}
+    cdf = vega.points({"x": grid, "Fa": Fa, "Fb": Fb})
+    yc = {"type": "quantitative", "title": "CDF", "scale": {"domain": [0, 1.05], "nice": False}}
+    area = {"mark": {"type": "area", "color": "rgba(0,114,178,0.15)"},
+            "encoding": {"x": x, "y": {"field": "Fa", **yc}, "y2": {"field": "Fb"}}}
+    curves = [{"mark": {"type": "line", "color": c, "strokeWidth": 2, **({"strokeDash": [2, 2]} if o else {})},
+               "encoding": {"x": {**x, "title": "x (position on the line [0, 1])"}, "y": {"field": k, **yc},
+                            "tooltip": [{"field": "x", "format": ".3f"},
+                                        {"field": k, "title": f"CDF of {lab}", "format": ".3f"}]}}
+              for k, c, o, lab in (("Fa", ca, oa, labels[0]), ("Fb", cb, ob, labels[1]))]
+    top = {"width": 720, "height": 250, "layer": [bars, test], "resolve": {"scale": {"y": "independent"}},
+           "title": vega.panel_heading("Densities and the best 1-Lipschitz test function f",
+                                       f"mean of f under μ − mean of f under ν = {gain:.3f}")}
+    bottom = {"width": 720, "height": 200, "data": {"values": cdf}, "layer": [area, *curves],
+              "title": vega.panel_heading("Cumulative distribution functions",
+                                          f"shaded area between them = W1 = {w1:.3f}")}
+    return vega.chart({"vconcat": [top, bottom], "spacing": 28}, title=title, note=note)
 
 
 def haar_basis(matrix: np.ndarray, *, title: str = "", max_columns: int = 16, note: str | None = None) -> go.Figure:

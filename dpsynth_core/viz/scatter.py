@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from . import vega
 from ._common import (
     COLORS,
     FIGURE_POINTS,
@@ -27,7 +28,7 @@ from ._common import (
     histogram,
     hover_text,
     is_owner,
-    owner_frame,
+    padded_range,
     panel_grid,
     panel_title,
     scatter_axes,
@@ -118,53 +119,91 @@ def scatter_data(X: np.ndarray, names: Sequence[str], *, labels: np.ndarray | No
 def scatter_compare(X: np.ndarray, Y: np.ndarray, names: Sequence[str], *, lower=None, upper=None,
                     axes: tuple[int, int] = (0, 1), max_points: int = FIGURE_POINTS // 2,
                     titles: tuple[str, str] = ("real data (owner view)", "synthetic data (DP)"),
-                    title: str = "", note: str | None = None) -> go.Figure:
-    """Real and synthetic data side by side on the same axes (overlaid histograms when d = 1).
-    The real panel is the owner view: grey points in a dotted frame."""
+                    title: str = "", note: str | None = None) -> dict:
+    """Real and synthetic data side by side on the same axes (overlaid histograms when d = 1), as a Vega-Lite
+    specification (every mechanism page's first view: :mod:`.vega`). The real panel is the owner view: grey
+    points in a dotted frame; the public box is drawn dotted in both panels."""
     X, Y = as_points(X), as_points(Y)
     if X.shape[1] == 1:
-        edges = _edges_1d(lower, upper, X[:, 0], Y[:, 0])
-        traces = _hist_traces([(titles[1], Y[:, 0]), (titles[0], X[:, 0])], edges, names[0])  # outline on top
-        lay = figure_layout(title=title or "real and synthetic data", note=note, barmode="overlay", bargap=0.02,
-                            xaxis=axis_spec(title=names[0], range=[edges[0], edges[-1]]),
-                            yaxis=axis_spec(title="density (share of rows per unit)"))
-        return go.Figure(data=traces, layout=lay)
+        return _compare_1d(X[:, 0], Y[:, 0] if Y.shape[1] else np.zeros(0), names[0], lower, upper, titles,
+                           title=title, note=note)
     b = bounds_2d(lower, upper, axes)
     public = b is not None
     if b is None:  # shared ranges from both sets
         Z = np.concatenate([X[:, list(axes)], Y[:, list(axes)]]) if Y.shape[1] > 1 else X[:, list(axes)]
         if Z.size:
             b = ((Z[:, 0].min(), Z[:, 1].min()), (Z[:, 0].max(), Z[:, 1].max()))
-    lay = figure_layout(title=title, note=note, panel_titles=2, legend=False)
-    dom = panel_grid(2, 2, hgap=0.07)
-    traces, shapes, ann = [], [], []
-    for i, (Z, name, key) in enumerate(((X, titles[0], "real"), (Y, titles[1], "synthetic"))):
-        xk, yk, xr, yr = axis_keys(i)
-        owner = is_owner(name) or key == "real"
-        Zt = Z[thin_index(Z.shape[0], max_points, seed=i + 1)]
-        x, y = xy_of(Zt, axes)
-        traces.append(go.Scatter(x=f32(x), y=f32(y), mode="markers", name=name, xaxis=xr, yaxis=yr,
-                                 marker=dict(size=3.5, opacity=0.45 if owner else 0.55,
-                                             color=COLORS["real"] if owner else COLORS[key]),
-                                 hovertemplate=hover_text(f"{'real' if owner else 'synthetic'} point", names[axes[0]],
-                                                          names[axes[1]])))
-        scatter_axes(lay, i, b, names[axes[0]], names[axes[1]], ytitle=i == 0, tick_y=True, note=i == 0,
-                     public=public)
-        lay[xk]["domain"], lay[yk]["domain"] = dom[i]
-        lay[xk]["anchor"], lay[yk]["anchor"] = f"y{'' if i == 0 else i + 1}", xr
-        if i == 1 and b is not None:
-            lay[xk]["matches"], lay[yk]["matches"] = "x", "y"
-        if public:
-            shapes.append(box_shape(b, i))
-        if owner:
-            shapes.append(owner_frame(i))
-        sub = f"{Z.shape[0]:,} rows" + (f", {Zt.shape[0]:,} drawn" if Zt.shape[0] < Z.shape[0] else "")
-        ann.append(panel_title(two_lines(f"<b>{name}</b>", sub), *dom[i][0], dom[i][1][1], owner=owner,
-                               color=None if owner else COLORS[key]))
-        if Z.shape[0] == 0:
-            ann.append(empty_panel_note(i, "no points"))
-    lay.update(shapes=shapes, annotations=ann)
-    return go.Figure(data=traces, layout=lay)
+    panels = [_compare_panel(Z, i, name, key, b, names, axes, public=public, max_points=max_points)
+              for i, (Z, name, key) in enumerate(((X, titles[0], "real"), (Y, titles[1], "synthetic")))]
+    return vega.chart({"hconcat": panels, "spacing": 24, "resolve": {"scale": {"x": "shared", "y": "shared"}}},
+                      title=title, note=note)
+
+
+def _compare_panel(Z: np.ndarray, i: int, name: str, key: str, b, names: Sequence[str], axes: tuple[int, int], *,
+                   public: bool, max_points: int) -> dict:
+    """One panel of :func:`scatter_compare`: its thinned points, the public box, its heading and frame."""
+    owner = is_owner(name) or key == "real"
+    Zt = Z[thin_index(Z.shape[0], max_points, seed=i + 1)]
+    x, y = xy_of(Zt, axes)
+    xn, yn = names[axes[0]], names[axes[1]]
+    color = COLORS["real"] if owner else COLORS[key]
+    sub = f"{Z.shape[0]:,} rows" + (f", {Zt.shape[0]:,} drawn" if Zt.shape[0] < Z.shape[0] else "")
+    if b is None:
+        b = ((0.0, 0.0), (1.0, 1.0))
+    xs, ys = padded_range(b[0][0], b[1][0]), padded_range(b[0][1], b[1][1])
+    same = public and b[0][0] == b[0][1] and b[1][0] == b[1][1]
+    xtitle = [xn, "both axes on the same scale" if same else "each axis spans its own public bounds (own scale)"] \
+        if public and i == 0 else xn
+    enc = {"x": {"field": "x", "type": "quantitative", "title": xtitle, "scale": {"domain": xs, "nice": False, "zero": False}},
+           "y": {"field": "y", "type": "quantitative", "title": yn if i == 0 else None,
+                 "scale": {"domain": ys, "nice": False, "zero": False}}}
+    layers = []
+    if public:
+        layers.append({"data": {"values": [{"x": float(b[0][0]), "x2": float(b[1][0]), "y": float(b[0][1]),
+                                            "y2": float(b[1][1])}]},
+                       "mark": {"type": "rect", "fill": None, "stroke": "#8c8c8c", "strokeDash": [3, 3],
+                                "strokeWidth": 1},
+                       "encoding": {**enc, "x2": {"field": "x2"}, "y2": {"field": "y2"}}})
+    what = f"{'real' if owner else 'synthetic'} point"
+    layers.append({"data": {"values": vega.points({"x": x, "y": y})},
+                   "mark": {"type": "circle", "size": 10, "opacity": 0.45 if owner else 0.55, "color": color},
+                   "encoding": {**enc, "tooltip": [{"field": "x", "type": "quantitative", "title": f"{what}: {xn}",
+                                                    "format": ".4g"},
+                                                   {"field": "y", "type": "quantitative", "title": yn,
+                                                    "format": ".4g"}]}})
+    if Z.shape[0] == 0:
+        layers.append({"data": {"values": [{"x": float(np.mean(xs)), "y": float(np.mean(ys))}]},
+                       "mark": {"type": "text", "text": "no points", "fontSize": 13, "color": "#595959"},
+                       "encoding": {"x": enc["x"], "y": enc["y"]}})
+    view = {"stroke": "#595959", "strokeDash": [2, 3], "strokeWidth": 1.5} if owner else {"stroke": None}
+    return {"width": 300, "height": 300, "title": vega.panel_heading(name, sub, color=None if owner else color,
+                                                                     owner=owner),
+            "layer": layers, "view": view}
+
+
+def _compare_1d(x: np.ndarray, y: np.ndarray, name: str, lower, upper, titles: tuple[str, str], *, title: str,
+                note: str | None) -> dict:
+    """:func:`scatter_compare` on one column: the synthetic histogram as bars, the real one as a dotted outline."""
+    edges = _edges_1d(lower, upper, x, y)
+    xs = {"field": "x", "type": "quantitative", "title": name,
+          "scale": {"domain": [float(edges[0]), float(edges[-1])], "nice": False, "zero": False}}
+    ytitle = "density (share of rows per unit)"
+    syn = {"data": {"values": vega.points({"x": edges[:-1], "x2": edges[1:], "density": histogram(y, edges)})},
+           "mark": {"type": "rect", "color": COLORS["synthetic"], "opacity": 0.6},
+           "encoding": {"x": xs, "x2": {"field": "x2"},
+                        "y": {"field": "density", "type": "quantitative", "title": ytitle},
+                        "tooltip": [{"field": "x", "title": f"{titles[1]}: {name} from", "format": ".4g"},
+                                    {"field": "density", "format": ".4g"}]}}
+    real_h = histogram(x, edges)
+    real = {"data": {"values": vega.points({"x": np.r_[edges[0], edges], "density": np.r_[0, real_h, 0]})},
+            "mark": {"type": "line", "interpolate": "step-after", "color": "#262626", "strokeDash": [2, 2],
+                     "strokeWidth": 2},
+            "encoding": {"x": xs, "y": {"field": "density", "type": "quantitative", "title": ytitle},
+                         "tooltip": [{"field": "x", "title": f"{titles[0]}: {name} ≈", "format": ".4g"},
+                                     {"field": "density", "format": ".4g"}]}}
+    heading = title or "real and synthetic data"
+    return vega.chart({"width": "container", "height": 360, "layer": [syn, real]}, title=heading,
+                      note=note or f"bars: {titles[1]}; dotted outline: {titles[0]}")
 
 
 def draws_grid(X: np.ndarray, draws: Sequence[np.ndarray], w1s: Sequence[float], names: Sequence[str], *,

@@ -46,3 +46,21 @@ def errors(at: AppTest) -> list[str]:
 
 def exceptions(at: AppTest) -> list[str]:
     return [e.value for e in at.exception]
+
+
+def charts(at: AppTest) -> list:
+    """Every chart on the page, in order: the Plotly figures (detail views) and the Vega-Lite ones (a page's first
+    view: real against synthetic, Home's first screen). Each has ``proto.spec``, its JSON text (a Vega-Lite
+    chart's inline data travel apart from it, in ``proto.datasets``)."""
+    return [el for el in _walk(at) if getattr(el, "type", None) in ("plotly_chart", "vega_lite_chart")]
+
+
+def _walk(at: AppTest):
+    """The page's elements (main area and sidebar), depth first, in order."""
+    stack = [at._tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = getattr(node, "children", None)
+        if children:
+            stack.extend(reversed(list(children.values())))

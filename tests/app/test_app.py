@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, errors, goto, new_app, small_data
+from apptest import APP, PAGE_MECH, PAGES, TIMEOUT, charts, errors, goto, new_app, small_data
 from streamlit.testing.v1 import AppTest
 
 from dashboard import settings as dash_settings
@@ -48,7 +48,7 @@ def test_every_page_renders(app, page):
         assert not errors(app), errors(app)
         assert len(app.metric) >= 4  # W1, bound, size, privacy
         assert any("material/lock" in c.value for c in app.caption), "owner-side views must be labelled"
-        assert len(app.get("plotly_chart")) >= 1
+        assert len(charts(app)) >= 1  # real against synthetic (Vega-Lite)
         app.sidebar.radio(key="neighbours").set_value("add_remove").run()
 
 
@@ -138,7 +138,7 @@ def test_extreme_epsilon_on_every_mechanism_page(page):
         assert not at.exception, (page, eps, [e.value for e in at.exception])
         assert at.title[0].value == LESSONS[page].title  # really on that page
         assert not errors(at), (page, eps, errors(at))
-        assert len(at.metric) >= 4 and len(at.get("plotly_chart")) >= 1, (page, eps)
+        assert len(at.metric) >= 4 and len(charts(at)) >= 1, (page, eps)
         assert at.session_state["epsilon"] == eps
 
 
@@ -580,7 +580,9 @@ def test_low_dim_demo_sweep_and_digits():
     assert at.session_state["neighbours"] == "replace"  # low_dim needs n public: switched on entry
     assert not at.exception, [e.value for e in at.exception]
     assert not errors(at), errors(at)
-    assert len(at.get("plotly_chart")) >= 2  # the scatter and the two planes
+    assert len(charts(at)) >= 1  # the scatter (the detail views start closed)
+    at.segmented_control(key="ld_view").set_value("The two planes").run()
+    assert len(charts(at)) >= 2  # the scatter and the two planes
     for view in ("Spectrum", "Against PMM on the full cube"):
         at.segmented_control(key="ld_view").set_value(view).run()
         assert not at.exception and not errors(at), errors(at)
@@ -596,7 +598,7 @@ def test_low_dim_demo_sweep_and_digits():
     # eigen-gap, so the largest angle is small; at ε = 1 it is not smaller than at ε = 100
     assert df["angle"].iloc[1] < 10.0 and df["angle"].iloc[1] <= df["angle"].iloc[0] + 1e-9
     at.segmented_control(key="ld_view").set_value("Synthetic digits").run()
-    assert not at.exception and len(at.get("plotly_chart")) >= 2
+    assert not at.exception and len(charts(at)) >= 2  # the scatter and the digits
     imgs, labels = digits_per_class(4.0, 4, rng=0)
     assert imgs.shape == (60, 64) and sorted(set(labels)) == list(range(10))
     # the classifier experiment ([HSVZ23], Figure 2) at one setting

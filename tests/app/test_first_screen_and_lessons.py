@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from apptest import errors, exceptions, goto, new_app, small_data
+from apptest import charts, errors, exceptions, goto, new_app, small_data
 
 from dashboard import docs, registry
 from dashboard.answers import ANSWERS
@@ -41,8 +41,8 @@ def test_home_opens_on_the_clinic_table_beside_a_release_and_the_attack_it_stops
     question, table, released = membership_words(fs.demo, who="patient")
     assert question in texts and any(t.startswith(f"{table} {released}") for t in texts)
     assert any(epsilon_meaning(1.0, who="patient") in t for t in texts)
-    charts = [c.proto.spec for c in at.get("plotly_chart")]
-    assert "releases from the table with the patient" in charts[0] and "the table with the patient" in charts[0]
+    specs = [c.proto.spec for c in charts(at)]  # the first is the membership question's (Vega-Lite)
+    assert "releases from the table with the patient" in specs[0] and "the table with the patient" in specs[0]
     # the order on the page: the first screen, then the mathematics (the first formula is in "For the class")
     markdown = [m.value for m in at.markdown]
     first_formula = next(i for i, m in enumerate(markdown) if "$" in m)

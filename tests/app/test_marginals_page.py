@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from apptest import errors, exceptions, goto, new_app, small_data
+from apptest import charts, errors, exceptions, goto, new_app, small_data
 
 from dashboard.lessons import LESSONS
 from dpsynth_core import MECHANISMS, Domain
@@ -31,7 +31,7 @@ def _open_every_view(at, where: str) -> None:
         at.segmented_control(key="mg_view").set_value(view).run()
         assert not at.exception, (where, view, exceptions(at))
         assert not errors(at), (where, view, errors(at))
-        assert len(at.get("plotly_chart")) >= 2, (where, view)  # the release's scatter and the view's figure
+        assert len(charts(at)) >= 2, (where, view)  # the release's scatter and the view's figure
         assert any("material/lock" in c.value for c in at.caption), (where, view, "owner views must be labelled")
 
 

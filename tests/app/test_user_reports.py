@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from apptest import errors, exceptions, goto, new_app, small_data
+from apptest import charts, errors, exceptions, goto, new_app, small_data
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from dashboard import registry
@@ -266,9 +266,8 @@ def test_a_success_is_also_a_toast():
 
 def _home_w1(at, shift: float) -> float:
     at.slider(key="home_shift").set_value(shift).run()
-    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "shaded area between them" in c.proto.spec)
-    text = next(a["text"] for a in spec["layout"]["annotations"] if "shaded area between them = W1 = " in a.get("text", ""))
-    return float(text.split("W1 = ")[1].split("<")[0])
+    spec = next(c.proto.spec for c in charts(at) if "shaded area between them" in c.proto.spec)
+    return float(spec.split("shaded area between them = W1 = ")[1].split('"')[0])
 
 
 def test_the_home_lessons_figures_are_what_the_picture_computes():

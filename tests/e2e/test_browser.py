@@ -23,6 +23,8 @@ from dashboard.registry import PAGES as REGISTRY
 pytestmark = pytest.mark.e2e
 
 EPSILON = "ε (privacy budget, log scale)"
+#: Any chart: a first view's Vega-Lite figure or a detail view's Plotly one.
+CHARTS = '[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"]'
 
 # url -> steps. A step is ("click", button label), ("view", a "Look closer" choice) or ("slider", label of a
 # slider in the main area, notches to move it), done in order; every view of every page is opened once.
@@ -31,7 +33,7 @@ STEPS = {
     "data": [("click", "Generate")],
     "pmm": [("view", "Partition tree"), ("view", "Cells of one level"), ("view", "Counts of one level"),
             ("view", "Noise per level"), ("view", "Several releases"), ("click", "Draw again")],
-    "psmm": [("view", "True, noisy, projected"), ("view", "Projection against clipping")],
+    "psmm": [("view", "The signed measure"), ("view", "True, noisy, projected"), ("view", "Projection against clipping")],
     "random_walk": [("view", "Running sums of the noise"), ("view", "Distributions on the line")],
     "sparse_marginals": [("view", "The tables"), ("view", "Certificate sweep"), ("click", "Run the certificate sweep"),
                          ("view", "The certificate")],
@@ -119,7 +121,7 @@ def test_following_next_and_extreme_epsilon(server, page, ui):
         ui.goto(page, f"{server}/pmm?eps={eps}")
         ui.assert_no_exception(page, f"pmm at eps={eps}")
         assert_plain(ui, page, f"pmm at eps={eps}")
-        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1, f"pmm at eps={eps}: no figure"
+        assert page.locator(CHARTS).count() >= 1, f"pmm at eps={eps}: no figure"
     ui.set_slider(page, EPSILON, -1)  # 100 -> 50 on the 1-2-5 grid
     ui.assert_no_exception(page, "pmm after moving the slider")
     assert "eps=50" in page.url  # the shareable state follows the slider
@@ -290,7 +292,7 @@ def test_clinic_table_on_the_data_page_and_auto_leads_to_the_marginal_tables(ser
     ui.assert_no_exception(page, "marginals: against PMM's tree")
     text = ui.visible_text(page)
     assert "The correlation of age and bmi" in text and "in the release of the marginal tables" in text, text[-2000:]
-    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 2  # the release's scatter and the bars
+    assert page.locator(CHARTS).count() >= 2  # the release's scatter (Vega-Lite) and the bars (Plotly)
     ui.click_button(page, "The 2-way tables and the fit", role="radio")
     ui.assert_no_exception(page, "marginals: the 2-way tables")
     ui.shot(page, "marginals_mixed")
@@ -387,7 +389,7 @@ def home_first_screen_shows_rows_and_the_attack(page, ui):
                   "The table answers 1; without this patient it would answer 0.", "releases from each table answer",
                   "What ε = 1 means in practice.", "be right at most 73% of the time"):
         assert words in text, words
-    chart = main.locator('[data-testid="stPlotlyChart"]').first
+    chart = main.locator('[data-testid="stVegaLiteChart"]').first  # the membership question's
     chart.scroll_into_view_if_needed()
     for label in ("releases from the table with the patient", "releases from the table without the patient",
                   "the table with the patient: 1", "the table without the patient: 0"):
