@@ -30,13 +30,13 @@ if fs is not None:
                 f"mechanism (PMM) released from it at **ε = {rel.epsilon:g}**, the privacy budget above or in the "
                 "sidebar.")
     left, right = st.columns(2)
-    one_decimal = {c: st.column_config.NumberColumn(format="%.1f") for c in fs.real_rows.select_dtypes("number")}
+    # static tables (eight rows each): drawn at once, without the interactive grid's code (docs/architecture.md)
+    one_decimal = {c: "{:.1f}" for c in fs.real_rows.select_dtypes("number")}
     left.caption("The real table (" + _ui.OWNER + ")")
-    left.dataframe(fs.real_rows, hide_index=True, width="stretch", key="home_real_rows", column_config=one_decimal)
+    left.table(fs.real_rows.style.format(one_decimal).hide(axis="index"))
     right.caption(f"The synthetic table: a real release, {rel.privacy} (teaching seed: reproducible; the "
                   "downloads on the mechanism pages are fresh releases).")
-    right.dataframe(fs.synthetic_rows, hide_index=True, width="stretch", key="home_synthetic_rows",
-                    column_config=one_decimal)
+    right.table(fs.synthetic_rows.style.format(one_decimal).hide(axis="index"))
     st.markdown("**What is protected:** whether any one patient is in the table. Whatever anyone computes from the "
                 "synthetic table comes out nearly as likely without that patient as with them (the question below)."
                 "\n\n**What is kept:** what the table says about the patients as a group. " + kept_sentence(fs.kept))

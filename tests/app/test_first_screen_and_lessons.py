@@ -32,7 +32,7 @@ def test_home_opens_on_the_clinic_table_beside_a_release_and_the_attack_it_stops
     at = new_app(small_data())
     assert not at.exception and not errors(at), (exceptions(at), errors(at))
     fs = first_screen(clinic(), epsilon=1.0, rng=TEACHING_SEED, units=CLINIC_UNITS)  # what the page computes
-    real, synthetic = at.dataframe[0], at.dataframe[1]
+    real, synthetic = at.table[0], at.table[1]  # static tables (st.table)
     assert list(real.value.columns) == list(synthetic.value.columns) == list(clinic().domain.names)
     assert len(real.value) == len(synthetic.value) == 8
     assert real.value.equals(fs.real_rows) and synthetic.value.equals(fs.synthetic_rows)
@@ -55,7 +55,7 @@ def test_the_first_screen_follows_the_sidebar():
     at.button(key="home_eps_10").click().run()
     assert not at.exception and not errors(at)
     fs = first_screen(clinic(), epsilon=10.0, rng=TEACHING_SEED, units=CLINIC_UNITS)
-    assert at.dataframe[1].value.equals(fs.synthetic_rows)
+    assert at.table[1].value.equals(fs.synthetic_rows)
     assert any(kept_sentence(fs.kept) in t for t in _texts(at))
     assert any("releases (PMM at ε = 10," in c.value for c in at.caption)
 

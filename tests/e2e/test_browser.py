@@ -381,7 +381,7 @@ def home_first_screen_shows_rows_and_the_attack(page, ui):
     before the mathematics. The first screen is photographed for the README (``home.png``). Checked by
     :func:`test_page` on Home as it opens (one visit of Home for both)."""
     main = page.locator('[data-testid="stMain"]')
-    assert main.locator('[data-testid="stDataFrame"]').count() >= 2
+    assert main.locator('[data-testid="stTable"]').count() >= 2
     text = ui.visible_text(page)
     for words in ("A clinic's table, and a private copy of it", "The real table", "The synthetic table: a real release",
                   "What is protected:", "What is kept:", "the average age is off by",
