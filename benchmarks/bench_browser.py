@@ -149,6 +149,10 @@ INSTRUMENT_JS = with_forward_msgs(HEADLINE_VALUE_JS + r"""
 """)
 
 # True once the action that started at `since` has settled (see the module docstring).
+#: The quiet window that settles a page whose W1 headline still shows a bracket (its job's polls may be seconds
+#: apart while the solver holds the cores); a page that stays so longer is recorded with its bracket.
+PENDING_QUIET_MS = 8000
+
 SETTLED_JS = """([since, quiet, domCapMs]) => {
   const R = window.__dps;
   if (!R) return false;
@@ -163,8 +167,13 @@ SETTLED_JS = """([since, quiet, domCapMs]) => {
   if (!s || s[1] !== 'notRunning' || t - s[0] < quiet) return false;
   if (document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]')) return false;
   if (t - ws[ws.length - 1][0] < quiet) return false;  // a fragment poll is activity too
+  // a W1 headline that is still a bracket (or "computing") has a job behind it whose fragment polls: on two busy
+  // cores its polls can be more than the quiet window apart, so the page is settled only after a longer quiet
+  const h = R.headline.length ? R.headline[R.headline.length - 1][1] : null;
+  const pending = h !== null && (h.startsWith('[') || h.startsWith('≈') || h.startsWith('computing'));
+  if (pending && (t - s[0] < %d || t - ws[ws.length - 1][0] < %d)) return false;
   return t - R.domLast >= quiet || t - s[0] >= domCapMs;
-}""" % FINISHED_EARLY_FOR_RERUN
+}""" % (FINISHED_EARLY_FOR_RERUN, PENDING_QUIET_MS, PENDING_QUIET_MS)
 
 HELLO_APP = textwrap.dedent('''\
     """Floor for the browser benchmark: the least a Streamlit page with the same controls costs."""
