@@ -31,7 +31,7 @@ from dpsynth_core.mechanisms import MECHANISMS, MisfitKind, bind, load_all
 from dpsynth_core.transport import wasserstein1
 
 from . import registry, w1_live
-from .state import data, settings
+from .state import data, exact_w1_requested, settings
 
 __all__ = ["safe", "dom_key", "BY_DOMAIN", "cached_release", "cached_w1", "release_args", "w1_job", "teaching_release", "w1_of",
            "mechanisms", "mechanism_spec", "mechanism_label", "mechanism_pages", "refuses_categories", "cached_report", "headline_w1", "headline_job",
@@ -133,12 +133,18 @@ def release_args(name: str, d, s, params: dict | None = None, *, seed: int | Non
             s.neighbours, int(s.seed if seed is None else seed), items)
 
 
-def w1_job(d, Y):
+def w1_job(d, Y, *, exact: bool | None = None):
     """The headline's background W1 job (:mod:`dashboard.w1_live`) between dataset ``d`` and a release's synthetic
-    data ``Y`` (a DataFrame of labels on a table with categorical columns): started, or the one already kept."""
+    data ``Y`` (a DataFrame of labels on a table with categorical columns): started, or the one already kept.
+    Beyond the interactive budget's exact sizes it stops at a certified interval unless ``exact`` (by default:
+    whether this session asked for the exact value of that job, :func:`~dashboard.state.exact_w1_requested`)."""
     if d.domain.is_mixed:
         Y = d.domain.read(Y, name="synthetic", owner="the dashboard")
-    return w1_live.start(d.X, np.asarray(Y, dtype=float), d.domain, dom_key(d.domain))
+    Y = np.asarray(Y, dtype=float)
+    dom = dom_key(d.domain)
+    if exact is None:
+        exact = exact_w1_requested(w1_live.job_key(d.X, Y, dom))
+    return w1_live.start(d.X, Y, d.domain, dom, exact=exact)
 
 
 def teaching_release(name: str, params: dict | None = None, *, seed: int | None = None,

@@ -9,7 +9,7 @@ import streamlit as st
 from dpsynth_core.wording import bound_words, delta_text, w1_interval_text, w1_metric_text
 
 from .compute import headline_job
-from .state import bounds_from_data
+from .state import bounds_from_data, request_exact_w1
 
 __all__ = ["POLL_SECONDS", "headline", "w1_sentence", "progress_text", "size_help", "privacy_short", "privacy_label"]
 
@@ -32,6 +32,11 @@ def headline(rel, w1v, w1_key: str | None = None) -> None:
         st.fragment(_metrics, run_every=POLL_SECONDS)(w1v, w1_key, others, rel.domain.is_mixed, polling=True)
     else:
         _metrics(w1v, w1_key, others, rel.domain.is_mixed)
+        if job is not None and job.stops_short and job.finished and not job.exact:
+            st.button("Compute the exact W1", key=f"w1_exact_{job.key[:16]}", icon=":material/calculate:",
+                      on_click=request_exact_w1, args=(job.key,),
+                      help="The exact value at this size takes several seconds of both cores; the bracket above is "
+                           "already certified to contain it.")
     if bound.vacuous:
         st.caption(bound.help)  # why the bound shows "—", next to it rather than only in its help
 
@@ -103,6 +108,9 @@ def w1_sentence(w, job=None, pending: bool = False) -> str:
         return text + "The exact value is being computed and fills in here as soon as it is known."
     if job is not None and job.state == "failed":
         return text + f"The exact computation stopped ({job.error}), so the bracket stays."
+    if job is not None and job.stops_short:
+        return text + ("At this size the exact value takes several seconds more than a page should wait: it is "
+                       "computed when you ask (below).")
     return text + "An exact solve at this size takes longer than a page should, so the bracket stays."
 
 

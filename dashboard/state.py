@@ -29,7 +29,7 @@ from . import data as data_sources
 from .registry import DELTA_PAGES, PAGE_PARAMS
 from .settings import DEFAULT_SETTINGS, PrivacySettings, parse_query
 
-__all__ = ["init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
+__all__ = ["exact_w1_requested", "request_exact_w1", "init_state", "set_data", "data", "data_source", "settings", "set_epsilon", "set_relation", "flash",
            "show_flash", "write_query_params", "bounds_from_data", "RelationSwitch", "relation_switch",
            "set_relation_switch", "pending_relation", "set_pending_relation",
            "current_page", "enter_page", "pop_start_page", "url_messages",
@@ -279,3 +279,14 @@ def write_query_params(page: str) -> None:
     qp.update({k: current[k] for k in PAGE_PARAMS.get(page, ()) if k in current})  # the page's own (docs: doc)
     if current != qp:
         st.query_params.from_dict(qp)
+
+
+def exact_w1_requested(key: str) -> bool:
+    """Whether this session asked for the exact W1 of the headline job ``key`` (one that stopped at the interactive
+    budget's interval: :attr:`dashboard.w1_live.Job.stops_short`)."""
+    return key in st.session_state.get("w1_exact_requests", ())
+
+
+def request_exact_w1(key: str) -> None:
+    """Ask for the exact W1 of the headline job ``key`` (a button's ``on_click``)."""
+    st.session_state["w1_exact_requests"] = {*st.session_state.get("w1_exact_requests", ()), key}

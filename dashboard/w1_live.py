@@ -85,6 +85,9 @@ class Job:
     metric: str = "linf"
     #: The interactive budget's one result for these inputs, for a page that would wait behind another job.
     first: Callable[[], W1Result | None] | None = field(default=None, repr=False)
+    #: The job stops at the interactive budget's results although the library has an exact method for this size
+    #: (plan "then_exact"): the exact value is computed on request, by another job (:func:`start` with ``exact``).
+    stops_short: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     @property
@@ -219,9 +222,15 @@ def _submit(job: Job) -> None:
     _runner(job)
 
 
-def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") -> Job:
-    """The job for these inputs: the stored one (restarted if it was put aside), or a new one."""
-    key = job_key(X, Y, dom, metric)
+def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf", *, exact: bool = False) -> Job:
+    """The job for these inputs: the stored one (restarted if it was put aside), or a new one. Where the library's
+    plan is "then_exact" (the interactive budget gives a certified interval, the exact method takes many seconds
+    more: :func:`~dpsynth_core.transport.progressive_plan`) the job stops at the interval unless ``exact`` (a
+    separate job, keyed apart): a page computes that exact value only when asked."""
+    policy_metric = plan_metric(domain, metric)
+    plan = progressive_plan(X.shape[0], Y.shape[0], X.shape[1], policy_metric)
+    short = plan == "then_exact" and not exact
+    key = job_key(X, Y, dom, metric) + (":exact" if plan == "then_exact" and exact else "")
     with _lock:
         job = _jobs.get(key)
         if job is not None:
@@ -232,10 +241,8 @@ def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf") 
         return job
     X = np.array(X, dtype=float, copy=True)
     Y = np.array(Y, dtype=float, copy=True)
-    policy_metric = plan_metric(domain, metric)
-    job = Job(key, progressive_plan(X.shape[0], Y.shape[0], X.shape[1], policy_metric),
-              lambda: progressive_w1(X, Y, domain, metric), inputs=(X, Y), metric=policy_metric,
-              first=lambda: first_w1(X, Y, domain, metric))
+    job = Job(key, plan, lambda: progressive_w1(X, Y, domain, metric, then_exact=not short), inputs=(X, Y),
+              metric=policy_metric, first=lambda: first_w1(X, Y, domain, metric), stops_short=short)
     with _lock:
         _jobs[key] = job
         _evict()

@@ -51,10 +51,13 @@ def progressive_plan(n: int, m: int, d: int, metric: str = "linf") -> str:
     return "then_exact" if exact in ("pot", "sparse") else "bracket_only"
 
 
-def progressive_w1(X: np.ndarray, Y: np.ndarray, domain: Any, metric: str = "linf") -> Iterator[W1Result]:
+def progressive_w1(X: np.ndarray, Y: np.ndarray, domain: Any, metric: str = "linf", *,
+                   then_exact: bool = True) -> Iterator[W1Result]:
     """The certified results of :func:`progressive_plan`'s plan for these inputs, in turn, each one at least
     as narrow as the one before; ``metric`` is the one :func:`~dpsynth_core.transport.wasserstein1` takes
-    ("linf" on a domain with categorical columns: the mixed metric follows from the domain)."""
+    ("linf" on a domain with categorical columns: the mixed metric follows from the domain). With
+    ``then_exact=False`` the "then_exact" plan stops at the interactive budget's results (an interactive caller
+    that computes the exact value only when asked: it may take many seconds)."""
     plan = progressive_plan(X.shape[0], Y.shape[0], X.shape[1], plan_metric(domain, metric))
     if plan == "rounds":
         yield from wasserstein1_rounds(X, Y, domain=domain, metric=metric)
@@ -64,7 +67,7 @@ def progressive_w1(X: np.ndarray, Y: np.ndarray, domain: Any, metric: str = "lin
         yield from wasserstein1_interval_rounds(X, Y, domain=domain, metric=metric)
     else:
         yield wasserstein1(X, Y, domain=domain, metric=metric, budget="interactive", return_result=True)
-    if plan == "then_exact":
+    if plan == "then_exact" and then_exact:
         yield wasserstein1(X, Y, domain=domain, metric=metric, return_result=True)
 
 

@@ -107,6 +107,8 @@ def test_bracket_sentence_says_why_it_stays():
     assert "certified to lie in [0.01000, 0.01020] (a bracket 2% of its upper end wide: the exact W1 between" in w1_sentence(w, None, pending=False)
     assert "longer than a page should" in w1_sentence(w, None, pending=False)
     assert "being computed" in w1_sentence(w, None, pending=True)
+    short = w1_live.Job("k", "then_exact", lambda: iter(()), stops_short=True, state="done")
+    assert "computed when you ask" in w1_sentence(w, short, pending=False)
 
 
 @pytest.mark.parametrize("lower, upper", [(0.008466, 0.008508), (0.0, 0.0147), (0.00849531, 0.00849532),
@@ -139,7 +141,7 @@ def test_a_failed_w1_is_an_error_in_the_libraries_words(monkeypatch):
     def broken_first(X, Y, domain, metric="linf"):
         raise ValueError("The 'X' parameter of wasserstein1 must have at least one row. Got 0 rows.")
 
-    def broken(X, Y, domain, metric="linf"):
+    def broken(X, Y, domain, metric="linf", *, then_exact=True):
         broken_first(X, Y, domain, metric)
         yield  # pragma: no cover - a generator that raises at its first step
 

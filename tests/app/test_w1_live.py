@@ -91,3 +91,21 @@ def test_a_wider_result_never_replaces_a_narrower_one():
     wide = type(exact)(value=1.5, lower=0.5, upper=1.5, method="grid", exact=False, certified=True)
     job._publish(wide)
     assert job.latest is exact and len(job.history) == 2
+
+
+def test_beyond_the_interactive_budget_a_job_stops_at_its_interval_and_the_exact_value_comes_on_request():
+    """400 data points against 12,000 synthetic ones: beyond the interactive budget's sparse sizes the library's
+    plan is "then_exact" (a grid interval, then the exact method). The page's job stops at the interval; asked for
+    the exact value, another job (keyed apart) computes it, inside the interval."""
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((400, 2)), rng.random((12_000, 2))
+    short = w1_live.start(X, Y, DOM, "dom")
+    assert short.plan == "then_exact" and short.stops_short
+    res = short.wait(seconds=60)
+    assert short.state == "done" and not res.exact and res.lower < res.upper
+    full = w1_live.start(X, Y, DOM, "dom", exact=True)
+    assert full is not short and full.key == short.key + ":exact" and not full.stops_short
+    exact = full.wait(seconds=120)
+    assert full.state == "done" and exact.exact
+    assert res.lower - 1e-12 <= exact.value <= res.upper + 1e-12
+    assert w1_live.start(X, Y, DOM, "dom") is short  # the page's own job is kept: asking again costs nothing
