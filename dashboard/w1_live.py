@@ -5,17 +5,15 @@ page should wait, but the library's progressive policy (:func:`dpsynth_core.tran
 gives certified brackets well before. This module only SCHEDULES that policy: a :class:`Job` runs the
 library's successive certified results in ONE background worker thread and keeps the latest; the page
 waits (:meth:`Job.wait`) until the result is exact (:data:`TARGET`) or :data:`WAIT_SECONDS` have passed,
-and shows what it has (always certified: "exact", or "certified to lie in [a, b]"). Only then does the
-headline's fragment poll the job until it is exact (:mod:`dashboard.headline`). Which results come, for which public sizes, is the library's
-(:func:`~dpsynth_core.transport.progressive_plan`; docs/transport.md), never decided here.
+and shows what it has (always certified); the headline's fragment then polls the job (:mod:`dashboard.headline`).
+Which results come is the library's (:func:`~dpsynth_core.transport.progressive_plan`), never decided here.
 
 Jobs are kept per (data, release, domain) in a process-wide store shared by all sessions (bounded:
 :data:`MAX_JOBS`, finished ones evicted first). At most :data:`MAX_QUEUED` jobs wait for the worker;
 older waiting ones are put aside (``state == "cancelled"``) and restarted by :func:`resume` when a page
-asks for them again. A page never waits behind another page's job: when the worker is busy with another
-job, :func:`start` computes the new job's first result in the caller's thread
-(:func:`~dpsynth_core.transport.first_w1`, the interactive budget's: about a second at most), and the worker
-does the rest when it is free. Plain Python: no Streamlit here.
+asks for them again. A page never waits behind another page's job: when the worker is busy, :func:`start`
+computes the new job's first result in the caller's thread (:func:`~dpsynth_core.transport.first_w1`, about a
+second at most), and the worker does the rest when it is free. Plain Python: no Streamlit here.
 """
 
 from __future__ import annotations
@@ -85,8 +83,7 @@ class Job:
     metric: str = "linf"
     #: The interactive budget's one result for these inputs, for a page that would wait behind another job.
     first: Callable[[], W1Result | None] | None = field(default=None, repr=False)
-    #: The job stops at the interactive budget's results although the library has an exact method for this size
-    #: (plan "then_exact"): the exact value is computed on request, by another job (:func:`start` with ``exact``).
+    #: Plan "then_exact" stopped at the interactive budget's interval: the exact value comes on request (:func:`start`).
     stops_short: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
@@ -223,10 +220,8 @@ def _submit(job: Job) -> None:
 
 
 def start(X: np.ndarray, Y: np.ndarray, domain, dom: str, metric: str = "linf", *, exact: bool = False) -> Job:
-    """The job for these inputs: the stored one (restarted if it was put aside), or a new one. Where the library's
-    plan is "then_exact" (the interactive budget gives a certified interval, the exact method takes many seconds
-    more: :func:`~dpsynth_core.transport.progressive_plan`) the job stops at the interval unless ``exact`` (a
-    separate job, keyed apart): a page computes that exact value only when asked."""
+    """The job for these inputs: the stored one (restarted if it was put aside), or a new one. On the library's plan
+    "then_exact" it stops at the interactive budget's interval unless ``exact`` (another job, keyed apart)."""
     policy_metric = plan_metric(domain, metric)
     plan = progressive_plan(X.shape[0], Y.shape[0], X.shape[1], policy_metric)
     short = plan == "then_exact" and not exact
