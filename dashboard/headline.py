@@ -102,15 +102,15 @@ def w1_sentence(w, job=None, pending: bool = False) -> str:
            }.get(w.method, "")
     text = (f"W1 is certified to lie in [{w1_interval_text(w.lower, w.upper, brackets=False)}] (a bracket "
             f"{100 * width:.2g}% of its upper end wide{how}). ")
-    if pending and job is not None and job.progress is not None:
-        return text + "It narrows while the page computes it (below)."
-    if pending:
-        return text + "The exact value is being computed and fills in here as soon as it is known."
     if job is not None and job.state == "failed":
         return text + f"The exact computation stopped ({job.error}), so the bracket stays."
     if job is not None and job.stops_short:
         return text + ("At this size the exact value takes several seconds more than a page should wait: it is "
                        "computed when you ask (below).")
+    if pending and job is not None and job.progress is not None:
+        return text + "It narrows while the page computes it (below)."
+    if pending:
+        return text + "The exact value is being computed and fills in here as soon as it is known."
     return text + "An exact solve at this size takes longer than a page should, so the bracket stays."
 
 
