@@ -26,7 +26,7 @@ from .state import (
     settings,
 )
 
-__all__ = ["fits_limits", "left_out", "offer_numeric_part", "numeric_page_gate", "numeric_details",
+__all__ = ["fits_limits", "relation_for", "left_out", "offer_numeric_part", "numeric_page_gate", "numeric_details",
            "relation_supported", "switch_relation"]
 
 
@@ -146,6 +146,12 @@ def switch_relation(value: str) -> None:
     set_relation(value)
 
 
+def relation_for(spec, rel: str) -> str:
+    """The relation a mechanism page shows ``spec`` under: ``rel`` if the mechanism supports it, else the one it
+    needs (:func:`relation_supported` switches the sidebar to it)."""
+    return rel if rel in spec.neighbours else spec.neighbours[0]
+
+
 def relation_supported(spec) -> bool:
     """True if the sidebar's relation is one the mechanism supports.
 
@@ -160,7 +166,7 @@ def relation_supported(spec) -> bool:
         if switch is not None and switch.page == current_page() and rel == switch.switched_to:
             st.info(switch.note, icon=":material/swap_horiz:")
         return True
-    other = spec.neighbours[0]
+    other = relation_for(spec, rel)
     why = RELATION_REASONS[other]
     set_pending_relation(other)
     # the switch is for this page only: the sidebar restores the user's relation on the next page

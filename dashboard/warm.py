@@ -15,6 +15,7 @@ is written anywhere: the caches live in the server's memory, as a visit's would.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from dpsynth_core.mechanisms import MECHANISMS, load_all
 
 from . import compute, registry
 from . import data as sources
+from .eligibility import relation_for
 from .settings import DEFAULT_SETTINGS, PrivacySettings
 from .widgets import default_values
 
@@ -61,9 +63,7 @@ def default_views(d=None) -> list[View]:
         c = registry.CONTROLS.get(page.url, registry.Controls())
         params = {**default_values(spec, defaults=c.defaults(d.d) if c.defaults else None, skip=c.skip),
                   **c.fixed}
-        rel = DEFAULT_SETTINGS.neighbours
-        s = DEFAULT_SETTINGS if rel in spec.neighbours else PrivacySettings(
-            DEFAULT_SETTINGS.epsilon, DEFAULT_SETTINGS.delta, spec.neighbours[0], DEFAULT_SETTINGS.seed)
+        s = dataclasses.replace(DEFAULT_SETTINGS, neighbours=relation_for(spec, DEFAULT_SETTINGS.neighbours))
         views.append(View(page.url, page.mechanism, params, s))
     return views
 

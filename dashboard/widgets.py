@@ -16,7 +16,7 @@ from .controls import CONTROLS
 from .docs import link_docs
 
 __all__ = ["OWNER", "explain", "plot", "look_closer", "w1_text", "param_controls", "schema_controls",
-           "default_values"]
+           "default_values", "initial_value"]
 
 #: Said of every number or picture computed from the real data without noise.
 OWNER = ":material/lock: owner view — not private: computed from the real data without noise, for teaching only."
@@ -60,9 +60,15 @@ def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels:
 
     ``labels`` maps a choice parameter's name to {choice: label} (overrides the defaults);
     ``defaults`` overrides schema defaults that do not fit the data (e.g. s <= d)."""
-    controls = CONTROLS.get(spec.name, {})
-    choice_labels = {name: dict(c.choices) for name, c in controls.items() if c.choices}
+    choice_labels = {name: dict(c.choices) for name, c in CONTROLS.get(spec.name, {}).items() if c.choices}
     choice_labels.update(labels or {})
+    return schema_controls(_offered(spec, skip=skip, defaults=defaults), prefix or spec.name, labels=choice_labels)
+
+
+def _offered(spec, *, skip: tuple = (), defaults: dict | None = None) -> tuple:
+    """The parameters a page offers for ``spec``, as its widgets show them: without ``skip``, the students'
+    labels, ``defaults`` over the schema's."""
+    controls = CONTROLS.get(spec.name, {})
     params = []
     for p in spec.params:
         if p.name in skip:
@@ -74,7 +80,23 @@ def param_controls(spec, prefix: str | None = None, *, skip: tuple = (), labels:
         if defaults and p.name in defaults:
             changes["default"] = defaults[p.name]
         params.append(dataclasses.replace(p, **changes))
-    return schema_controls(tuple(params), prefix or spec.name, labels=choice_labels)
+    return tuple(params)
+
+
+def default_values(spec, *, defaults: dict | None = None, skip: tuple = ()) -> dict:
+    """What :func:`param_controls` returns for ``spec`` before anyone touches a widget (:func:`initial_value`)."""
+    return {p.name: initial_value(p) for p in _offered(spec, skip=skip, defaults=defaults)}
+
+
+def initial_value(p) -> Any:
+    """The value parameter ``p``'s widget starts with (:func:`_control`): its default, in the widget's type."""
+    if p.kind == "choice":
+        return p.default if p.default in p.choices else list(p.choices)[0]
+    if p.kind == "bool":
+        return bool(p.default)
+    if p.default is None:
+        return None
+    return int(p.default) if p.kind == "int" else float(p.default)
 
 
 def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
@@ -96,43 +118,24 @@ def schema_controls(params, prefix: str, *, labels: dict | None = None) -> dict:
     return values
 
 
-def default_values(spec, *, defaults: dict | None = None, skip: tuple = ()) -> dict:
-    """What :func:`param_controls` returns for ``spec`` before anyone touches a widget: each offered parameter's
-    default (``defaults`` first), as its widget gives it back (:func:`_control`)."""
-    out: dict[str, Any] = {}
-    for p in spec.params:
-        if p.name in skip:
-            continue
-        v = defaults[p.name] if defaults and p.name in defaults else p.default
-        if p.kind == "choice":
-            out[p.name] = v if v in p.choices else list(p.choices)[0]
-        elif p.kind == "bool":
-            out[p.name] = bool(v)
-        else:
-            out[p.name] = None if v is None else (int(v) if p.kind == "int" else float(v))
-    return out
-
-
 def _control(p, prefix: str, labels: dict | None = None) -> Any:
     key = f"{prefix}__{p.name}"
     label = p.title
+    value = initial_value(p)
     if p.kind == "choice":
         choices = list(p.choices)
-        idx = choices.index(p.default) if p.default in choices else 0
-        return st.selectbox(label, choices, index=idx, key=key, help=p.help, persist_state="session",
+        return st.selectbox(label, choices, index=choices.index(value), key=key, help=p.help, persist_state="session",
                             format_func=(lambda c: labels.get(c, c)) if labels else str)
     if p.kind == "bool":
-        return st.checkbox(label, value=bool(p.default), key=key, help=p.help, persist_state="session")
+        return st.checkbox(label, value=value, key=key, help=p.help, persist_state="session")
     lo = None if p.low is None or not math.isfinite(p.low) else p.low
     hi = None if p.high is None or not math.isfinite(p.high) else p.high
     if p.kind == "int":
         lo = None if lo is None else int(math.ceil(lo))
         hi = None if hi is None else int(math.floor(hi))
-        default = None if p.default is None else int(p.default)
-        return st.number_input(label, min_value=lo, max_value=hi, value=default, step=1, key=key,
+        return st.number_input(label, min_value=lo, max_value=hi, value=value, step=1, key=key,
                                help=p.help, placeholder="auto (paper's rule)", persist_state="session")
     lo = None if lo is None else float(lo)
     hi = None if hi is None else float(hi)
-    default = None if p.default is None else float(p.default)
-    return st.number_input(label, min_value=lo, max_value=hi, value=default, key=key, help=p.help,
+    return st.number_input(label, min_value=lo, max_value=hi, value=value, key=key, help=p.help,
                            format="%.6g", placeholder="auto (paper's rule)", persist_state="session")

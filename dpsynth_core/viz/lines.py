@@ -51,9 +51,8 @@ def kr_duality(a: np.ndarray, b: np.ndarray, *, bins: int = 80,
     (ca, _, oa), (cb, _, ob) = style_of(labels[0], 0), style_of(labels[1], 1)
     x = {"field": "x", "type": "quantitative", "scale": {"domain": [0, 1], "nice": False}}
     dens = vega.points({"x": np.tile(edges[:-1], 2), "x2": np.tile(edges[1:], 2),
-                        "density": np.r_[histogram(a, edges), histogram(b, edges)]})
-    for i, row in enumerate(dens):
-        row["measure"] = labels[0] if i < bins else labels[1]
+                        "density": np.r_[histogram(a, edges), histogram(b, edges)],
+                        "measure": [labels[0]] * bins + [labels[1]] * bins})
     color = {"field": "measure", "type": "nominal", "title": None, "sort": list(labels),
              "scale": {"domain": list(labels), "range": [ca, cb]}}
     bars = {"data": {"values": dens}, "mark": {"type": "rect", "opacity": 0.55},
